@@ -1,0 +1,275 @@
+//===- FA4Attrs.cpp - #fa4.config and #fa4.role ---------------------------===//
+//
+// The one verifier of a kernel plan (shared memory, TMA boxes, the qk split,
+// warp roles and registers), the shared-memory budget it computes, and the
+// FA4Config-style derivation of a default plan from a problem.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FA4/FA4Dialect.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::fa4;
+
+/// Bytes of one mbarrier.
+static constexpr int64_t kBarrierBytes = 8;
+/// Most kv stages a derived plan asks for.
+static constexpr int64_t kMaxDerivedKvStages = 4;
+
+TargetLimits mlir::fa4::getTargetLimits(Target target) {
+  switch (target) {
+  case Target::sm_90a:
+  case Target::sm_100a:
+    return {227 * 1024, 65536, 1024};
+  }
+  llvm_unreachable("unknown target");
+}
+
+//===----------------------------------------------------------------------===//
+// Roles
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+mlir::fa4::verifyRole(function_ref<InFlightDiagnostic()> emitError,
+                      RoleKind kind, int64_t warps, int64_t regs) {
+  if (warps <= 0 || warps % 4 != 0)
+    return emitError() << "role '" << stringifyRoleKind(kind) << "' has "
+                       << warps
+                       << " warps; a role takes whole warpgroups (a positive "
+                          "multiple of 4 warps) since setmaxnreg applies per "
+                          "warpgroup";
+  if (regs < 24 || regs > 256 || regs % 8 != 0)
+    return emitError() << "role '" << stringifyRoleKind(kind) << "' asks for "
+                       << regs
+                       << " registers per thread; setmaxnreg takes a multiple "
+                          "of 8 in [24, 256]";
+  return success();
+}
+
+LogicalResult mlir::fa4::verifyRoleBudget(
+    function_ref<InFlightDiagnostic()> emitError,
+    ArrayRef<std::tuple<RoleKind, int64_t, int64_t>> roles, Target target) {
+  TargetLimits limits = getTargetLimits(target);
+  int64_t threads = 0, registers = 0;
+  for (auto [kind, warps, regs] : roles) {
+    threads += warps * 32;
+    registers += warps * 32 * regs;
+  }
+  auto describe = [&](InFlightDiagnostic &diag) {
+    diag << " (";
+    llvm::interleave(
+        roles, diag,
+        [&](auto role) {
+          diag << stringifyRoleKind(std::get<0>(role)) << ": "
+               << std::get<1>(role) << " warps x " << std::get<2>(role);
+        },
+        ", ");
+    diag << ")";
+  };
+  if (threads > limits.threadsPerBlock) {
+    InFlightDiagnostic diag = emitError();
+    diag << "roles need " << threads << " threads";
+    describe(diag);
+    return diag << " but a CTA holds at most " << limits.threadsPerBlock;
+  }
+  if (registers > limits.registersPerSM) {
+    InFlightDiagnostic diag = emitError();
+    diag << "roles need " << registers << " registers";
+    describe(diag);
+    return diag << " but the SM has " << limits.registersPerSM;
+  }
+  return success();
+}
+
+LogicalResult RoleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               RoleKind kind, int64_t warps, int64_t regs) {
+  return verifyRole(emitError, kind, warps, regs);
+}
+
+//===----------------------------------------------------------------------===//
+// Config
+//===----------------------------------------------------------------------===//
+
+/// `dim` rounded up to whole swizzle atoms (`swizzle` bytes of elements).
+static int64_t padToSwizzle(int64_t dim, int64_t swizzle, int64_t elemBytes) {
+  int64_t atom = std::max<int64_t>(swizzle / elemBytes, 1);
+  return llvm::alignTo(dim, atom);
+}
+
+static SharedMemoryPlan computePlan(int64_t elemBytes, int64_t paddedD,
+                                    int64_t paddedDv, int64_t bm, int64_t bn,
+                                    int64_t kvStages, int64_t qkStages,
+                                    int64_t qTiles, Target target) {
+  SharedMemoryPlan plan;
+  plan.q = qTiles * bm * paddedD * elemBytes;
+  plan.k = kvStages * bn * paddedD * elemBytes;
+  plan.v = kvStages * bn * paddedDv * elemBytes;
+  // Full and empty barriers: per (kv, qk) sub-stage for K, per kv stage for V,
+  // per Q tile for Q.
+  plan.barriers = 2 * (kvStages * qkStages + kvStages + qTiles) * kBarrierBytes;
+  plan.limit = getTargetLimits(target).sharedMemoryPerBlock;
+  return plan;
+}
+
+static int64_t elementBytes(Type type) {
+  return type.getIntOrFloatBitWidth() / 8;
+}
+
+LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 Type elementType, int64_t headDim,
+                                 int64_t headDimV, int64_t bm, int64_t bn,
+                                 int64_t bk0, int64_t bk1, int64_t kvStages,
+                                 int64_t qkStages, int64_t swizzle,
+                                 int64_t qTiles, Target target,
+                                 ArrayAttr roles) {
+  if (!elementType.isBF16() && !elementType.isF16())
+    return emitError() << "element type must be bf16 or f16, got "
+                       << elementType;
+  for (auto [name, dim] :
+       {std::pair{"head_dim", headDim}, std::pair{"head_dim_v", headDimV}})
+    if (dim < 16 || dim > 256 || dim % 16 != 0)
+      return emitError() << name << " " << dim
+                         << " is not a multiple of 16 in [16, 256]";
+  if (swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitError() << "swizzle " << swizzle
+                       << " B is not one of 32, 64 or 128";
+  if (bm < 64 || bm % 64 != 0)
+    return emitError() << "bm " << bm
+                       << " is not a positive multiple of 64 (one warpgroup "
+                          "MMA covers 64 rows)";
+  if (bn < 16 || bn % 16 != 0)
+    return emitError() << "bn " << bn << " is not a positive multiple of 16";
+  for (auto [name, dim] : {std::pair{"bm", bm}, std::pair{"bn", bn}})
+    if (dim > 256)
+      return emitError() << name << " " << dim
+                         << " exceeds 256, the largest TMA box dimension";
+  int64_t eb = elementBytes(elementType);
+  int64_t paddedD = padToSwizzle(headDim, swizzle, eb);
+  int64_t paddedDv = padToSwizzle(headDimV, swizzle, eb);
+  if (qkStages < 1 || paddedD % qkStages != 0 || bk0 * qkStages != paddedD)
+    return emitError() << "bk0 " << bk0 << " x qk_stages " << qkStages
+                       << " does not split the padded head dim " << paddedD
+                       << " (expected bk0 = padded head dim / qk_stages)";
+  if (bk0 * eb > swizzle)
+    return emitError() << "K box inner extent " << bk0 * eb << " B (bk0 " << bk0
+                       << " x " << eb << " B) exceeds the " << swizzle
+                       << " B swizzle span";
+  if (bk0 % 16 != 0)
+    return emitError() << "bk0 " << bk0
+                       << " is not a multiple of 16, the MMA contraction step";
+  if (bk1 != bn)
+    return emitError() << "bk1 " << bk1 << " must equal bn " << bn
+                       << ": V loads are complete (one qk stage)";
+  if (kvStages < 1)
+    return emitError() << "kv_stages " << kvStages << " must be at least 1";
+  if (qTiles != 1 && qTiles != 2)
+    return emitError() << "q_tiles " << qTiles << " must be 1 or 2";
+
+  SmallVector<std::tuple<RoleKind, int64_t, int64_t>> roleList;
+  for (Attribute attr : roles) {
+    auto role = dyn_cast<RoleAttr>(attr);
+    if (!role)
+      return emitError() << "roles must be #fa4.role attributes, got " << attr;
+    roleList.emplace_back(role.getKind(), role.getWarps(), role.getRegs());
+  }
+  if (roleList.empty())
+    return emitError() << "a config needs at least one warp role";
+  if (failed(verifyRoleBudget(emitError, roleList, target)))
+    return failure();
+
+  SharedMemoryPlan plan = computePlan(eb, paddedD, paddedDv, bm, bn, kvStages,
+                                      qkStages, qTiles, target);
+  if (plan.total() > plan.limit)
+    return emitError() << "shared memory plan needs " << plan.total()
+                       << " B (Q " << plan.q << " B, K " << plan.k << " B, V "
+                       << plan.v << " B, barriers " << plan.barriers
+                       << " B) but " << stringifyTarget(target) << " allows "
+                       << plan.limit << " B";
+  return success();
+}
+
+int64_t ConfigAttr::getPaddedHeadDim() const {
+  return padToSwizzle(getHeadDim(), getSwizzle(),
+                      elementBytes(getElementType()));
+}
+
+int64_t ConfigAttr::getPaddedHeadDimV() const {
+  return padToSwizzle(getHeadDimV(), getSwizzle(),
+                      elementBytes(getElementType()));
+}
+
+SharedMemoryPlan ConfigAttr::getSharedMemoryPlan() const {
+  return computePlan(elementBytes(getElementType()), getPaddedHeadDim(),
+                     getPaddedHeadDimV(), getBm(), getBn(), getKvStages(),
+                     getQkStages(), getQTiles(), getTarget());
+}
+
+SmallVector<RoleAttr> ConfigAttr::getRoleList() const {
+  return llvm::map_to_vector(getRoles(),
+                             [](Attribute a) { return cast<RoleAttr>(a); });
+}
+
+FailureOr<ConfigAttr>
+ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
+                   MLIRContext *context, const ConfigRequest &request) {
+  Type elementType = request.elementType;
+  if (!elementType || (!elementType.isBF16() && !elementType.isF16())) {
+    emitError() << "element type must be bf16 or f16";
+    return failure();
+  }
+  const int64_t swizzle = 128;
+  int64_t eb = elementBytes(elementType);
+  int64_t headDim = request.headDim;
+  int64_t headDimV = request.headDimV ? request.headDimV : headDim;
+  int64_t paddedD = padToSwizzle(headDim, swizzle, eb);
+  int64_t paddedDv = padToSwizzle(headDimV, swizzle, eb);
+  int64_t qkStages = request.qkStages.value_or(paddedD / (swizzle / eb));
+  int64_t bk0 = qkStages > 0 ? paddedD / qkStages : 0;
+
+  // Hopper: one consumer warpgroup per 64-row Q tile, two of them ping-pong.
+  // Blackwell: two 128-row Q tiles, softmax and correction warpgroups.
+  int64_t bm = 64, qTiles = 2;
+  SmallVector<Attribute> roles;
+  if (request.target == Target::sm_90a) {
+    roles = {RoleAttr::get(context, RoleKind::producer, 4, 24),
+             RoleAttr::get(context, RoleKind::consumer, 8, 240)};
+  } else {
+    bm = 128;
+    roles = {RoleAttr::get(context, RoleKind::producer, 4, 48),
+             RoleAttr::get(context, RoleKind::softmax, 8, 192),
+             RoleAttr::get(context, RoleKind::correction, 4, 80)};
+  }
+
+  // The widest K/V tile that still leaves room for two kv stages, then as
+  // many stages as shared memory holds.
+  int64_t limit = getTargetLimits(request.target).sharedMemoryPerBlock;
+  auto stagesThatFit = [&](int64_t bn) {
+    SharedMemoryPlan one =
+        computePlan(eb, paddedD, paddedDv, bm, bn, 1,
+                    std::max<int64_t>(qkStages, 1), qTiles, request.target);
+    SharedMemoryPlan none =
+        computePlan(eb, paddedD, paddedDv, bm, bn, 0,
+                    std::max<int64_t>(qkStages, 1), qTiles, request.target);
+    int64_t perStage = one.total() - none.total();
+    return (limit - none.total()) / perStage;
+  };
+  int64_t bn = request.bn.value_or(0);
+  if (!bn) {
+    bn = 128;
+    while (bn > 16 && stagesThatFit(bn) < 2)
+      bn /= 2;
+  }
+  int64_t kvStages = request.kvStages.value_or(
+      std::clamp<int64_t>(stagesThatFit(bn), 1, kMaxDerivedKvStages));
+
+  ConfigAttr config =
+      getChecked(emitError, context, elementType, headDim, headDimV, bm, bn,
+                 bk0, bn, kvStages, qkStages, swizzle, qTiles, request.target,
+                 ArrayAttr::get(context, roles));
+  if (!config)
+    return failure();
+  return config;
+}

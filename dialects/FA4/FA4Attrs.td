@@ -1,0 +1,140 @@
+//===- FA4Attrs.td - fa4 enums and attributes --------------*- tablegen -*-===//
+//
+// The enums of the fa4 dialect (targets, warp-role kinds, pipeline kinds and
+// sides) and its attributes: `#fa4.role`, one warp role with its register
+// budget, and `#fa4.config`, the whole plan of a kernel, verified in one place.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA4_ATTRS_TD
+#define FA4_ATTRS_TD
+
+include "FA4/FA4Dialect.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def FA4_Target : I32Enum<"Target", "the GPU a kernel is planned for", [
+    I32EnumCase<"sm_90a", 0>,
+    I32EnumCase<"sm_100a", 1>]> {
+  let cppNamespace = "::mlir::fa4";
+}
+
+def FA4_RoleKind : I32Enum<"RoleKind", "what a warp role does", [
+    I32EnumCase<"producer", 0>,
+    I32EnumCase<"consumer", 1>,
+    I32EnumCase<"mma", 2>,
+    I32EnumCase<"softmax", 3>,
+    I32EnumCase<"correction", 4>,
+    I32EnumCase<"epilogue", 5>]> {
+  let cppNamespace = "::mlir::fa4";
+  let description = [{
+    `producer` issues the TMA loads; `consumer` runs MMA and softmax (the
+    Hopper recipe). `mma`, `softmax`, `correction` and `epilogue` are the
+    finer roles of the Blackwell recipe.
+  }];
+}
+
+def FA4_PipelineKind : I32Enum<"PipelineKind", "what a pipeline carries", [
+    I32EnumCase<"q", 0>,
+    I32EnumCase<"k", 1>,
+    I32EnumCase<"v", 2>,
+    I32EnumCase<"operand", 3>]> {
+  let cppNamespace = "::mlir::fa4";
+  let description = [{
+    `q`: query tiles, loaded once. `k`: key tiles, k-major, staged over the
+    head dimension in qk stages. `v`: value tiles, mn-major, always complete
+    (one qk stage). `operand`: a generic k-major GEMM operand.
+  }];
+}
+
+def FA4_PipelineSide : I32Enum<"PipelineSide", "which end of a pipeline", [
+    I32EnumCase<"producer", 0>,
+    I32EnumCase<"consumer", 1>]> {
+  let cppNamespace = "::mlir::fa4";
+}
+
+//===----------------------------------------------------------------------===//
+// #fa4.role
+//===----------------------------------------------------------------------===//
+
+def FA4_RoleAttr : FA4_Attr<"Role", "role"> {
+  let summary = "a warp role and its register budget";
+  let description = [{
+    A role is a set of whole warpgroups (a multiple of 4 warps) that run one
+    part of the kernel, with the per-thread register budget that `setmaxnreg`
+    gives them (a multiple of 8 in [24, 256]).
+
+    ```mlir
+    #fa4.role<producer, warps = 4, regs = 24>
+    ```
+  }];
+  let parameters = (ins EnumParameter<FA4_RoleKind>:$kind, "int64_t":$warps,
+                        "int64_t":$regs);
+  let assemblyFormat = "`<` $kind `,` `warps` `=` $warps `,` `regs` `=` $regs `>`";
+  let genVerifyDecl = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// #fa4.config
+//===----------------------------------------------------------------------===//
+
+def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
+  let summary = "the plan of a FlashAttention-4-class kernel";
+  let description = [{
+    The plan of one attention kernel, as FA4Config derives it from the
+    problem: element type (`bf16` or `f16`), QK and V head dims, the tile
+    sizes `bm` (rows of one Q tile), `bn` (rows of one K/V tile), `bk0` (the
+    head-dim columns of one K qk stage: padded head dim / `qk_stages`) and
+    `bk1` (the contraction of P·V, equal to `bn`: V loads are complete), the
+    pipeline depth `kv_stages`, the head-dim split `qk_stages`, the TMA
+    swizzle in bytes, the number of Q tiles per CTA (1 or 2, one per consumer
+    group), the target, and the warp roles with their register budgets.
+
+    One verifier computes the budgets and rejects impossible plans with the
+    numbers: shared memory (Q, K and V stage buffers and the mbarriers)
+    against the target's limit (227 KB on sm_90a), TMA box rules (inner
+    extent within the swizzle span, each box dimension at most 256), the qk
+    split, and the roles' registers against the SM's register file.
+
+    `ConfigAttr::derive` builds the default plan from (head dim, element
+    type, target): 128-byte swizzle, 1/2/4 qk stages for head dim 64/128/256,
+    and as many kv stages as shared memory holds (at most 4).
+
+    ```mlir
+    #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128,
+                bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3,
+                qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a,
+                roles = [#fa4.role<producer, warps = 4, regs = 24>,
+                         #fa4.role<consumer, warps = 8, regs = 240>]>
+    ```
+  }];
+  let parameters = (ins "Type":$element_type, "int64_t":$head_dim,
+                        "int64_t":$head_dim_v, "int64_t":$bm, "int64_t":$bn,
+                        "int64_t":$bk0, "int64_t":$bk1, "int64_t":$kv_stages,
+                        "int64_t":$qk_stages, "int64_t":$swizzle,
+                        "int64_t":$q_tiles, EnumParameter<FA4_Target>:$target,
+                        "ArrayAttr":$roles);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The shared-memory budget of this plan, byte by byte.
+    SharedMemoryPlan getSharedMemoryPlan() const;
+    /// The head dims rounded up to whole swizzle atoms.
+    int64_t getPaddedHeadDim() const;
+    int64_t getPaddedHeadDimV() const;
+    /// The roles as typed attributes.
+    SmallVector<RoleAttr> getRoleList() const;
+
+    /// Derive the default plan for a problem, FA4Config-style. Requests that
+    /// cannot be met are reported through `emitError`.
+    static FailureOr<ConfigAttr>
+    derive(function_ref<InFlightDiagnostic()> emitError, MLIRContext *context,
+           const ConfigRequest &request);
+  }];
+}
+
+#endif // FA4_ATTRS_TD

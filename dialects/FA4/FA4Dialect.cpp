@@ -1,0 +1,58 @@
+//===- FA4Dialect.cpp - the fa4 dialect -----------------------------------===//
+//
+// Registration of the fa4 dialect's attributes, types and ops, and the check
+// of the discardable attributes it owns (`fa4.config`).
+//
+//===----------------------------------------------------------------------===//
+
+#include "FA4/FA4Dialect.h"
+
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::fa4;
+
+#include "FA4/FA4Dialect.cpp.inc"
+#include "FA4/FA4Enums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "FA4/FA4Attrs.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "FA4/FA4Types.cpp.inc"
+
+void FA4Dialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "FA4/FA4Attrs.cpp.inc"
+      >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "FA4/FA4Types.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "FA4/FA4Ops.cpp.inc"
+      >();
+}
+
+LogicalResult FA4Dialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attr) {
+  if (attr.getName() == getConfigAttrName()) {
+    if (!isa<ConfigAttr>(attr.getValue()))
+      return op->emitError() << "'" << getConfigAttrName()
+                             << "' must be a #fa4.config attribute";
+    return success();
+  }
+  return op->emitError() << "unknown fa4 attribute '"
+                         << attr.getName().getValue() << "'";
+}
+
+ConfigAttr mlir::fa4::lookupConfig(Operation *op) {
+  for (; op; op = op->getParentOp())
+    if (auto config =
+            op->getAttrOfType<ConfigAttr>(FA4Dialect::getConfigAttrName()))
+      return config;
+  return {};
+}

@@ -1,0 +1,87 @@
+//===- FA4Dialect.h - the fa4 dialect -----------------------------*- C++
+//-*-===//
+//
+// Public header of the fa4 dialect: the dialect, its enums, the plan structs
+// behind `#fa4.config`, and the generated attribute, type and op classes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA4_FA4DIALECT_H
+#define FA4_FA4DIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "FA4/FA4Dialect.h.inc"
+#include "FA4/FA4Enums.h.inc"
+
+#include <optional>
+
+namespace mlir::fa4 {
+
+/// The shared-memory budget of a `#fa4.config`, in bytes.
+struct SharedMemoryPlan {
+  int64_t q = 0;        ///< Q tiles, one per consumer group.
+  int64_t k = 0;        ///< K stages (all qk sub-stages).
+  int64_t v = 0;        ///< V stages.
+  int64_t barriers = 0; ///< The mbarriers of the Q, K and V pipelines.
+  int64_t limit = 0;    ///< What the target allows one CTA.
+
+  int64_t total() const { return q + k + v + barriers; }
+};
+
+/// What a caller knows of a problem when it asks for a default plan; every
+/// unset field is derived.
+struct ConfigRequest {
+  Type elementType;
+  int64_t headDim = 0;
+  int64_t headDimV = 0; ///< 0: same as headDim.
+  Target target = Target::sm_90a;
+  std::optional<int64_t> kvStages;
+  std::optional<int64_t> qkStages;
+  std::optional<int64_t> bn;
+};
+
+/// Hardware limits of a target that plans are checked against.
+struct TargetLimits {
+  int64_t sharedMemoryPerBlock; ///< Opt-in dynamic shared memory, bytes.
+  int64_t registersPerSM;
+  int64_t threadsPerBlock;
+};
+TargetLimits getTargetLimits(Target target);
+
+/// Check one warp role: whole warpgroups and a `setmaxnreg` budget.
+LogicalResult verifyRole(function_ref<InFlightDiagnostic()> emitError,
+                         RoleKind kind, int64_t warps, int64_t regs);
+
+/// Check that a set of roles fits one SM: threads and registers.
+LogicalResult
+verifyRoleBudget(function_ref<InFlightDiagnostic()> emitError,
+                 ArrayRef<std::tuple<RoleKind, int64_t, int64_t>> roles,
+                 Target target);
+
+} // namespace mlir::fa4
+
+#define GET_ATTRDEF_CLASSES
+#include "FA4/FA4Attrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "FA4/FA4Types.h.inc"
+
+#define GET_OP_CLASSES
+#include "FA4/FA4Ops.h.inc"
+
+namespace mlir::fa4 {
+/// The plan of the nearest op at or above `op` that carries `fa4.config`, or
+/// null when there is none.
+ConfigAttr lookupConfig(Operation *op);
+} // namespace mlir::fa4
+
+#endif // FA4_FA4DIALECT_H

@@ -1,0 +1,282 @@
+//===- FA4Ops.cpp - fa4 operations ----------------------------------------===//
+//
+// Verifiers of the fa4 ops: pipelines against the kernel's plan, qk sub-stage
+// ranges, TMA loads against their tensor maps, warp roles against the SM,
+// MMA shapes, and named-barrier ids.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FA4/FA4Dialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+using namespace mlir::fa4;
+
+#define GET_OP_CLASSES
+#include "FA4/FA4Ops.cpp.inc"
+
+/// "128x64xbf16": a shape and an element type, as in the config's words.
+static std::string describeTile(ArrayRef<int64_t> shape, Type elementType) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (int64_t dim : shape)
+    os << dim << "x";
+  os << elementType;
+  return text;
+}
+
+static StringRef kindName(PipelineKind kind) {
+  switch (kind) {
+  case PipelineKind::q:
+    return "Q";
+  case PipelineKind::k:
+    return "K";
+  case PipelineKind::v:
+    return "V";
+  case PipelineKind::operand:
+    return "operand";
+  }
+  llvm_unreachable("unknown pipeline kind");
+}
+
+//===----------------------------------------------------------------------===//
+// PipelineCreateOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult PipelineCreateOp::verify() {
+  PipelineType type = getPipeline().getType();
+  ConfigAttr config = lookupConfig(*this);
+  if (!config || type.getKind() == PipelineKind::operand)
+    return success();
+
+  SmallVector<int64_t, 2> expected;
+  StringRef meaning;
+  switch (type.getKind()) {
+  case PipelineKind::q:
+    expected = {config.getBm(), config.getPaddedHeadDim()};
+    meaning = "bm x head_dim";
+    break;
+  case PipelineKind::k:
+    expected = {config.getBn(), config.getBk0()};
+    meaning = "bn x bk0";
+    break;
+  case PipelineKind::v:
+    expected = {config.getBn(), config.getPaddedHeadDimV()};
+    meaning = "bn x head_dim_v";
+    break;
+  case PipelineKind::operand:
+    llvm_unreachable("operand pipelines are not checked");
+  }
+  for (unsigned i = 0, e = type.getTiles().size(); i < e; ++i) {
+    MemRefType tile = type.getTile(i);
+    if (tile.getShape() != ArrayRef(expected) ||
+        tile.getElementType() != config.getElementType())
+      return emitOpError() << kindName(type.getKind()) << " pipeline tile "
+                           << describeTile(tile.getShape(),
+                                           tile.getElementType())
+                           << " does not match the config's "
+                           << describeTile(expected, config.getElementType())
+                           << " (" << meaning << ")";
+  }
+  if (type.getKind() != PipelineKind::q &&
+      type.getKvStages() != config.getKvStages())
+    return emitOpError() << kindName(type.getKind()) << " pipeline has "
+                         << type.getKvStages()
+                         << " kv stages but the config plans "
+                         << config.getKvStages();
+  if (type.getKind() == PipelineKind::k &&
+      type.getQkStages() != config.getQkStages())
+    return emitOpError() << "K pipeline has " << type.getQkStages()
+                         << " qk stages but the config plans "
+                         << config.getQkStages();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Sub-stage ops
+//===----------------------------------------------------------------------===//
+
+/// The qk sub-stage `qk` must exist; V pipelines have only sub-stage 0.
+static LogicalResult verifyQkStageOf(Operation *op, PipelineType type,
+                                     int64_t qk) {
+  if (type.getKind() == PipelineKind::v && qk != 0)
+    return op->emitOpError()
+           << "V pipelines are loaded complete and take qk stage 0 only, got "
+           << qk;
+  if (qk < 0 || qk >= type.getQkStages())
+    return op->emitOpError()
+           << "qk stage " << qk << " is out of range for a pipeline with "
+           << type.getQkStages() << " qk stages";
+  return success();
+}
+
+LogicalResult ProducerAcquireOp::verifyQkStage() {
+  return verifyQkStageOf(*this, getPipeline().getType(), getQk());
+}
+LogicalResult ProducerAcquireOp::verify() { return verifyQkStage(); }
+
+LogicalResult ProducerLoadOp::verifyQkStage() {
+  return verifyQkStageOf(*this, getPipeline().getType(), getQk());
+}
+
+LogicalResult ProducerLoadOp::verify() {
+  if (failed(verifyQkStage()))
+    return failure();
+  PipelineType type = getPipeline().getType();
+  int64_t numTiles = type.getTiles().size();
+  int64_t tileIndex = static_cast<int64_t>(getTile());
+  if (tileIndex < 0 || tileIndex >= numTiles)
+    return emitOpError() << "tile " << tileIndex
+                         << " is out of range for a pipeline with " << numTiles
+                         << " tiles per stage";
+  MemRefType tile = type.getTile(getTile());
+  TensorMapType map = getMap().getType();
+  if (map.getElementType() != tile.getElementType())
+    return emitOpError() << "tensor map of " << map.getElementType()
+                         << " cannot fill a tile of " << tile.getElementType();
+  ArrayRef<int64_t> box = map.getBox();
+  if (static_cast<int64_t>(getCoords().size()) != tile.getRank())
+    return emitOpError() << "a " << tile.getRank() << "-d tile takes "
+                         << tile.getRank() << " coordinates, got "
+                         << getCoords().size();
+  if (static_cast<int64_t>(box.size()) != tile.getRank())
+    return emitOpError() << "tensor map box of rank " << box.size()
+                         << " cannot fill a " << tile.getRank() << "-d tile";
+  for (auto [tileDim, boxDim] : llvm::zip_equal(tile.getShape(), box))
+    if (tileDim % boxDim != 0)
+      return emitOpError() << "tile "
+                           << describeTile(tile.getShape(),
+                                           tile.getElementType())
+                           << " is not a whole number of "
+                           << describeTile(box, map.getElementType())
+                           << " boxes";
+  return success();
+}
+
+LogicalResult ConsumerWaitOp::verifyQkStage() {
+  return verifyQkStageOf(*this, getPipeline().getType(), getQk());
+}
+
+LogicalResult ConsumerWaitOp::verify() {
+  if (failed(verifyQkStage()))
+    return failure();
+  PipelineType type = getPipeline().getType();
+  if (getBuffers().getTypes() != type.getTiles())
+    return emitOpError() << "results must be the pipeline's "
+                         << type.getTiles().size() << " tile buffers, in order";
+  return success();
+}
+
+LogicalResult ConsumerReleaseOp::verifyQkStage() {
+  return verifyQkStageOf(*this, getPipeline().getType(), getQk());
+}
+LogicalResult ConsumerReleaseOp::verify() { return verifyQkStage(); }
+
+//===----------------------------------------------------------------------===//
+// Warp roles
+//===----------------------------------------------------------------------===//
+
+LogicalResult WarpSpecializeOp::verify() {
+  SmallVector<std::tuple<RoleKind, int64_t, int64_t>> roles;
+  for (Operation &op : getBody().front()) {
+    auto role = dyn_cast<RoleOp>(op);
+    if (!role)
+      return op.emitOpError()
+             << "cannot stand directly in 'fa4.warp_specialize': its body "
+                "holds only 'fa4.role' ops";
+    roles.emplace_back(role.getKind(), role.getWarps(), role.getRegs());
+  }
+  if (roles.empty())
+    return emitOpError() << "needs at least one 'fa4.role'";
+  ConfigAttr config = lookupConfig(*this);
+  Target target = config ? config.getTarget() : Target::sm_90a;
+  return verifyRoleBudget([&] { return emitOpError(); }, roles, target);
+}
+
+LogicalResult RoleOp::verify() {
+  return verifyRole([&] { return emitOpError(); }, getKind(), getWarps(),
+                    getRegs());
+}
+
+LogicalResult WarpgroupIdOp::verify() {
+  if (!(*this)->getParentOfType<RoleOp>())
+    return emitOpError() << "must be nested in an 'fa4.role'";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Asynchronous MMA
+//===----------------------------------------------------------------------===//
+
+LogicalResult MmaAsyncOp::verify() {
+  auto aType = cast<ShapedType>(getA().getType());
+  MemRefType bType = getB().getType();
+  auto accType = cast<RankedTensorType>(getAcc().getType());
+  if (aType.getRank() != 2 || accType.getRank() != 2)
+    return emitOpError() << "A and the accumulator must be 2-d, got ranks "
+                         << aType.getRank() << " and " << accType.getRank();
+  if (aType.getElementType() != bType.getElementType())
+    return emitOpError() << "A of " << aType.getElementType() << " and B of "
+                         << bType.getElementType()
+                         << " must have one element type";
+  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1);
+  bool mnMajor = getBMnMajor();
+  int64_t bk = bType.getDimSize(mnMajor ? 0 : 1);
+  int64_t n = bType.getDimSize(mnMajor ? 1 : 0);
+  if (bk != k)
+    return emitOpError() << "contraction sizes differ: A is " << m << "x" << k
+                         << ", B ("
+                         << (mnMajor ? "mn-major, K x N" : "k-major, N x K")
+                         << ") is " << bType.getDimSize(0) << "x"
+                         << bType.getDimSize(1);
+  if (accType.getShape() != ArrayRef<int64_t>{m, n})
+    return emitOpError() << "accumulator is " << accType.getDimSize(0) << "x"
+                         << accType.getDimSize(1) << " but A x B is " << m
+                         << "x" << n;
+  if (m % 64 != 0)
+    return emitOpError() << "M " << m
+                         << " is not a multiple of 64 (one warpgroup MMA "
+                            "covers 64 rows)";
+  if (n % 8 != 0 || n > 256)
+    return emitOpError() << "N " << n << " is not a multiple of 8 up to 256";
+  if (k % 16 != 0)
+    return emitOpError() << "K " << k << " is not a multiple of 16";
+  return success();
+}
+
+LogicalResult MmaWaitOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
+    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferredReturnTypes) {
+  llvm::append_range(inferredReturnTypes, operands.getTypes());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Named barriers
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyNamedBarrier(Operation *op, int64_t id,
+                                        int64_t threads) {
+  if (id == 0)
+    return op->emitOpError()
+           << "named barrier id 0 is the CTA-wide barrier of __syncthreads; "
+              "use 1 to 15";
+  if (id < 0 || id > 15)
+    return op->emitOpError()
+           << "named barrier id " << id << " is outside [1, 15]";
+  if (threads <= 0 || threads % 32 != 0 || threads > 1024)
+    return op->emitOpError() << "thread count " << threads
+                             << " is not a multiple of the warp size 32 in "
+                                "[32, 1024]";
+  return success();
+}
+
+LogicalResult NamedBarrierSyncOp::verify() {
+  return verifyNamedBarrier(*this, getId(), getThreads());
+}
+
+LogicalResult NamedBarrierArriveOp::verify() {
+  return verifyNamedBarrier(*this, getId(), getThreads());
+}

@@ -1,0 +1,371 @@
+//===- FA4Ops.td - fa4 operations --------------------------*- tablegen -*-===//
+//
+// The operations of the fa4 dialect: pipelines (create, start, step), their
+// producer side (acquire, TMA load with expect-tx) and consumer side (wait,
+// release), warp roles, asynchronous MMA and its wait, and named barriers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA4_OPS_TD
+#define FA4_OPS_TD
+
+include "FA4/FA4Types.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def FA4_SharedTile : MemRefRankOf<[BF16, F16, F32], [2]>;
+def FA4_RegisterTile : RankedTensorOf<[BF16, F16, F32]>;
+
+//===----------------------------------------------------------------------===//
+// Pipelines
+//===----------------------------------------------------------------------===//
+
+def FA4_PipelineCreateOp : FA4_Op<"pipeline.create"> {
+  let summary = "create a pipeline: its stage buffers and its mbarrier array";
+  let description = [{
+    Allocates the stage buffers of a pipeline in shared memory (one buffer per
+    tile type for each of the `kv * qk` sub-stages) and its mbarrier array,
+    and initialises the barriers: each full barrier expects one arrival per
+    tile of a sub-stage (the elected `arrive.expect_tx` of each load), each
+    empty barrier `consumers` arrivals (one per releasing thread or warp, as
+    the consumer role releases). The lowering follows the initialisation
+    with the fence that makes it visible to the async proxy (PTX ISA,
+    "Parallel Synchronization and Communication Instructions: mbarrier").
+
+    When the enclosing kernel carries `fa4.config`, the verifier checks the
+    pipeline against it: K tiles are `bn x bk0` with the config's kv and qk
+    stages, V tiles `bn x head_dim_v` with its kv stages, Q tiles
+    `bm x head_dim`, all of the config's element type.
+
+    Example:
+
+    ```mlir
+    %k = fa4.pipeline.create consumers(256) : !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntPositive]>:$consumer_arrivals);
+  let results = (outs FA4_PipelineType:$pipeline);
+  let assemblyFormat = [{
+    `consumers` `(` $consumer_arrivals `)` attr-dict `:` qualified(type($pipeline))
+  }];
+  let hasVerifier = 1;
+}
+
+def FA4_PipelineStartOp : FA4_Op<"pipeline.start", [Pure]> {
+  let summary = "the first state of a producer or a consumer";
+  let description = [{
+    The state at which one side of a pipeline begins: stage 0, phase 0 for
+    the consumer and phase 1 for the producer, so that the producer's first
+    acquires pass at once (every stage starts empty).
+
+    Example:
+
+    ```mlir
+    %s = fa4.pipeline.start %k producer : !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
+    ```
+  }];
+  let arguments = (ins FA4_PipelineType:$pipeline, EnumProp<FA4_PipelineSide>:$side);
+  let results = (outs FA4_PipelineStateType:$state);
+  let assemblyFormat = [{
+    $pipeline $side attr-dict `:` qualified(type($pipeline))
+  }];
+}
+
+def FA4_PipelineStepOp : FA4_Op<"pipeline.step", [Pure]> {
+  let summary = "advance a state to the next stage";
+  let description = [{
+    The state one stage further: the stage index plus one, wrapping to 0 after
+    the last kv stage and flipping the phase when it wraps. The qk sub-stages
+    of a stage share its index, so a side steps once per kv stage, after its
+    last qk sub-stage. On the producer side the TMA's `complete_tx` is the
+    commit: stepping only moves the state.
+
+    Example:
+
+    ```mlir
+    %s1 = fa4.pipeline.step %k[%s] : !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
+    ```
+  }];
+  let arguments = (ins FA4_PipelineType:$pipeline, FA4_PipelineStateType:$state);
+  let results = (outs FA4_PipelineStateType:$next);
+  let assemblyFormat = [{
+    $pipeline `[` $state `]` attr-dict `:` qualified(type($pipeline))
+  }];
+}
+
+class FA4_SubStageOp<string mnemonic, list<Trait> traits = []>
+    : FA4_Op<mnemonic, traits> {
+  code subStageDecl = [{
+    /// Check that the qk sub-stage is in range for the pipeline.
+    LogicalResult verifyQkStage();
+  }];
+  let extraClassDeclaration = subStageDecl;
+  let hasVerifier = 1;
+}
+
+def FA4_ProducerAcquireOp : FA4_SubStageOp<"producer.acquire"> {
+  let summary = "wait until a stage (or one of its qk sub-stages) is empty";
+  let description = [{
+    The producer waits on the empty barrier of (stage, `qk`) at the state's
+    phase (`mbarrier.try_wait.parity`), so that it may overwrite the buffers
+    of that sub-stage. V pipelines take qk stage 0 only.
+
+    Example:
+
+    ```mlir
+    fa4.producer.acquire %k[%s] qk 1 : !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
+    ```
+  }];
+  let arguments = (ins FA4_PipelineType:$pipeline, FA4_PipelineStateType:$state,
+                       DefaultValuedAttr<I64Attr, "0">:$qk);
+  let assemblyFormat = [{
+    $pipeline `[` $state `]` (`qk` $qk^)? attr-dict `:` qualified(type($pipeline))
+  }];
+}
+
+def FA4_ProducerLoadOp : FA4_SubStageOp<"producer.load"> {
+  let summary = "TMA load of one tile into a sub-stage, with the elected expect-tx";
+  let description = [{
+    One elected thread announces the tile's bytes on the full barrier of
+    (stage, `qk`) with `mbarrier.arrive.expect_tx` (the byte count is the
+    size of the tile type), then issues the TMA copies
+    (`cp.async.bulk.tensor`, PTX ISA "Data Movement and Conversion
+    Instructions: cp.async.bulk.tensor") that fill buffer `tile` of that
+    sub-stage from the tensor map at the given element coordinates (outermost
+    first). When the tile is wider than the tensor map's box, the copies walk
+    the tile box by box. The copies' `complete_tx` completes the barrier
+    phase: there is no separate commit.
+
+    Example:
+
+    ```mlir
+    fa4.producer.load %k[%s] qk 1, %kmap[%row, %c64] : !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>, !fa4.tensor_map<bf16, box = [128, 64], swizzle = 128>
+    ```
+  }];
+  let arguments = (ins FA4_PipelineType:$pipeline, FA4_PipelineStateType:$state,
+                       DefaultValuedAttr<I64Attr, "0">:$qk,
+                       DefaultValuedAttr<I64Attr, "0">:$tile,
+                       FA4_TensorMapType:$map, Variadic<Index>:$coords);
+  let assemblyFormat = [{
+    $pipeline `[` $state `]` (`qk` $qk^)? (`tile` $tile^)? `,` $map `[` $coords `]`
+    attr-dict `:` qualified(type($pipeline)) `,` qualified(type($map))
+  }];
+}
+
+def FA4_ConsumerWaitOp : FA4_SubStageOp<"consumer.wait"> {
+  let summary = "wait until a sub-stage is full; yields its buffers";
+  let description = [{
+    The consumer waits on the full barrier of (stage, `qk`) at the state's
+    phase (`mbarrier.try_wait.parity`); when it returns, the TMA copies into
+    that sub-stage have landed. The results are the sub-stage's buffers, one
+    per tile type of the pipeline.
+
+    Example:
+
+    ```mlir
+    %kt = fa4.consumer.wait %k[%s] qk 0 : !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>> -> memref<128x64xbf16, 3>
+    ```
+  }];
+  let arguments = (ins FA4_PipelineType:$pipeline, FA4_PipelineStateType:$state,
+                       DefaultValuedAttr<I64Attr, "0">:$qk);
+  let results = (outs Variadic<FA4_SharedTile>:$buffers);
+  let assemblyFormat = [{
+    $pipeline `[` $state `]` (`qk` $qk^)? attr-dict `:` qualified(type($pipeline))
+    `->` type($buffers)
+  }];
+}
+
+def FA4_ConsumerReleaseOp : FA4_SubStageOp<"consumer.release"> {
+  let summary = "hand a sub-stage back to the producer";
+  let description = [{
+    The consumer arrives on the empty barrier of (stage, `qk`): the buffers
+    of that sub-stage may be overwritten once every consumer arrival is in.
+    A release must follow the `fa4.mma.wait` that covers every asynchronous
+    MMA reading those buffers.
+
+    Example:
+
+    ```mlir
+    fa4.consumer.release %k[%s] qk 1 : !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
+    ```
+  }];
+  let arguments = (ins FA4_PipelineType:$pipeline, FA4_PipelineStateType:$state,
+                       DefaultValuedAttr<I64Attr, "0">:$qk);
+  let assemblyFormat = [{
+    $pipeline `[` $state `]` (`qk` $qk^)? attr-dict `:` qualified(type($pipeline))
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Warp roles
+//===----------------------------------------------------------------------===//
+
+def FA4_WarpSpecializeOp : FA4_Op<"warp_specialize", [SingleBlock, NoTerminator]> {
+  let summary = "split the CTA into warp roles";
+  let description = [{
+    Holds one `fa4.role` per role of the kernel; the CTA's warps are dealt to
+    the roles in order, each role taking whole warpgroups. The verifier checks
+    that the roles fit the SM: at most 1024 threads and, with every role at
+    its register budget, at most 65536 registers.
+
+    Example:
+
+    ```mlir
+    fa4.warp_specialize {
+      fa4.role producer warps(4) regs(24) {
+      }
+      fa4.role consumer warps(8) regs(240) {
+      }
+    }
+    ```
+  }];
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+}
+
+def FA4_RoleOp : FA4_Op<"role", [HasParent<"WarpSpecializeOp">, SingleBlock,
+                                 NoTerminator]> {
+  let summary = "the code of one warp role, with its warps and register budget";
+  let description = [{
+    The region runs on `warps` warps (whole warpgroups) after they set their
+    register budget to `regs` per thread (`setmaxnreg`, PTX ISA
+    "Miscellaneous Instructions: setmaxnreg"; a multiple of 8 in [24, 256]).
+
+    Example:
+
+    ```mlir
+    fa4.role producer warps(4) regs(24) {
+      %wg = fa4.warpgroup_id
+    }
+    ```
+  }];
+  let arguments = (ins EnumProp<FA4_RoleKind>:$kind, I64Attr:$warps, I64Attr:$regs);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $kind `warps` `(` $warps `)` `regs` `(` $regs `)` attr-dict-with-keyword $body
+  }];
+  let hasVerifier = 1;
+}
+
+def FA4_WarpgroupIdOp : FA4_Op<"warpgroup_id", [Pure]> {
+  let summary = "the index of the calling warpgroup within its role";
+  let description = [{
+    0 for the role's first warpgroup, 1 for its second, and so on: a consumer
+    role of two warpgroups uses it to pick its Q tile.
+
+    Example:
+
+    ```mlir
+    %wg = fa4.warpgroup_id
+    ```
+  }];
+  let results = (outs Index:$id);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Asynchronous MMA
+//===----------------------------------------------------------------------===//
+
+def FA4_MmaAsyncOp : FA4_Op<"mma.async", [AllTypesMatch<["acc", "result"]>]> {
+  let summary = "asynchronous matrix multiply-accumulate of a warpgroup";
+  let description = [{
+    `result = acc + A · B`, issued asynchronously by the warpgroup: A is an
+    `M x K` tile in shared memory or in registers, B a tile in shared memory,
+    either k-major (`N x K`, e.g. a K tile for Q·Kᵀ) or, with `b_mn_major`,
+    mn-major (`K x N`, e.g. a V tile for P·V), and the accumulator an `M x N`
+    register tile. The result may be read only after an `fa4.mma.wait` that
+    covers it. On sm_90a this is `wgmma.mma_async` (PTX ISA "Asynchronous
+    Warpgroup Level Matrix Multiply-Accumulate Instructions"): M a multiple
+    of 64, N a multiple of 8 up to 256, K a multiple of 16.
+
+    Example:
+
+    ```mlir
+    %s = fa4.mma.async %q, %kt, %zero : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, tensor<64x128xf32>
+    %o = fa4.mma.async %p, %vt, %acc b_mn_major : tensor<64x128xbf16>, memref<128x128xbf16, 3>, tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[FA4_SharedTile, RankedTensorOf<[BF16, F16]>]>:$a,
+                       FA4_SharedTile:$b, RankedTensorOf<[F32, F16]>:$acc,
+                       UnitAttr:$b_mn_major);
+  let results = (outs RankedTensorOf<[F32, F16]>:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc (`b_mn_major` $b_mn_major^)? attr-dict `:` type($a) `,`
+    type($b) `,` type($acc)
+  }];
+  let hasVerifier = 1;
+}
+
+def FA4_MmaWaitOp : FA4_Op<"mma.wait", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "wait for asynchronous MMAs; their accumulators become readable";
+  let description = [{
+    Waits until at most `pending` groups of asynchronous MMAs are still in
+    flight (`wgmma.wait_group`), and returns the accumulators it covers, now
+    safe to read. Shared-memory stages read by the finished MMAs may be
+    released after it.
+
+    Example:
+
+    ```mlir
+    %s2, %o2 = fa4.mma.wait %s, %o pending(0) : tensor<64x128xf32>, tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<FA4_RegisterTile>:$accs,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$pending);
+  let results = (outs Variadic<FA4_RegisterTile>:$results);
+  let assemblyFormat = [{
+    ($accs^)? `pending` `(` $pending `)` attr-dict (`:` type($accs)^)?
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Named barriers
+//===----------------------------------------------------------------------===//
+
+class FA4_NamedBarrierOp<string mnemonic, string what>
+    : FA4_Op<"named_barrier." # mnemonic> {
+  let summary = what;
+  let arguments = (ins I64Attr:$id, I64Attr:$threads);
+  let assemblyFormat = "`id` `(` $id `)` `threads` `(` $threads `)` attr-dict";
+  let hasVerifier = 1;
+}
+
+def FA4_NamedBarrierSyncOp
+    : FA4_NamedBarrierOp<"sync", "wait at a named barrier until all its threads arrive"> {
+  let description = [{
+    The calling warp arrives at named barrier `id` and waits until `threads`
+    threads have arrived (`bar.sync id, threads`, PTX ISA "Parallel
+    Synchronization and Communication Instructions: bar, barrier"). Roles use
+    named barriers to order their work, e.g. the ping-pong of two consumer
+    warpgroups. Id 0 is the CTA-wide barrier of `__syncthreads` and is not
+    available; `threads` is a multiple of the warp size.
+
+    Example:
+
+    ```mlir
+    fa4.named_barrier.sync id(2) threads(256)
+    ```
+  }];
+}
+
+def FA4_NamedBarrierArriveOp
+    : FA4_NamedBarrierOp<"arrive", "arrive at a named barrier without waiting"> {
+  let description = [{
+    The calling warp arrives at named barrier `id` and goes on (`bar.arrive
+    id, threads`): it signals the threads that `fa4.named_barrier.sync` on the
+    same barrier. The same id and thread-count rules apply.
+
+    Example:
+
+    ```mlir
+    fa4.named_barrier.arrive id(2) threads(256)
+    ```
+  }];
+}
+
+#endif // FA4_OPS_TD

@@ -1,0 +1,160 @@
+//===- TileOps.cpp - tile operations --------------------------------------===//
+//
+// Verifiers of the tile ops: grid dimensions, descriptor ranks and element
+// types, block coordinates, dot shapes, and the axes of reductions,
+// broadcasts and iotas.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tile/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::fa4::tile;
+
+#define GET_OP_CLASSES
+#include "Tile/TileOps.cpp.inc"
+
+/// "128x64": a shape as the diagnostics print it.
+static std::string describeShape(ArrayRef<int64_t> shape) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::interleave(shape, os, "x");
+  return text;
+}
+
+static LogicalResult verifyGridDim(Operation *op, int64_t dim) {
+  if (dim < 0 || dim > 2)
+    return op->emitOpError()
+           << "grid dimension " << dim << " is outside [0, 2]";
+  return success();
+}
+
+LogicalResult ProgramIdOp::verify() { return verifyGridDim(*this, getDim()); }
+LogicalResult NumProgramsOp::verify() { return verifyGridDim(*this, getDim()); }
+
+LogicalResult MakeDescOp::verify() {
+  DescriptorType desc = getDesc().getType();
+  int64_t rank = desc.getBlockShape().size();
+  if (static_cast<int64_t>(getShape().size()) != rank ||
+      static_cast<int64_t>(getStrides().size()) != rank)
+    return emitOpError() << "a " << rank << "-d descriptor takes " << rank
+                         << " sizes and " << rank << " strides, got "
+                         << getShape().size() << " and " << getStrides().size();
+  if (getBase().getType().getElementType() != desc.getElementType())
+    return emitOpError() << "descriptor of " << desc.getElementType()
+                         << " built on a pointer to "
+                         << getBase().getType().getElementType();
+  return success();
+}
+
+/// A block access names one tile coordinate per descriptor dimension and
+/// moves a tensor of exactly the block's type.
+static LogicalResult verifyBlockAccess(Operation *op, DescriptorType desc,
+                                       size_t numCoords, Type tensor,
+                                       StringRef what) {
+  size_t rank = desc.getBlockShape().size();
+  if (numCoords != rank)
+    return op->emitOpError()
+           << "a " << rank << "-d descriptor is " << what << " with " << rank
+           << " tile coordinates, got " << numCoords;
+  if (tensor != desc.getBlockType())
+    return op->emitOpError()
+           << "tile type " << tensor << " differs from the descriptor's block "
+           << desc.getBlockType();
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  return verifyBlockAccess(*this, getDesc().getType(), getCoords().size(),
+                           getResult().getType(), "loaded");
+}
+
+LogicalResult StoreOp::verify() {
+  return verifyBlockAccess(*this, getDesc().getType(), getCoords().size(),
+                           getValue().getType(), "stored");
+}
+
+LogicalResult DotOp::verify() {
+  auto a = cast<RankedTensorType>(getA().getType());
+  auto b = cast<RankedTensorType>(getB().getType());
+  auto acc = cast<RankedTensorType>(getAcc().getType());
+  if (a.getRank() != 2 || b.getRank() != 2 || acc.getRank() != 2)
+    return emitOpError() << "dot takes 2-d tiles, got ranks " << a.getRank()
+                         << ", " << b.getRank() << " and " << acc.getRank();
+  if (a.getDimSize(1) != b.getDimSize(0))
+    return emitOpError() << "dot of " << describeShape(a.getShape()) << " and "
+                         << describeShape(b.getShape())
+                         << ": contraction sizes " << a.getDimSize(1) << " and "
+                         << b.getDimSize(0) << " differ";
+  if (acc.getDimSize(0) != a.getDimSize(0) ||
+      acc.getDimSize(1) != b.getDimSize(1))
+    return emitOpError() << "accumulator " << describeShape(acc.getShape())
+                         << " does not hold the " << a.getDimSize(0) << "x"
+                         << b.getDimSize(1) << " product";
+  if (a.getElementType() != b.getElementType())
+    return emitOpError() << "dot operands of " << a.getElementType() << " and "
+                         << b.getElementType() << " differ in element type";
+  return success();
+}
+
+LogicalResult TransOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (src.getRank() != 2)
+    return emitOpError() << "transposes 2-d tiles, got rank " << src.getRank();
+  if (result != RankedTensorType::get({src.getDimSize(1), src.getDimSize(0)},
+                                      src.getElementType()))
+    return emitOpError() << "result " << result << " is not the transpose of "
+                         << src;
+  return success();
+}
+
+/// `axis` names a dimension of a tile of rank `rank`.
+static LogicalResult verifyAxis(Operation *op, int64_t axis, int64_t rank) {
+  if (axis < 0 || axis >= rank)
+    return op->emitOpError()
+           << "axis " << axis << " is out of range for a " << rank << "-d tile";
+  return success();
+}
+
+/// `shape` with dimension `axis` removed.
+static SmallVector<int64_t> dropAxis(ArrayRef<int64_t> shape, int64_t axis) {
+  SmallVector<int64_t> result(shape);
+  result.erase(result.begin() + axis);
+  return result;
+}
+
+LogicalResult ReduceOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (failed(verifyAxis(*this, getAxis(), src.getRank())))
+    return failure();
+  SmallVector<int64_t> expected = dropAxis(src.getShape(), getAxis());
+  if (result.getShape() != ArrayRef(expected) ||
+      result.getElementType() != src.getElementType())
+    return emitOpError() << "reducing " << src << " along axis " << getAxis()
+                         << " gives "
+                         << RankedTensorType::get(expected,
+                                                  src.getElementType())
+                         << ", not " << result;
+  return success();
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (failed(verifyAxis(*this, getAxis(), result.getRank())))
+    return failure();
+  if (dropAxis(result.getShape(), getAxis()) != src.getShape() ||
+      result.getElementType() != src.getElementType())
+    return emitOpError() << "broadcasting " << src << " along axis "
+                         << getAxis() << " cannot give " << result;
+  return success();
+}
+
+LogicalResult IotaOp::verify() {
+  return verifyAxis(*this, getAxis(),
+                    cast<RankedTensorType>(getResult().getType()).getRank());
+}

@@ -1,0 +1,29 @@
+//===- InitAll.h - everything an fa4 tool registers ---------------*- C++
+//-*-===//
+//
+// The one registration function shared by fa4-opt, fa4-translate and fa4-run:
+// the fa4 and tile dialects, the upstream dialects fa4 programs use, and the
+// passes a pipeline may name.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA4_INITALL_H
+#define FA4_INITALL_H
+
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
+namespace mlir::fa4 {
+
+/// Add the fa4 and tile dialects and the upstream dialects that fa4 programs
+/// use (func, arith, math, scf, memref, cf, LLVM, NVVM) to `registry`.
+void registerAllDialects(DialectRegistry &registry);
+
+/// Register the fa4 passes and the upstream passes fa4 pipelines name
+/// (canonicalize, cse and the other generic transforms).
+void registerAllPasses();
+
+} // namespace mlir::fa4
+
+#endif // FA4_INITALL_H

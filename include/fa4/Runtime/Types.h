@@ -1,0 +1,79 @@
+//===- Types.h - Runtime vocabulary -----------------------------*- C++ -*-===//
+//
+// The small value types shared by the tensor-map builder, the kernel file and
+// the launcher: element types, swizzle modes, kernel-parameter kinds, binary
+// formats and three-component dimensions, with their names in kernel files
+// and messages.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA4_RUNTIME_TYPES_H
+#define FA4_RUNTIME_TYPES_H
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace fa4::runtime {
+
+/// Element type of a tensor viewed through a tensor map.
+enum class ElementType { BF16, F16, F32 };
+
+/// Size of one element in bytes.
+unsigned elementSize(ElementType type);
+/// Name in kernel files and messages: "bf16", "f16" or "f32".
+const char *elementTypeName(ElementType type);
+/// Inverse of `elementTypeName`; nullopt for any other text.
+std::optional<ElementType> parseElementType(std::string_view name);
+
+/// Shared-memory swizzle of a TMA box, named by its span in bytes.
+enum class Swizzle { None, B32, B64, B128 };
+
+/// Span of the swizzle pattern in bytes; 0 for `Swizzle::None`.
+unsigned swizzleBytes(Swizzle swizzle);
+/// The swizzle with a span of `bytes` (0, 32, 64 or 128); nullopt otherwise.
+std::optional<Swizzle> swizzleFromBytes(unsigned bytes);
+
+/// What a kernel parameter is. A tensor map is passed by value: the 128-byte
+/// `CUtensorMap` itself is the parameter.
+enum class ParamKind { Pointer, TensorMap, I32, I64, F32 };
+
+/// Name in kernel files and messages: "pointer", "tensor_map", "i32", "i64"
+/// or "f32".
+const char *paramKindName(ParamKind kind);
+/// Inverse of `paramKindName`; nullopt for any other text.
+std::optional<ParamKind> parseParamKind(std::string_view name);
+/// Size of the parameter in the kernel's parameter space, in bytes.
+size_t paramKindSize(ParamKind kind);
+
+/// Form of a kernel binary: a cubin (ELF, for one architecture) or PTX text
+/// (compiled by the driver's JIT when loaded).
+enum class BinaryFormat { Cubin, PTX };
+
+/// Name in kernel files and messages: "cubin" or "ptx".
+const char *binaryFormatName(BinaryFormat format);
+/// Inverse of `binaryFormatName`; nullopt for any other text.
+std::optional<BinaryFormat> parseBinaryFormat(std::string_view name);
+
+/// A grid or block shape.
+struct Dim3 {
+  uint32_t x = 1;
+  uint32_t y = 1;
+  uint32_t z = 1;
+
+  /// Number of elements, x * y * z.
+  uint64_t count() const { return uint64_t(x) * y * z; }
+  /// "X x Y x Z", as messages print shapes.
+  std::string str() const;
+
+  friend bool operator==(const Dim3 &a, const Dim3 &b) {
+    return a.x == b.x && a.y == b.y && a.z == b.z;
+  }
+  friend bool operator!=(const Dim3 &a, const Dim3 &b) { return !(a == b); }
+};
+
+} // namespace fa4::runtime
+
+#endif // FA4_RUNTIME_TYPES_H

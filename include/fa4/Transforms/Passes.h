@@ -1,0 +1,27 @@
+//===- Passes.h - fa4 passes --------------------------------------*- C++
+//-*-===//
+//
+// Declarations and registration of the fa4 passes that work on kernel plans.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA4_TRANSFORMS_PASSES_H
+#define FA4_TRANSFORMS_PASSES_H
+
+#include "FA4/FA4Dialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+#include <memory>
+
+namespace mlir::fa4 {
+
+#define GEN_PASS_DECL
+#include "fa4/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "fa4/Transforms/Passes.h.inc"
+
+} // namespace mlir::fa4
+
+#endif // FA4_TRANSFORMS_PASSES_H

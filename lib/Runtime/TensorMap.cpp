@@ -1,0 +1,183 @@
+//===- TensorMap.cpp - TMA tensor maps ------------------------------------===//
+//
+// The TMA rules of cuTensorMapEncodeTiled, checked with messages that name
+// the numbers, and the encoding call itself.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa4/Runtime/TensorMap.h"
+
+#include "DriverApi.h"
+
+#include <algorithm>
+#include <sstream>
+
+using namespace fa4::runtime;
+
+static constexpr unsigned kMaxRank = 5;
+static constexpr uint64_t kMaxGlobalDim = uint64_t(1) << 32;
+static constexpr uint64_t kStrideLimit = uint64_t(1) << 40;
+static constexpr uint32_t kMaxBoxDim = 256;
+static constexpr uint64_t kAlignment = 16;
+
+/// "[a, b, c]".
+template <typename T> static std::string list(const std::vector<T> &values) {
+  std::string text = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(values[i]);
+  return text + "]";
+}
+
+/// Checks that no dimension's stride falls inside the extent of the
+/// dimension below it in memory. Dimension 0 is the contiguous one; the others
+/// may be in any order of stride (a BSHD tensor viewed as D, S, H, B is fine).
+static Status checkNoOverlap(const TensorMapSpec &spec) {
+  struct Dim {
+    unsigned index;
+    uint64_t extent;
+    uint64_t stride;
+  };
+  std::vector<Dim> dims = {
+      {0, spec.globalDims[0], elementSize(spec.elementType)}};
+  for (unsigned i = 1; i < spec.rank(); ++i)
+    dims.push_back({i, spec.globalDims[i], spec.globalStrides[i - 1]});
+  std::stable_sort(
+      dims.begin() + 1, dims.end(),
+      [](const Dim &a, const Dim &b) { return a.stride < b.stride; });
+  for (size_t i = 1; i < dims.size(); ++i) {
+    const Dim &below = dims[i - 1], &dim = dims[i];
+    // extent * stride may not fit in 64 bits; compare by division instead.
+    if (below.extent > dim.stride / below.stride)
+      return Status::error("global dim " + std::to_string(dim.index) +
+                           " (stride " + std::to_string(dim.stride) +
+                           " B) overlaps global dim " +
+                           std::to_string(below.index) + ", which spans " +
+                           std::to_string(below.extent) + " x " +
+                           std::to_string(below.stride) + " B");
+  }
+  return Status::success();
+}
+
+Status fa4::runtime::checkTensorMap(const TensorMapSpec &spec,
+                                    uint64_t globalAddress) {
+  unsigned rank = spec.rank();
+  if (rank < 1 || rank > kMaxRank)
+    return Status::error("tensor map rank " + std::to_string(rank) +
+                         " is outside [1, " + std::to_string(kMaxRank) + "]");
+  if (spec.globalStrides.size() != rank - 1)
+    return Status::error("tensor map of rank " + std::to_string(rank) +
+                         " needs " + std::to_string(rank - 1) +
+                         " global strides, got " +
+                         std::to_string(spec.globalStrides.size()));
+  if (spec.boxDims.size() != rank)
+    return Status::error("tensor map of rank " + std::to_string(rank) +
+                         " needs " + std::to_string(rank) + " box dims, got " +
+                         std::to_string(spec.boxDims.size()));
+
+  if (globalAddress % kAlignment != 0) {
+    std::ostringstream os;
+    os << "global address 0x" << std::hex << globalAddress << std::dec
+       << " is not " << kAlignment << "-byte aligned";
+    return Status::error(os.str());
+  }
+
+  for (unsigned i = 0; i < rank; ++i)
+    if (spec.globalDims[i] < 1 || spec.globalDims[i] > kMaxGlobalDim)
+      return Status::error("global dim " + std::to_string(i) + " is " +
+                           std::to_string(spec.globalDims[i]) +
+                           "; each global dim must be in [1, 2^32]");
+
+  for (unsigned i = 1; i < rank; ++i) {
+    uint64_t stride = spec.globalStrides[i - 1];
+    if (stride % kAlignment != 0)
+      return Status::error("global stride of dim " + std::to_string(i) +
+                           " is " + std::to_string(stride) +
+                           " B, not a multiple of " +
+                           std::to_string(kAlignment) + " B");
+    if (stride >= kStrideLimit)
+      return Status::error("global stride of dim " + std::to_string(i) +
+                           " is " + std::to_string(stride) +
+                           " B; strides must be below 2^40 B");
+  }
+  if (Status status = checkNoOverlap(spec); !status.ok())
+    return status;
+
+  for (unsigned i = 0; i < rank; ++i)
+    if (spec.boxDims[i] < 1 || spec.boxDims[i] > kMaxBoxDim)
+      return Status::error("box dim " + std::to_string(i) + " is " +
+                           std::to_string(spec.boxDims[i]) +
+                           "; each box dim must be in [1, " +
+                           std::to_string(kMaxBoxDim) + "]");
+
+  uint64_t innerBytes =
+      uint64_t(spec.boxDims[0]) * elementSize(spec.elementType);
+  std::string inner = "box inner extent " + std::to_string(innerBytes) +
+                      " B (" + std::to_string(spec.boxDims[0]) + " x " +
+                      elementTypeName(spec.elementType) + ")";
+  if (innerBytes % kAlignment != 0)
+    return Status::error(inner + " is not a multiple of " +
+                         std::to_string(kAlignment) + " B");
+  unsigned span = swizzleBytes(spec.swizzle);
+  if (span != 0 && innerBytes > span)
+    return Status::error(inner + " exceeds the " + std::to_string(span) +
+                         " B swizzle span");
+  return Status::success();
+}
+
+static CUtensorMapDataType dataType(ElementType type) {
+  switch (type) {
+  case ElementType::BF16:
+    return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  case ElementType::F16:
+    return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  case ElementType::F32:
+    return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  }
+  return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+}
+
+static CUtensorMapSwizzle swizzleMode(Swizzle swizzle) {
+  switch (swizzle) {
+  case Swizzle::None:
+    return CU_TENSOR_MAP_SWIZZLE_NONE;
+  case Swizzle::B32:
+    return CU_TENSOR_MAP_SWIZZLE_32B;
+  case Swizzle::B64:
+    return CU_TENSOR_MAP_SWIZZLE_64B;
+  case Swizzle::B128:
+    return CU_TENSOR_MAP_SWIZZLE_128B;
+  }
+  return CU_TENSOR_MAP_SWIZZLE_NONE;
+}
+
+Expected<CUtensorMap> fa4::runtime::encodeTensorMap(const Driver &driver,
+                                                    const TensorMapSpec &spec,
+                                                    CUdeviceptr globalAddress) {
+  if (Status status = checkTensorMap(spec, globalAddress); !status.ok())
+    return status;
+
+  std::vector<cuuint64_t> dims(spec.globalDims.begin(), spec.globalDims.end());
+  std::vector<cuuint64_t> strides(spec.globalStrides.begin(),
+                                  spec.globalStrides.end());
+  std::vector<cuuint32_t> box(spec.boxDims.begin(), spec.boxDims.end());
+  std::vector<cuuint32_t> elementStrides(spec.rank(), 1);
+  CUtensorMap map;
+  std::string what = "encoding a rank-" + std::to_string(spec.rank()) + " " +
+                     elementTypeName(spec.elementType) +
+                     " tensor map with dims " + list(spec.globalDims) +
+                     ", strides " + list(spec.globalStrides) + " B, box " +
+                     list(spec.boxDims) + ", swizzle " +
+                     std::to_string(swizzleBytes(spec.swizzle)) + " B";
+  Status status = FA4_CU_CHECK(
+      driver, what, cuTensorMapEncodeTiled, &map, dataType(spec.elementType),
+      spec.rank(), reinterpret_cast<void *>(globalAddress), dims.data(),
+      strides.data(), box.data(), elementStrides.data(),
+      CU_TENSOR_MAP_INTERLEAVE_NONE, swizzleMode(spec.swizzle),
+      CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+      spec.oobFill == OobFill::Zero
+          ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE
+          : CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA);
+  if (!status.ok())
+    return status;
+  return map;
+}

@@ -1,0 +1,109 @@
+// Every verifier message of the fa4 dialect, one case each.
+// RUN: fa4-opt %s --split-input-file --verify-diagnostics
+// expected-error @below {{element type must be bf16 or f16, got 'f32'}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = f32, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>} { return }
+
+// -----
+
+// expected-error @below {{head_dim 100 is not a multiple of 16 in [16, 256]}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 100, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>} { return }
+
+// -----
+
+// expected-error @below {{head_dim_v 512 is not a multiple of 16 in [16, 256]}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 512, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>} { return }
+
+// -----
+
+// expected-error @below {{swizzle 256 B is not one of 32, 64 or 128}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 256, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>} { return }
+
+// -----
+
+// expected-error @below {{bm 96 is not a positive multiple of 64 (one warpgroup MMA covers 64 rows)}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 96, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>} { return }
+
+// -----
+
+// expected-error @below {{bn 72 is not a positive multiple of 16}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 72, bk0 = 64, bk1 = 72, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>} { return }
+
+// -----
+
+// expected-error @below {{bn 320 exceeds 256, the largest TMA box dimension}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 320, bk0 = 64, bk1 = 320, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>} { return }
+
+// -----
+
+// expected-error @below {{bk0 64 x qk_stages 1 does not split the padded head dim 128 (expected bk0 = padded head dim / qk_stages)}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 1, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>} { return }
+
+// -----
+
+// expected-error @below {{K box inner extent 256 B (bk0 128 x 2 B) exceeds the 128 B swizzle span}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 128, bk1 = 128, kv_stages = 3, qk_stages = 1, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>} { return }
+
+// -----
+
+// expected-error @below {{bk0 8 is not a multiple of 16, the MMA contraction step}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 16, head_dim_v = 16, bm = 64, bn = 128, bk0 = 8, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 32, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>} { return }
+
+// -----
+
+// expected-error @below {{bk1 64 must equal bn 128: V loads are complete (one qk stage)}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 64, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>} { return }
+
+// -----
+
+// expected-error @below {{kv_stages 0 must be at least 1}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 0, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>} { return }
+
+// -----
+
+// expected-error @below {{q_tiles 3 must be 1 or 2}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 3, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>} { return }
+
+// -----
+
+// expected-error @below {{roles must be #fa4.role attributes, got 1 : i64}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [1]>} { return }
+
+// -----
+
+// expected-error @below {{a config needs at least one warp role}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = []>} { return }
+
+// -----
+
+// expected-error @below {{roles need 1152 threads (producer: 4 warps x 24, consumer: 32 warps x 32) but a CTA holds at most 1024}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 32, regs = 32>]>} { return }
+
+// -----
+
+// expected-error @below {{roles need 68608 registers (producer: 4 warps x 24, consumer: 8 warps x 256) but the SM has 65536}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 256>]>} { return }
+
+// -----
+
+// expected-error @below {{shared memory plan needs 295136 B (Q 32768 B, K 131072 B, V 131072 B, barriers 224 B) but sm_90a allows 232448 B}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 4, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>} { return }
+
+// -----
+
+// expected-error @below {{role 'consumer' has 6 warps; a role takes whole warpgroups (a positive multiple of 4 warps) since setmaxnreg applies per warpgroup}}
+func.func @f() attributes {r = #fa4.role<consumer, warps = 6, regs = 240>} { return }
+
+// -----
+
+// expected-error @below {{role 'producer' asks for 20 registers per thread; setmaxnreg takes a multiple of 8 in [24, 256]}}
+func.func @f() attributes {r = #fa4.role<producer, warps = 4, regs = 20>} { return }
+
+// -----
+
+// expected-error @below {{'fa4.config' must be a #fa4.config attribute}}
+func.func @f() attributes {fa4.config = 1 : i64} { return }
+
+// -----
+
+// expected-error @below {{unknown fa4 attribute 'fa4.plan'}}
+func.func @f() attributes {fa4.plan = 1 : i64} { return }

@@ -1,0 +1,295 @@
+// Every verifier message of the fa4 ops, one case each.
+// RUN: fa4-opt %s --split-input-file --verify-diagnostics
+
+!K = !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
+#hd128 = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>
+
+func.func @f() attributes {fa4.config = #hd128} {
+  // expected-error @below {{K pipeline tile 128x128xbf16 does not match the config's 128x64xbf16 (bn x bk0)}}
+  %k = fa4.pipeline.create consumers(256) : !fa4.pipeline<k, kv = 3, qk = 2, memref<128x128xbf16, 3>>
+  return
+}
+
+// -----
+
+#hd128 = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>
+
+func.func @f() attributes {fa4.config = #hd128} {
+  // expected-error @below {{V pipeline tile 128x64xf16 does not match the config's 128x128xbf16 (bn x head_dim_v)}}
+  %v = fa4.pipeline.create consumers(256) : !fa4.pipeline<v, kv = 3, qk = 1, memref<128x64xf16, 3>>
+  return
+}
+
+// -----
+
+#hd128 = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>
+
+func.func @f() attributes {fa4.config = #hd128} {
+  // expected-error @below {{Q pipeline tile 128x128xbf16 does not match the config's 64x128xbf16 (bm x head_dim)}}
+  %q = fa4.pipeline.create consumers(128) : !fa4.pipeline<q, kv = 1, qk = 1, memref<128x128xbf16, 3>>
+  return
+}
+
+// -----
+
+#hd128 = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>
+
+func.func @f() attributes {fa4.config = #hd128} {
+  // expected-error @below {{K pipeline has 2 kv stages but the config plans 3}}
+  %k = fa4.pipeline.create consumers(256) : !fa4.pipeline<k, kv = 2, qk = 2, memref<128x64xbf16, 3>>
+  return
+}
+
+// -----
+
+#hd128 = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>
+
+func.func @f() attributes {fa4.config = #hd128} {
+  // expected-error @below {{K pipeline has 1 qk stages but the config plans 2}}
+  %k = fa4.pipeline.create consumers(256) : !fa4.pipeline<k, kv = 3, qk = 1, memref<128x64xbf16, 3>>
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error @below {{'fa4.pipeline.create' op attribute 'consumer_arrivals' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+  %k = fa4.pipeline.create consumers(0) : !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
+  return
+}
+
+// -----
+
+!V = !fa4.pipeline<v, kv = 3, qk = 1, memref<128x128xbf16, 3>>
+func.func @f(%v: !V) {
+  %s = fa4.pipeline.start %v producer : !V
+  // expected-error @below {{V pipelines are loaded complete and take qk stage 0 only, got 1}}
+  fa4.producer.acquire %v[%s] qk 1 : !V
+  return
+}
+
+// -----
+
+!K = !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
+func.func @f(%k: !K) {
+  %s = fa4.pipeline.start %k consumer : !K
+  // expected-error @below {{qk stage 2 is out of range for a pipeline with 2 qk stages}}
+  fa4.consumer.release %k[%s] qk 2 : !K
+  return
+}
+
+// -----
+
+!K = !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
+!M = !fa4.tensor_map<bf16, box = [128, 64], swizzle = 128>
+func.func @f(%k: !K, %m: !M, %i: index) {
+  %s = fa4.pipeline.start %k producer : !K
+  // expected-error @below {{tile 1 is out of range for a pipeline with 1 tiles per stage}}
+  fa4.producer.load %k[%s] tile 1, %m[%i, %i] : !K, !M
+  return
+}
+
+// -----
+
+!K = !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
+!M = !fa4.tensor_map<f16, box = [128, 64], swizzle = 128>
+func.func @f(%k: !K, %m: !M, %i: index) {
+  %s = fa4.pipeline.start %k producer : !K
+  // expected-error @below {{tensor map of 'f16' cannot fill a tile of 'bf16'}}
+  fa4.producer.load %k[%s], %m[%i, %i] : !K, !M
+  return
+}
+
+// -----
+
+!K = !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
+!M = !fa4.tensor_map<bf16, box = [128, 64], swizzle = 128>
+func.func @f(%k: !K, %m: !M, %i: index) {
+  %s = fa4.pipeline.start %k producer : !K
+  // expected-error @below {{a 2-d tile takes 2 coordinates, got 1}}
+  fa4.producer.load %k[%s], %m[%i] : !K, !M
+  return
+}
+
+// -----
+
+!K = !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
+!M = !fa4.tensor_map<bf16, box = [1, 128, 64], swizzle = 128>
+func.func @f(%k: !K, %m: !M, %i: index) {
+  %s = fa4.pipeline.start %k producer : !K
+  // expected-error @below {{tensor map box of rank 3 cannot fill a 2-d tile}}
+  fa4.producer.load %k[%s], %m[%i, %i] : !K, !M
+  return
+}
+
+// -----
+
+!K = !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
+!M = !fa4.tensor_map<bf16, box = [96, 64], swizzle = 128>
+func.func @f(%k: !K, %m: !M, %i: index) {
+  %s = fa4.pipeline.start %k producer : !K
+  // expected-error @below {{tile 128x64xbf16 is not a whole number of 96x64xbf16 boxes}}
+  fa4.producer.load %k[%s], %m[%i, %i] : !K, !M
+  return
+}
+
+// -----
+
+!K = !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
+func.func @f(%k: !K) {
+  %s = fa4.pipeline.start %k consumer : !K
+  // expected-error @below {{results must be the pipeline's 1 tile buffers, in order}}
+  %t = fa4.consumer.wait %k[%s] : !K -> memref<64x64xbf16, 3>
+  return
+}
+
+// -----
+
+func.func @f() {
+  fa4.warp_specialize {
+    // expected-error @below {{cannot stand directly in 'fa4.warp_specialize': its body holds only 'fa4.role' ops}}
+    %c = arith.constant 0 : index
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error @below {{needs at least one 'fa4.role'}}
+  fa4.warp_specialize {
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error @below {{roles need 68608 registers (producer: 4 warps x 40, consumer: 8 warps x 248) but the SM has 65536}}
+  fa4.warp_specialize {
+    fa4.role producer warps(4) regs(40) {
+    }
+    fa4.role consumer warps(8) regs(248) {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  fa4.warp_specialize {
+    // expected-error @below {{role 'producer' has 1 warps; a role takes whole warpgroups (a positive multiple of 4 warps) since setmaxnreg applies per warpgroup}}
+    fa4.role producer warps(1) regs(24) {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  fa4.warp_specialize {
+    // expected-error @below {{role 'consumer' asks for 300 registers per thread; setmaxnreg takes a multiple of 8 in [24, 256]}}
+    fa4.role consumer warps(4) regs(300) {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error @below {{'fa4.role' op expects parent op 'fa4.warp_specialize'}}
+  fa4.role consumer warps(4) regs(240) {
+  }
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error @below {{must be nested in an 'fa4.role'}}
+  %wg = fa4.warpgroup_id
+  return
+}
+
+// -----
+
+func.func @f(%a: memref<64x64xbf16, 3>, %b: memref<128x64xbf16, 3>, %c: tensor<64xf32>) {
+  // expected-error @below {{A and the accumulator must be 2-d, got ranks 2 and 1}}
+  %r = fa4.mma.async %a, %b, %c : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: memref<64x64xf16, 3>, %b: memref<128x64xbf16, 3>, %c: tensor<64x128xf32>) {
+  // expected-error @below {{A of 'f16' and B of 'bf16' must have one element type}}
+  %r = fa4.mma.async %a, %b, %c : memref<64x64xf16, 3>, memref<128x64xbf16, 3>, tensor<64x128xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: memref<64x64xbf16, 3>, %b: memref<128x32xbf16, 3>, %c: tensor<64x128xf32>) {
+  // expected-error @below {{contraction sizes differ: A is 64x64, B (k-major, N x K) is 128x32}}
+  %r = fa4.mma.async %a, %b, %c : memref<64x64xbf16, 3>, memref<128x32xbf16, 3>, tensor<64x128xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: memref<64x64xbf16, 3>, %b: memref<128x64xbf16, 3>, %c: tensor<64x64xf32>) {
+  // expected-error @below {{accumulator is 64x64 but A x B is 64x128}}
+  %r = fa4.mma.async %a, %b, %c : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: tensor<32x128xbf16>, %b: memref<128x128xbf16, 3>, %c: tensor<32x128xf32>) {
+  // expected-error @below {{M 32 is not a multiple of 64 (one warpgroup MMA covers 64 rows)}}
+  %r = fa4.mma.async %a, %b, %c b_mn_major : tensor<32x128xbf16>, memref<128x128xbf16, 3>, tensor<32x128xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: memref<64x64xbf16, 3>, %b: memref<260x64xbf16, 3>, %c: tensor<64x260xf32>) {
+  // expected-error @below {{N 260 is not a multiple of 8 up to 256}}
+  %r = fa4.mma.async %a, %b, %c : memref<64x64xbf16, 3>, memref<260x64xbf16, 3>, tensor<64x260xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: memref<64x24xbf16, 3>, %b: memref<128x24xbf16, 3>, %c: tensor<64x128xf32>) {
+  // expected-error @below {{K 24 is not a multiple of 16}}
+  %r = fa4.mma.async %a, %b, %c : memref<64x24xbf16, 3>, memref<128x24xbf16, 3>, tensor<64x128xf32>
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error @below {{named barrier id 0 is the CTA-wide barrier of __syncthreads; use 1 to 15}}
+  fa4.named_barrier.sync id(0) threads(256)
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error @below {{named barrier id 16 is outside [1, 15]}}
+  fa4.named_barrier.arrive id(16) threads(256)
+  return
+}
+
+// -----
+
+func.func @f() {
+  // expected-error @below {{thread count 100 is not a multiple of the warp size 32 in [32, 1024]}}
+  fa4.named_barrier.sync id(1) threads(100)
+  return
+}

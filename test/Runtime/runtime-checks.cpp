@@ -1,0 +1,603 @@
+//===- runtime-checks.cpp - Checks of the fa4 runtime ---------------------===//
+//
+// The driver behind the runtime lit tests. Each subcommand exercises one part
+// of the runtime and prints one line per case ("<case>: ok" or
+// "<case>: error: <message>") for FileCheck. All but `gpu` run without a GPU:
+// the TMA rules, the kernel-file format, the target, shared-memory and
+// argument checks, and driver loading (which reports the device, or why there
+// is none, and must not crash either way).
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa4/Runtime/Buffer.h"
+#include "fa4/Runtime/Driver.h"
+#include "fa4/Runtime/Kernel.h"
+#include "fa4/Runtime/KernelFile.h"
+#include "fa4/Runtime/Launch.h"
+#include "fa4/Runtime/TensorMap.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace fa4::runtime;
+
+static void report(const char *name, const Status &status) {
+  if (status.ok())
+    std::printf("%s: ok\n", name);
+  else
+    std::printf("%s: error: %s\n", name, status.message().c_str());
+}
+
+//===----------------------------------------------------------------------===//
+// tma: the TMA rules of checkTensorMap
+//===----------------------------------------------------------------------===//
+
+/// A valid bf16 tile view of a row-major 4096 x 128 matrix: 128-column rows
+/// of 256 B, 64 x 64 boxes (128 B inner extent) with the 128 B swizzle.
+static TensorMapSpec matrixSpec() {
+  TensorMapSpec spec;
+  spec.elementType = ElementType::BF16;
+  spec.globalDims = {128, 4096};
+  spec.globalStrides = {256};
+  spec.boxDims = {64, 64};
+  spec.swizzle = Swizzle::B128;
+  return spec;
+}
+
+static int runTma() {
+  constexpr uint64_t address = 0x7f0000010000;
+  struct Case {
+    const char *name;
+    std::function<void(TensorMapSpec &, uint64_t &)> change;
+  } cases[] = {
+      {"valid-2d", [](TensorMapSpec &, uint64_t &) {}},
+      // A B x S x H x D tensor viewed as (D, S, H, B): the strides are not
+      // monotonic, but no dimension overlaps another.
+      {"valid-bshd-view",
+       [](TensorMapSpec &spec, uint64_t &) {
+         spec.globalDims = {128, 4096, 16, 2};
+         spec.globalStrides = {4096, 256, 16777216};
+         spec.boxDims = {64, 128, 1, 1};
+       }},
+      {"misaligned-address",
+       [](TensorMapSpec &, uint64_t &addr) { addr += 8; }},
+      {"stride-not-multiple-of-16",
+       [](TensorMapSpec &spec, uint64_t &) {
+         spec.globalDims = {100, 64};
+         spec.globalStrides = {200};
+       }},
+      {"stride-too-large",
+       [](TensorMapSpec &spec, uint64_t &) {
+         spec.globalStrides = {uint64_t(1) << 40};
+       }},
+      {"overlapping-rows",
+       [](TensorMapSpec &spec, uint64_t &) { spec.globalStrides = {128}; }},
+      {"overlapping-outer-dims",
+       [](TensorMapSpec &spec, uint64_t &) {
+         spec.globalDims = {128, 4096, 16};
+         spec.globalStrides = {256, 4096};
+         spec.boxDims = {64, 64, 1};
+       }},
+      {"box-dim-300",
+       [](TensorMapSpec &spec, uint64_t &) {
+         spec.boxDims = {64, 300};
+       }},
+      {"inner-box-256B-swizzle-128B",
+       [](TensorMapSpec &spec, uint64_t &) {
+         spec.boxDims = {128, 64};
+       }},
+      {"inner-box-64B-swizzle-32B",
+       [](TensorMapSpec &spec, uint64_t &) {
+         spec.elementType = ElementType::F32;
+         spec.globalStrides = {512};
+         spec.boxDims = {16, 8};
+         spec.swizzle = Swizzle::B32;
+       }},
+      {"inner-box-not-multiple-of-16B",
+       [](TensorMapSpec &spec, uint64_t &) {
+         spec.boxDims = {12, 64};
+         spec.swizzle = Swizzle::None;
+       }},
+      {"zero-dim",
+       [](TensorMapSpec &spec, uint64_t &) {
+         spec.globalDims = {128, 0};
+       }},
+      {"dim-above-2^32",
+       [](TensorMapSpec &spec, uint64_t &) {
+         spec.globalDims = {128, (uint64_t(1) << 32) + 1};
+       }},
+      {"rank-6", [](TensorMapSpec &spec,
+                    uint64_t &) { spec.globalDims = {128, 2, 2, 2, 2, 2}; }},
+      {"missing-box-dim",
+       [](TensorMapSpec &spec, uint64_t &) { spec.boxDims = {64}; }},
+  };
+  for (const Case &c : cases) {
+    TensorMapSpec spec = matrixSpec();
+    uint64_t addr = address;
+    c.change(spec, addr);
+    report(c.name, checkTensorMap(spec, addr));
+  }
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// kernel-file: writing, reading and rejecting kernel files
+//===----------------------------------------------------------------------===//
+
+static const char kSamplePtx[] = ".version 8.0\n"
+                                 ".target sm_90a\n"
+                                 ".address_size 64\n";
+
+static KernelFile sampleKernelFile() {
+  KernelFile file;
+  file.entry = "fa4_attention";
+  file.target = "sm_90a";
+  file.format = BinaryFormat::PTX;
+  file.block = {384, 1, 1};
+  file.grid = Dim3{32, 16, 1};
+  file.dynamicSharedBytes = 200704;
+  KernelParam q;
+  q.kind = ParamKind::TensorMap;
+  q.name = "q_map";
+  q.tensor = "q";
+  q.elementType = ElementType::BF16;
+  q.boxDims = {64, 128};
+  q.swizzle = Swizzle::B128;
+  KernelParam o;
+  o.kind = ParamKind::Pointer;
+  o.name = "o";
+  KernelParam seqLen;
+  seqLen.kind = ParamKind::I32;
+  seqLen.name = "seq_len";
+  KernelParam scale;
+  scale.kind = ParamKind::F32;
+  scale.name = "scale";
+  file.params = {q, o, seqLen, scale};
+  file.metadata = {{"head_dim", "128"}, {"problem", "b=2 h=16 s=4096 causal"}};
+  file.binary = kSamplePtx;
+  return file;
+}
+
+static bool writeBytes(const std::string &path, const std::string &bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+  return bool(out);
+}
+
+/// Parses `contents` and reports the outcome as case `name`.
+static void reportParse(const char *name, const std::string &contents) {
+  report(name, parseKernelFile(contents).status());
+}
+
+/// `text` with the first occurrence of `from` replaced by `to`.
+static std::string replaced(std::string text, const std::string &from,
+                            const std::string &to) {
+  size_t pos = text.find(from);
+  if (pos != std::string::npos)
+    text.replace(pos, from.size(), to);
+  return text;
+}
+
+static int runKernelFile(const std::string &path) {
+  KernelFile file = sampleKernelFile();
+  report("write", writeKernelFile(file, path));
+  Expected<KernelFile> read = readKernelFile(path);
+  report("read", read.status());
+  if (read.ok()) {
+    std::printf("read back: entry %s, target %s, %zu params, %zu metadata, "
+                "%zu B %s binary\n",
+                read->entry.c_str(), read->target.c_str(), read->params.size(),
+                read->metadata.size(), read->binary.size(),
+                binaryFormatName(read->format));
+    std::printf("round trip: %s\n", *read == file ? "identical" : "DIFFERENT");
+  }
+
+  // Every byte value survives in a cubin-format binary.
+  KernelFile cubin = file;
+  cubin.format = BinaryFormat::Cubin;
+  cubin.grid.reset();
+  cubin.binary.clear();
+  for (int i = 0; i < 256; ++i)
+    cubin.binary += char(i);
+  Expected<std::string> bytes = serializeKernelFile(cubin);
+  Expected<KernelFile> parsed = bytes.ok()
+                                    ? parseKernelFile(*bytes)
+                                    : Expected<KernelFile>(bytes.status());
+  report("binary-round-trip", parsed.status());
+  if (parsed.ok())
+    std::printf("binary round trip: %s\n",
+                *parsed == cubin ? "identical" : "DIFFERENT");
+
+  std::string good = *serializeKernelFile(file);
+  std::string truncatedPath = path + ".truncated";
+  writeBytes(truncatedPath, good.substr(0, good.size() - 10));
+  report("truncated-binary", readKernelFile(truncatedPath).status());
+  writeBytes(truncatedPath, good.substr(0, good.find("param =")));
+  report("truncated-header", readKernelFile(truncatedPath).status());
+  reportParse("empty", "");
+  reportParse("bad-magic", replaced(good, "fa4-kernel 1", "fa5-kernel 1"));
+  reportParse("elf-file", std::string("\x7f"
+                                      "ELF\x02\x01\x01\0\0\0",
+                                      10));
+  reportParse("bad-version", replaced(good, "fa4-kernel 1", "fa4-kernel 2"));
+  reportParse("missing-target", replaced(good, "target = sm_90a\n", ""));
+  reportParse("repeated-field",
+              replaced(good, "format = ptx\n", "format = ptx\nentry = b\n"));
+  reportParse("unknown-field", replaced(good, "grid", "grd"));
+  reportParse("bad-block", replaced(good, "block = 384 1 1", "block = 384 1"));
+  reportParse("bad-param-kind", replaced(good, "pointer o", "ptr o"));
+  reportParse("tensor-map-without-box", replaced(good, " box=64,128", ""));
+  reportParse("bad-swizzle", replaced(good, "swizzle=128", "swizzle=48"));
+  reportParse("trailing-bytes", good + "xyz");
+
+  KernelFile spaced = file;
+  spaced.params[1].name = "my output";
+  report("write-bad-name", serializeKernelFile(spaced).status());
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// target, shared memory and arguments: checks made before a load or launch
+//===----------------------------------------------------------------------===//
+
+/// An H200 as the driver describes it.
+static DeviceInfo h200() {
+  DeviceInfo device;
+  device.name = "NVIDIA H200";
+  device.computeMajor = 9;
+  device.computeMinor = 0;
+  device.smCount = 132;
+  device.maxSharedPerBlockOptin = 232448;
+  device.driverVersion = 13000;
+  return device;
+}
+
+static int runLaunchChecks() {
+  DeviceInfo device = h200();
+  std::string entry = "fa4_attention";
+  report("sm_90a-ptx", checkTarget(entry, "sm_90a", BinaryFormat::PTX, device));
+  report("sm_80-ptx", checkTarget(entry, "sm_80", BinaryFormat::PTX, device));
+  report("sm_80-cubin",
+         checkTarget(entry, "sm_80", BinaryFormat::Cubin, device));
+  report("sm_100a-cubin",
+         checkTarget(entry, "sm_100a", BinaryFormat::Cubin, device));
+  report("sm_100f-ptx",
+         checkTarget(entry, "sm_100f", BinaryFormat::PTX, device));
+  report("bad-target", checkTarget(entry, "gfx942", BinaryFormat::PTX, device));
+
+  report("shared-at-limit", checkSharedMemory(entry, 232448, 0, device));
+  report("shared-over-limit", checkSharedMemory(entry, 229376, 4096, device));
+
+  std::vector<KernelParam> params = sampleKernelFile().params;
+  CUtensorMap map = {};
+  KernelArgs args;
+  args.addTensorMap(map).addPointer(0x1000).addI32(4096).addF32(0.125f);
+  report("args-match", checkArguments(entry, params, args));
+  KernelArgs fewer;
+  fewer.addTensorMap(map).addPointer(0x1000);
+  report("args-too-few", checkArguments(entry, params, fewer));
+  KernelArgs swapped;
+  swapped.addTensorMap(map).addI32(4096).addPointer(0x1000).addF32(0.125f);
+  report("args-wrong-kind", checkArguments(entry, params, swapped));
+  std::vector<void *> pointers = args.pointers();
+  bool aligned =
+      reinterpret_cast<uintptr_t>(pointers[0]) % alignof(CUtensorMap) == 0;
+  float scale = 0;
+  std::memcpy(&scale, pointers[3], sizeof(scale));
+  std::printf("args: %zu slots, tensor map %s, scale %g\n", pointers.size(),
+              aligned ? "aligned" : "MISALIGNED", scale);
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// driver: loading libcuda, with or without a GPU
+//===----------------------------------------------------------------------===//
+
+static int runDriver(const std::string &library) {
+  Expected<std::unique_ptr<Driver>> driver = Driver::load(library);
+  if (!driver.ok()) {
+    std::printf("driver: unavailable: %s\n", driver.status().message().c_str());
+    return 0;
+  }
+  const DeviceInfo &device = (*driver)->device();
+  std::printf("driver: loaded\n");
+  std::printf("device: %s\n", device.name.c_str());
+  std::printf("compute capability: %d.%d (%s)\n", device.computeMajor,
+              device.computeMinor, device.archName().c_str());
+  std::printf("sms: %d\n", device.smCount);
+  std::printf("max opt-in shared memory per block: %d B\n",
+              device.maxSharedPerBlockOptin);
+  std::printf("driver version: %d\n", device.driverVersion);
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// gpu: load, encode, launch and time on a real device
+//===----------------------------------------------------------------------===//
+
+/// Two sm_90 kernels. `fa4_check_params` copies its by-value tensor map, its
+/// i32 and its f32 parameters to `out`. `fa4_check_tma` loads one 64 x 8 bf16
+/// box at (c0, c1) with TMA into dynamic shared memory (128 B swizzle) and
+/// copies the 1024 B of shared memory to `out`.
+static const char kCheckPtx[] = R"(.version 8.0
+.target sm_90
+.address_size 64
+
+.visible .entry fa4_check_params(
+  .param .align 64 .b8 map[128],
+  .param .u64 out,
+  .param .u32 n,
+  .param .f32 scale)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<4>;
+  .reg .f32 %f<2>;
+  .reg .b64 %rd<8>;
+  mov.u32 %r1, %tid.x;
+  setp.ge.u32 %p1, %r1, 16;
+  @%p1 bra DONE;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mul.wide.u32 %rd3, %r1, 8;
+  mov.u64 %rd4, map;
+  add.u64 %rd5, %rd4, %rd3;
+  ld.param.u64 %rd6, [%rd5];
+  add.u64 %rd7, %rd2, %rd3;
+  st.global.u64 [%rd7], %rd6;
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra DONE;
+  ld.param.u32 %r2, [n];
+  st.global.u32 [%rd2+128], %r2;
+  ld.param.f32 %f1, [scale];
+  st.global.f32 [%rd2+132], %f1;
+DONE:
+  ret;
+}
+
+.extern .shared .align 1024 .b8 smem[];
+
+.visible .entry fa4_check_tma(
+  .param .align 64 .b8 tma_map[128],
+  .param .u64 tma_out,
+  .param .u32 c0,
+  .param .u32 c1)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<8>;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, smem;
+  add.u32 %r3, %r2, 1024;
+  setp.eq.u32 %p1, %r1, 0;
+  @!%p1 bra INITIALIZED;
+  mbarrier.init.shared::cta.b64 [%r3], 1;
+  fence.mbarrier_init.release.cluster;
+INITIALIZED:
+  bar.sync 0;
+  @!%p1 bra WAIT;
+  mov.u64 %rd1, tma_map;
+  cvta.param.u64 %rd2, %rd1;
+  ld.param.u32 %r4, [c0];
+  ld.param.u32 %r5, [c1];
+  mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r3], 1024;
+  cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r2], [%rd2, {%r4, %r5}], [%r3];
+WAIT:
+  mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r3], 0;
+  @!%p2 bra WAIT;
+  shl.b32 %r6, %r1, 4;
+  add.u32 %r7, %r2, %r6;
+  ld.shared.v4.u32 {%r8, %r9, %r10, %r11}, [%r7];
+  ld.param.u64 %rd3, [tma_out];
+  cvta.to.global.u64 %rd4, %rd3;
+  mul.wide.u32 %rd5, %r1, 16;
+  add.u64 %rd6, %rd4, %rd5;
+  st.global.v4.u32 [%rd6], {%r8, %r9, %r10, %r11};
+  ret;
+}
+)";
+
+/// Prints the failure of `status` under `name` and says whether it failed.
+static bool failed(const char *name, const Status &status) {
+  if (status.ok())
+    return false;
+  report(name, status);
+  return true;
+}
+
+/// Runs fa4_check_params from a kernel file: a tensor map, an i32 and an f32
+/// must arrive byte for byte.
+static bool checkParams(const Driver &driver, const DeviceBuffer &tensor) {
+  KernelFile file;
+  file.entry = "fa4_check_params";
+  file.target = "sm_90";
+  file.format = BinaryFormat::PTX;
+  file.block = {32, 1, 1};
+  KernelParam map, out, n, scale;
+  map.kind = ParamKind::TensorMap;
+  map.name = "map";
+  map.tensor = "x";
+  map.boxDims = {64, 64};
+  map.swizzle = Swizzle::B128;
+  out.name = "out";
+  n.kind = ParamKind::I32;
+  n.name = "n";
+  scale.kind = ParamKind::F32;
+  scale.name = "scale";
+  file.params = {map, out, n, scale};
+  file.binary = kCheckPtx;
+  Expected<std::string> bytes = serializeKernelFile(file);
+  Expected<KernelFile> reread = bytes.ok()
+                                    ? parseKernelFile(*bytes)
+                                    : Expected<KernelFile>(bytes.status());
+  if (failed("params-file", reread.status()))
+    return false;
+  Expected<Kernel> kernel = Kernel::load(driver, *reread);
+  if (failed("params-load", kernel.status()))
+    return false;
+  report("params-load", Status::success());
+
+  Expected<CUtensorMap> tmap =
+      encodeTensorMap(driver, matrixSpec(), tensor.address());
+  Expected<DeviceBuffer> result = DeviceBuffer::allocate(driver, 256);
+  if (failed("params-encode", tmap.status()) ||
+      failed("params-alloc", result.status()) ||
+      failed("params-poison", result->fill8(0xff)))
+    return false;
+
+  KernelArgs wrong;
+  wrong.addPointer(result->address());
+  report("params-wrong-args",
+         launch(*kernel, {{1, 1, 1}, {32, 1, 1}, 0, nullptr}, wrong));
+  report("params-wrong-block",
+         launch(*kernel, {{1, 1, 1}, {64, 1, 1}, 0, nullptr}, wrong));
+
+  KernelArgs args;
+  args.addTensorMap(*tmap)
+      .addPointer(result->address())
+      .addI32(4096)
+      .addF32(0.125f);
+  unsigned char host[256];
+  if (failed("params-launch",
+             launch(*kernel, {{1, 1, 1}, {32, 1, 1}, 0, nullptr}, args)) ||
+      failed("params-sync", driver.synchronize()) ||
+      failed("params-copy", result->copyToHost(host, sizeof(host))))
+    return false;
+  int32_t n32 = 0;
+  float f32 = 0;
+  std::memcpy(&n32, host + 128, 4);
+  std::memcpy(&f32, host + 132, 4);
+  bool same = std::memcmp(host, &*tmap, sizeof(CUtensorMap)) == 0;
+  std::printf("params: tensor map %s, i32 %d, f32 %g\n",
+              same ? "identical" : "DIFFERENT", n32, f32);
+  return true;
+}
+
+/// Runs fa4_check_tma on a 16 x 128 bf16 matrix whose element (r, c) holds
+/// r * 128 + c, loading the box at column 64, row 12: rows 16 and beyond are
+/// out of bounds and must read as zero.
+static bool checkTma(const Driver &driver) {
+  constexpr unsigned rows = 16, cols = 128, boxCols = 64, boxRows = 8;
+  constexpr unsigned c0 = 64, c1 = 12;
+  constexpr uint32_t dynamicShared = 100 * 1024;
+  std::vector<uint16_t> input(rows * cols);
+  for (unsigned i = 0; i < input.size(); ++i)
+    input[i] = uint16_t(i);
+  Expected<DeviceBuffer> tensor =
+      DeviceBuffer::allocate(driver, input.size() * 2);
+  Expected<DeviceBuffer> result = DeviceBuffer::allocate(driver, 1024);
+  if (failed("tma-alloc", tensor.status()) ||
+      failed("tma-alloc", result.status()) ||
+      failed("tma-upload",
+             tensor->copyFromHost(input.data(), input.size() * 2)) ||
+      failed("tma-poison", result->fill16(0xffff)))
+    return false;
+
+  TensorMapSpec spec;
+  spec.elementType = ElementType::BF16;
+  spec.globalDims = {cols, rows};
+  spec.globalStrides = {cols * 2};
+  spec.boxDims = {boxCols, boxRows};
+  spec.swizzle = Swizzle::B128;
+  Expected<CUtensorMap> map = encodeTensorMap(driver, spec, tensor->address());
+  Expected<Kernel> kernel = Kernel::load(driver, BinaryFormat::PTX, kCheckPtx,
+                                         "fa4_check_tma", dynamicShared);
+  if (failed("tma-encode", map.status()) || failed("tma-load", kernel.status()))
+    return false;
+  std::printf("tma kernel: %d registers, %d B local, %d B static shared\n",
+              kernel->info().registers, kernel->info().localBytes,
+              kernel->info().staticSharedBytes);
+
+  KernelArgs args;
+  args.addTensorMap(*map).addPointer(result->address()).addI32(c0).addI32(c1);
+  LaunchConfig config{{1, 1, 1}, {64, 1, 1}, dynamicShared, nullptr};
+  std::vector<uint16_t> output(512);
+  if (failed("tma-launch", launch(*kernel, config, args)) ||
+      failed("tma-sync", driver.synchronize()) ||
+      failed("tma-copy", result->copyToHost(output.data(), 1024)))
+    return false;
+
+  // The 128 B swizzle permutes the 16 B chunks of each 128 B row by XOR with
+  // the row index modulo 8.
+  unsigned mismatches = 0;
+  for (unsigned r = 0; r < boxRows; ++r)
+    for (unsigned c = 0; c < boxCols; ++c) {
+      unsigned byte = c * 2;
+      unsigned swizzled = r * 128 + (((byte / 16) ^ (r % 8)) * 16) + byte % 16;
+      unsigned row = c1 + r, col = c0 + c;
+      uint16_t expected = row < rows ? uint16_t(row * cols + col) : 0;
+      mismatches += output[swizzled / 2] != expected;
+    }
+  std::printf("tma: %u of %u elements differ\n", mismatches, boxRows * boxCols);
+
+  report("tma-over-shared-limit",
+         Kernel::load(driver, BinaryFormat::PTX, kCheckPtx, "fa4_check_tma",
+                      uint32_t(driver.device().maxSharedPerBlockOptin) + 1024)
+             .status());
+  config.dynamicSharedBytes = dynamicShared + 16;
+  report("tma-launch-over-loaded-shared", launch(*kernel, config, args));
+  config.dynamicSharedBytes = dynamicShared;
+  Expected<float> ms = timeLaunches(*kernel, config, args, 100);
+  if (failed("tma-time", ms.status()))
+    return false;
+  std::printf("timed 100 launches: %s\n",
+              *ms > 0 ? "positive" : "NOT POSITIVE");
+  return true;
+}
+
+static int runGpu() {
+  Expected<std::unique_ptr<Driver>> loaded = Driver::load();
+  if (failed("gpu-driver", loaded.status()))
+    return 1;
+  const Driver &driver = **loaded;
+
+  report("bad-ptx", Kernel::load(driver, BinaryFormat::PTX,
+                                 ".version 8.0\n.target sm_90\nnonsense\n",
+                                 "fa4_nonsense", 0)
+                        .status());
+  report("missing-entry",
+         Kernel::load(driver, BinaryFormat::PTX, kCheckPtx, "fa4_missing", 0)
+             .status());
+  KernelFile wrongTarget;
+  wrongTarget.entry = "fa4_check_tma";
+  wrongTarget.target =
+      driver.device().computeMajor == 10 ? "sm_90a" : "sm_100a";
+  wrongTarget.format = BinaryFormat::Cubin;
+  wrongTarget.binary = kCheckPtx;
+  report("wrong-target", Kernel::load(driver, wrongTarget).status());
+
+  Expected<DeviceBuffer> tensor = DeviceBuffer::allocate(driver, 4096 * 256);
+  if (failed("gpu-alloc", tensor.status()))
+    return 1;
+  report("copy-overrun", tensor->copyFromHost(nullptr, 4096 * 256 + 1));
+  TensorMapSpec bad = matrixSpec();
+  bad.boxDims = {64, 300};
+  report("encode-bad-box",
+         encodeTensorMap(driver, bad, tensor->address()).status());
+
+  if (!checkParams(driver, *tensor) || !checkTma(driver))
+    return 1;
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  std::string command = argc > 1 ? argv[1] : "";
+  if (command == "tma" && argc == 2)
+    return runTma();
+  if (command == "kernel-file" && argc == 3)
+    return runKernelFile(argv[2]);
+  if (command == "launch-checks" && argc == 2)
+    return runLaunchChecks();
+  if (command == "driver" && argc == 2)
+    return runDriver("libcuda.so.1");
+  if (command == "driver" && argc == 4 && std::string(argv[2]) == "--library")
+    return runDriver(argv[3]);
+  if (command == "gpu" && argc == 2)
+    return runGpu();
+  std::fprintf(stderr, "usage: fa4-runtime-checks tma | kernel-file <path> | "
+                       "launch-checks | driver [--library <libcuda>] | gpu\n");
+  return 2;
+}

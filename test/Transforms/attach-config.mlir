@@ -1,0 +1,35 @@
+// fa4-attach-config derives the FA4Config plan: 1, 2 and 4 qk stages for head
+// dims 64, 128 and 256 with 128-byte swizzle, kv stages from shared memory,
+// and honours command-line overrides.
+// RUN: fa4-opt %s --fa4-attach-config="head-dim=64" | FileCheck %s --check-prefix=D64
+// RUN: fa4-opt %s --fa4-attach-config="head-dim=128" | FileCheck %s --check-prefix=D128
+// RUN: fa4-opt %s --fa4-attach-config="head-dim=256" | FileCheck %s --check-prefix=D256
+// RUN: fa4-opt %s --fa4-attach-config="head-dim=128 dtype=f16 kv-stages=2 qk-stages=2" | FileCheck %s --check-prefix=OVERRIDE
+// RUN: fa4-opt %s --fa4-attach-config="head-dim=128 target=sm_100a" | FileCheck %s --check-prefix=SM100
+// RUN: not fa4-opt %s --fa4-attach-config="head-dim=128 kv-stages=4" 2>&1 | FileCheck %s --check-prefix=SMEM
+// RUN: not fa4-opt %s --fa4-attach-config="head-dim=128 dtype=f32" 2>&1 | FileCheck %s --check-prefix=DTYPE
+// RUN: not fa4-opt %s --fa4-attach-config="head-dim=128 target=sm_80" 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: not fa4-opt %s --fa4-attach-config="head-dim=128 qk-stages=1" 2>&1 | FileCheck %s --check-prefix=BOX
+
+// D64: func.func @kernel() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 64, head_dim_v = 64, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 4, qk_stages = 1, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>}
+// D128: func.func @kernel() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128
+// D256: func.func @kernel() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 256, head_dim_v = 256, bm = 64, bn = 64, bk0 = 64, bk1 = 64, kv_stages = 2, qk_stages = 4, swizzle = 128
+// OVERRIDE: #fa4.config<element_type = f16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 2, qk_stages = 2,
+// SM100: #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 128, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 2, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_100a, roles = [#fa4.role<producer, warps = 4, regs = 48>, #fa4.role<softmax, warps = 8, regs = 192>, #fa4.role<correction, warps = 4, regs = 80>]>
+// SMEM: error: shared memory plan needs 295136 B (Q 32768 B, K 131072 B, V 131072 B, barriers 224 B) but sm_90a allows 232448 B
+// DTYPE: error: dtype 'f32' is not bf16 or f16
+// TARGET: error: target 'sm_80' is not sm_90a or sm_100a
+// BOX: error: K box inner extent 256 B (bk0 128 x 2 B) exceeds the 128 B swizzle span
+
+func.func @kernel() {
+  return
+}
+
+// A function that already has a plan keeps it.
+// D64: func.func @planned() attributes {fa4.config = #fa4.config<element_type = f16, head_dim = 64
+func.func @planned() attributes {fa4.config = #fa4.config<element_type = f16, head_dim = 64,
+    head_dim_v = 64, bm = 64, bn = 64, bk0 = 64, bk1 = 64, kv_stages = 2, qk_stages = 1,
+    swizzle = 128, q_tiles = 1, target = sm_90a,
+    roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 4, regs = 240>]>} {
+  return
+}
