@@ -273,3 +273,25 @@ ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
     return failure();
   return config;
 }
+
+//===----------------------------------------------------------------------===//
+// Layouts
+//===----------------------------------------------------------------------===//
+
+LogicalResult AccLayoutAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  if (shape.size() != 2 || shape[0] != 64 || shape[1] % 8 != 0 ||
+      shape[1] < 8 || shape[1] > 256)
+    return emitError() << "#fa4.acc lays out 64 x N tiles with N a multiple "
+                          "of 8 up to 256";
+  return success();
+}
+
+LogicalResult RowsLayoutAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  if (shape.size() != 1 || shape[0] != 64)
+    return emitError() << "#fa4.rows lays out 64-element row vectors";
+  return success();
+}

@@ -12,6 +12,7 @@
 include "FA4/FA4Dialect.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/TensorEncoding.td"
 
 //===----------------------------------------------------------------------===//
 // Enums
@@ -134,6 +135,45 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
     static FailureOr<ConfigAttr>
     derive(function_ref<InFlightDiagnostic()> emitError, MLIRContext *context,
            const ConfigRequest &request);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Register-tile layouts
+//===----------------------------------------------------------------------===//
+
+def FA4_AccLayoutAttr : FA4_Attr<"AccLayout", "acc", [
+    DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
+  let summary = "the accumulator layout of a warpgroup MMA";
+  let description = [{
+    The layout of a `64 x N` register tile spread over the 128 threads of one
+    warpgroup as the accumulator of `wgmma.mma_async` (PTX ISA "Matrix
+    fragments for wgmma .m64nNk16"): warp `w` holds rows `16w ... 16w + 15`;
+    lane `l` holds rows `16w + l/4` and `16w + l/4 + 8` and, in each 8-column
+    block `j`, columns `8j + 2(l%4)` and `+1`. A thread's `N/2` values are in
+    the order (block `j`, row half `h`, column parity `e`) at `4j + 2h + e`.
+    For 16-bit element types the same layout is the register-A operand of
+    the next MMA, so `P` feeds `P·V` without a trip through shared memory.
+
+    ```mlir
+    tensor<64x128xf32, #fa4.acc>
+    ```
+  }];
+}
+
+def FA4_RowsLayoutAttr : FA4_Attr<"RowsLayout", "rows", [
+    DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
+  let summary = "one value per row of an accumulator-layout tile";
+  let description = [{
+    The layout of a 64-element row vector that matches the rows of an
+    `#fa4.acc` tile: each thread holds the values of its two rows
+    (`16w + l/4` and that plus 8), replicated across the four lanes of its
+    quad. Row reductions of an `#fa4.acc` tile produce it; broadcasts along
+    the columns consume it.
+
+    ```mlir
+    tensor<64xf32, #fa4.rows>
+    ```
   }];
 }
 

@@ -45,8 +45,30 @@ LogicalResult FA4Dialect::verifyOperationAttribute(Operation *op,
                              << "' must be a #fa4.config attribute";
     return success();
   }
+  if (attr.getName() == kKernelAttrName) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << kKernelAttrName << "' must be a unit attribute";
+    return success();
+  }
+  if (attr.getName() == kSharedMemoryBytesAttrName) {
+    auto bytes = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!bytes || bytes.getInt() < 0)
+      return op->emitError() << "'" << kSharedMemoryBytesAttrName
+                             << "' must be a non-negative integer";
+    return success();
+  }
   return op->emitError() << "unknown fa4 attribute '"
                          << attr.getName().getValue() << "'";
+}
+
+VectorType mlir::fa4::getDistributedType(RankedTensorType type) {
+  Attribute encoding = type.getEncoding();
+  if (isa_and_nonnull<AccLayoutAttr>(encoding))
+    return VectorType::get({type.getDimSize(1) / 2}, type.getElementType());
+  if (isa_and_nonnull<RowsLayoutAttr>(encoding))
+    return VectorType::get({2}, type.getElementType());
+  return {};
 }
 
 ConfigAttr mlir::fa4::lookupConfig(Operation *op) {

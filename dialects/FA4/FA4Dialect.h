@@ -10,12 +10,14 @@
 #define FA4_FA4DIALECT_H
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TensorEncoding.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -79,6 +81,16 @@ verifyRoleBudget(function_ref<InFlightDiagnostic()> emitError,
 #include "FA4/FA4Ops.h.inc"
 
 namespace mlir::fa4 {
+/// The unit attribute that marks a function as a GPU kernel.
+constexpr StringLiteral kKernelAttrName = "fa4.kernel";
+/// The dynamic shared memory a kernel needs, set by
+/// fa4-allocate-shared-memory.
+constexpr StringLiteral kSharedMemoryBytesAttrName = "fa4.shared_memory_bytes";
+
+/// The per-thread vector type of a register tile with an fa4 layout, or null
+/// when `type` has none.
+VectorType getDistributedType(RankedTensorType type);
+
 /// The plan of the nearest op at or above `op` that carries `fa4.config`, or
 /// null when there is none.
 ConfigAttr lookupConfig(Operation *op);

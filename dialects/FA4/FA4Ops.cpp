@@ -14,6 +14,33 @@
 using namespace mlir;
 using namespace mlir::fa4;
 
+/// `[%state]` or `[%stage, %phase]`: the types follow from the count.
+static ParseResult
+parseState(OpAsmParser &parser,
+           SmallVectorImpl<OpAsmParser::UnresolvedOperand> &operands,
+           SmallVectorImpl<Type> &types) {
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseOperandList(operands))
+    return failure();
+  MLIRContext *context = parser.getContext();
+  if (operands.size() == 1) {
+    types.push_back(PipelineStateType::get(context));
+    return success();
+  }
+  if (operands.size() == 2) {
+    types.append(2, IntegerType::get(context, 32));
+    return success();
+  }
+  return parser.emitError(loc) << "expected a pipeline state, or a stage "
+                                  "index and a phase, got "
+                               << operands.size() << " operands";
+}
+
+static void printState(OpAsmPrinter &printer, Operation *, OperandRange state,
+                       TypeRange) {
+  printer << state;
+}
+
 #define GET_OP_CLASSES
 #include "FA4/FA4Ops.cpp.inc"
 
@@ -98,9 +125,17 @@ LogicalResult PipelineCreateOp::verify() {
 // Sub-stage ops
 //===----------------------------------------------------------------------===//
 
-/// The qk sub-stage `qk` must exist; V pipelines have only sub-stage 0.
+/// The state is one `!fa4.pipeline_state` or (stage, phase) as two i32; the
+/// qk sub-stage `qk` must exist; V pipelines have only sub-stage 0.
 static LogicalResult verifyQkStageOf(Operation *op, PipelineType type,
-                                     int64_t qk) {
+                                     ValueRange state, int64_t qk) {
+  bool implicit =
+      state.size() == 1 && isa<PipelineStateType>(state[0].getType());
+  bool isExplicit = state.size() == 2 && state[0].getType().isInteger(32) &&
+                    state[1].getType().isInteger(32);
+  if (!implicit && !isExplicit)
+    return op->emitOpError() << "takes a pipeline state, or a stage index "
+                                "and a phase as two i32 values";
   if (type.getKind() == PipelineKind::v && qk != 0)
     return op->emitOpError()
            << "V pipelines are loaded complete and take qk stage 0 only, got "
@@ -113,12 +148,12 @@ static LogicalResult verifyQkStageOf(Operation *op, PipelineType type,
 }
 
 LogicalResult ProducerAcquireOp::verifyQkStage() {
-  return verifyQkStageOf(*this, getPipeline().getType(), getQk());
+  return verifyQkStageOf(*this, getPipeline().getType(), getState(), getQk());
 }
 LogicalResult ProducerAcquireOp::verify() { return verifyQkStage(); }
 
 LogicalResult ProducerLoadOp::verifyQkStage() {
-  return verifyQkStageOf(*this, getPipeline().getType(), getQk());
+  return verifyQkStageOf(*this, getPipeline().getType(), getState(), getQk());
 }
 
 LogicalResult ProducerLoadOp::verify() {
@@ -137,13 +172,19 @@ LogicalResult ProducerLoadOp::verify() {
     return emitOpError() << "tensor map of " << map.getElementType()
                          << " cannot fill a tile of " << tile.getElementType();
   ArrayRef<int64_t> box = map.getBox();
-  if (static_cast<int64_t>(getCoords().size()) != tile.getRank())
-    return emitOpError() << "a " << tile.getRank() << "-d tile takes "
-                         << tile.getRank() << " coordinates, got "
+  if (getCoords().size() != box.size())
+    return emitOpError() << "a tensor map of rank " << box.size() << " takes "
+                         << box.size() << " coordinates, got "
                          << getCoords().size();
-  if (static_cast<int64_t>(box.size()) != tile.getRank())
+  // Leading box dimensions of extent 1 (batch, head) do not reach the tile.
+  int64_t extra = static_cast<int64_t>(box.size()) - tile.getRank();
+  if (extra < 0 || llvm::any_of(box.take_front(std::max<int64_t>(extra, 0)),
+                                [](int64_t dim) { return dim != 1; }))
     return emitOpError() << "tensor map box of rank " << box.size()
-                         << " cannot fill a " << tile.getRank() << "-d tile";
+                         << " cannot fill a " << tile.getRank()
+                         << "-d tile (leading box dimensions past the tile's "
+                            "rank must be 1)";
+  box = box.take_back(tile.getRank());
   for (auto [tileDim, boxDim] : llvm::zip_equal(tile.getShape(), box))
     if (tileDim % boxDim != 0)
       return emitOpError() << "tile "
@@ -156,7 +197,7 @@ LogicalResult ProducerLoadOp::verify() {
 }
 
 LogicalResult ConsumerWaitOp::verifyQkStage() {
-  return verifyQkStageOf(*this, getPipeline().getType(), getQk());
+  return verifyQkStageOf(*this, getPipeline().getType(), getState(), getQk());
 }
 
 LogicalResult ConsumerWaitOp::verify() {
@@ -170,7 +211,7 @@ LogicalResult ConsumerWaitOp::verify() {
 }
 
 LogicalResult ConsumerReleaseOp::verifyQkStage() {
-  return verifyQkStageOf(*this, getPipeline().getType(), getQk());
+  return verifyQkStageOf(*this, getPipeline().getType(), getState(), getQk());
 }
 LogicalResult ConsumerReleaseOp::verify() { return verifyQkStage(); }
 
@@ -211,8 +252,25 @@ LogicalResult WarpgroupIdOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult MmaAsyncOp::verify() {
-  auto aType = cast<ShapedType>(getA().getType());
   MemRefType bType = getB().getType();
+  bool mnMajor = getBMnMajor();
+  // After distribution each register operand is one thread's values: N/2
+  // accumulator values, K/2 register-A values.
+  if (isa<VectorType>(getAcc().getType()) ||
+      isa<VectorType>(getA().getType())) {
+    int64_t n = bType.getDimSize(mnMajor ? 1 : 0);
+    int64_t k = bType.getDimSize(mnMajor ? 0 : 1);
+    auto accVector = dyn_cast<VectorType>(getAcc().getType());
+    if (!accVector || accVector.getNumElements() != n / 2)
+      return emitOpError() << "a distributed accumulator holds N/2 = " << n / 2
+                           << " values per thread";
+    if (auto aVector = dyn_cast<VectorType>(getA().getType()))
+      if (aVector.getNumElements() != k / 2)
+        return emitOpError() << "a distributed register A holds K/2 = " << k / 2
+                             << " values per thread";
+    return success();
+  }
+  auto aType = cast<ShapedType>(getA().getType());
   auto accType = cast<RankedTensorType>(getAcc().getType());
   if (aType.getRank() != 2 || accType.getRank() != 2)
     return emitOpError() << "A and the accumulator must be 2-d, got ranks "
@@ -222,7 +280,6 @@ LogicalResult MmaAsyncOp::verify() {
                          << bType.getElementType()
                          << " must have one element type";
   int64_t m = aType.getDimSize(0), k = aType.getDimSize(1);
-  bool mnMajor = getBMnMajor();
   int64_t bk = bType.getDimSize(mnMajor ? 0 : 1);
   int64_t n = bType.getDimSize(mnMajor ? 1 : 0);
   if (bk != k)
@@ -279,4 +336,32 @@ LogicalResult NamedBarrierSyncOp::verify() {
 
 LogicalResult NamedBarrierArriveOp::verify() {
   return verifyNamedBarrier(*this, getId(), getThreads());
+}
+
+//===----------------------------------------------------------------------===//
+// Shared-memory views and global stores
+//===----------------------------------------------------------------------===//
+
+LogicalResult SubtileOp::verify() {
+  MemRefType source = getSource().getType();
+  MemRefType result = getResult().getType();
+  if (source.getElementType() != result.getElementType() ||
+      source.getMemorySpace() != result.getMemorySpace())
+    return emitOpError() << "a view keeps the element type and memory space "
+                            "of its source";
+  for (int i = 0; i < 2; ++i)
+    if (result.getDimSize(i) > source.getDimSize(i))
+      return emitOpError() << "a " << result.getDimSize(0) << "x"
+                           << result.getDimSize(1) << " view does not fit in "
+                           << "a " << source.getDimSize(0) << "x"
+                           << source.getDimSize(1) << " tile";
+  return success();
+}
+
+LogicalResult GlobalStoreOp::verify() {
+  auto tensor = dyn_cast<RankedTensorType>(getTile().getType());
+  if (tensor && !isa_and_nonnull<AccLayoutAttr>(tensor.getEncoding()))
+    return emitOpError() << "stores tiles in the #fa4.acc layout, got "
+                         << tensor;
+  return success();
 }

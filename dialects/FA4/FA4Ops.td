@@ -13,9 +13,18 @@ include "FA4/FA4Types.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Dialect/LLVMIR/LLVMOpBase.td"
 
 def FA4_SharedTile : MemRefRankOf<[BF16, F16, F32], [2]>;
-def FA4_RegisterTile : RankedTensorOf<[BF16, F16, F32]>;
+/// A register tile: a ranked tensor (with an fa4 layout once one is
+/// assigned), or after distribution the 1-d vector of one thread's values.
+def FA4_RegisterTile : AnyTypeOf<[RankedTensorOf<[BF16, F16, F32]>,
+                                  VectorOfRankAndType<[1], [BF16, F16, F32]>]>;
+def FA4_AccTile : AnyTypeOf<[RankedTensorOf<[F32, F16]>,
+                             VectorOfRankAndType<[1], [F32, F16]>]>;
+/// Where a side stands in a pipeline: a `!fa4.pipeline_state`, or after
+/// fa4-explicit-pipeline-state the stage index and phase as two i32 values.
+def FA4_StateOperand : Variadic<AnyTypeOf<[FA4_PipelineStateType, I32]>>;
 
 //===----------------------------------------------------------------------===//
 // Pipelines
@@ -33,6 +42,10 @@ def FA4_PipelineCreateOp : FA4_Op<"pipeline.create"> {
     with the fence that makes it visible to the async proxy (PTX ISA,
     "Parallel Synchronization and Communication Instructions: mbarrier").
 
+    `offset`, set by fa4-allocate-shared-memory, is where the pipeline's
+    region (stage buffers, then barriers) starts in the kernel's dynamic
+    shared memory.
+
     When the enclosing kernel carries `fa4.config`, the verifier checks the
     pipeline against it: K tiles are `bn x bk0` with the config's kv and qk
     stages, V tiles `bn x head_dim_v` with its kv stages, Q tiles
@@ -44,7 +57,8 @@ def FA4_PipelineCreateOp : FA4_Op<"pipeline.create"> {
     %k = fa4.pipeline.create consumers(256) : !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
     ```
   }];
-  let arguments = (ins ConfinedAttr<I64Attr, [IntPositive]>:$consumer_arrivals);
+  let arguments = (ins ConfinedAttr<I64Attr, [IntPositive]>:$consumer_arrivals,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$offset);
   let results = (outs FA4_PipelineType:$pipeline);
   let assemblyFormat = [{
     `consumers` `(` $consumer_arrivals `)` attr-dict `:` qualified(type($pipeline))
@@ -97,7 +111,7 @@ def FA4_PipelineStepOp : FA4_Op<"pipeline.step", [Pure]> {
 class FA4_SubStageOp<string mnemonic, list<Trait> traits = []>
     : FA4_Op<mnemonic, traits> {
   code subStageDecl = [{
-    /// Check that the qk sub-stage is in range for the pipeline.
+    /// Check the state operands and that the qk sub-stage is in range.
     LogicalResult verifyQkStage();
   }];
   let extraClassDeclaration = subStageDecl;
@@ -111,20 +125,25 @@ def FA4_ProducerAcquireOp : FA4_SubStageOp<"producer.acquire"> {
     phase (`mbarrier.try_wait.parity`), so that it may overwrite the buffers
     of that sub-stage. V pipelines take qk stage 0 only.
 
+    Like every op that addresses a sub-stage, it takes the state either as a
+    `!fa4.pipeline_state` or, after `fa4-explicit-pipeline-state`, as the
+    stage index and the phase (two i32 values): `%k[%stage, %phase]`.
+
     Example:
 
     ```mlir
     fa4.producer.acquire %k[%s] qk 1 : !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
     ```
   }];
-  let arguments = (ins FA4_PipelineType:$pipeline, FA4_PipelineStateType:$state,
+  let arguments = (ins FA4_PipelineType:$pipeline, FA4_StateOperand:$state,
                        DefaultValuedAttr<I64Attr, "0">:$qk);
   let assemblyFormat = [{
-    $pipeline `[` $state `]` (`qk` $qk^)? attr-dict `:` qualified(type($pipeline))
+    $pipeline `[` custom<State>($state, type($state)) `]` (`qk` $qk^)? attr-dict
+    `:` qualified(type($pipeline))
   }];
 }
 
-def FA4_ProducerLoadOp : FA4_SubStageOp<"producer.load"> {
+def FA4_ProducerLoadOp : FA4_SubStageOp<"producer.load", [AttrSizedOperandSegments]> {
   let summary = "TMA load of one tile into a sub-stage, with the elected expect-tx";
   let description = [{
     One elected thread announces the tile's bytes on the full barrier of
@@ -143,12 +162,13 @@ def FA4_ProducerLoadOp : FA4_SubStageOp<"producer.load"> {
     fa4.producer.load %k[%s] qk 1, %kmap[%row, %c64] : !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>, !fa4.tensor_map<bf16, box = [128, 64], swizzle = 128>
     ```
   }];
-  let arguments = (ins FA4_PipelineType:$pipeline, FA4_PipelineStateType:$state,
+  let arguments = (ins FA4_PipelineType:$pipeline, FA4_StateOperand:$state,
                        DefaultValuedAttr<I64Attr, "0">:$qk,
                        DefaultValuedAttr<I64Attr, "0">:$tile,
                        FA4_TensorMapType:$map, Variadic<Index>:$coords);
   let assemblyFormat = [{
-    $pipeline `[` $state `]` (`qk` $qk^)? (`tile` $tile^)? `,` $map `[` $coords `]`
+    $pipeline `[` custom<State>($state, type($state)) `]` (`qk` $qk^)?
+    (`tile` $tile^)? `,` $map `[` $coords `]`
     attr-dict `:` qualified(type($pipeline)) `,` qualified(type($map))
   }];
 }
@@ -167,12 +187,12 @@ def FA4_ConsumerWaitOp : FA4_SubStageOp<"consumer.wait"> {
     %kt = fa4.consumer.wait %k[%s] qk 0 : !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>> -> memref<128x64xbf16, 3>
     ```
   }];
-  let arguments = (ins FA4_PipelineType:$pipeline, FA4_PipelineStateType:$state,
+  let arguments = (ins FA4_PipelineType:$pipeline, FA4_StateOperand:$state,
                        DefaultValuedAttr<I64Attr, "0">:$qk);
   let results = (outs Variadic<FA4_SharedTile>:$buffers);
   let assemblyFormat = [{
-    $pipeline `[` $state `]` (`qk` $qk^)? attr-dict `:` qualified(type($pipeline))
-    `->` type($buffers)
+    $pipeline `[` custom<State>($state, type($state)) `]` (`qk` $qk^)? attr-dict
+    `:` qualified(type($pipeline)) `->` type($buffers)
   }];
 }
 
@@ -190,10 +210,11 @@ def FA4_ConsumerReleaseOp : FA4_SubStageOp<"consumer.release"> {
     fa4.consumer.release %k[%s] qk 1 : !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
     ```
   }];
-  let arguments = (ins FA4_PipelineType:$pipeline, FA4_PipelineStateType:$state,
+  let arguments = (ins FA4_PipelineType:$pipeline, FA4_StateOperand:$state,
                        DefaultValuedAttr<I64Attr, "0">:$qk);
   let assemblyFormat = [{
-    $pipeline `[` $state `]` (`qk` $qk^)? attr-dict `:` qualified(type($pipeline))
+    $pipeline `[` custom<State>($state, type($state)) `]` (`qk` $qk^)? attr-dict
+    `:` qualified(type($pipeline))
   }];
 }
 
@@ -280,7 +301,9 @@ def FA4_MmaAsyncOp : FA4_Op<"mma.async", [AllTypesMatch<["acc", "result"]>]> {
     register tile. The result may be read only after an `fa4.mma.wait` that
     covers it. On sm_90a this is `wgmma.mma_async` (PTX ISA "Asynchronous
     Warpgroup Level Matrix Multiply-Accumulate Instructions"): M a multiple
-    of 64, N a multiple of 8 up to 256, K a multiple of 16.
+    of 64, N a multiple of 8 up to 256, K a multiple of 16. Register tiles
+    carry the `#fa4.acc` layout; after fa4-distribute-register-tiles they are
+    each thread's values as a 1-d vector.
 
     Example:
 
@@ -289,10 +312,11 @@ def FA4_MmaAsyncOp : FA4_Op<"mma.async", [AllTypesMatch<["acc", "result"]>]> {
     %o = fa4.mma.async %p, %vt, %acc b_mn_major : tensor<64x128xbf16>, memref<128x128xbf16, 3>, tensor<64x128xf32>
     ```
   }];
-  let arguments = (ins AnyTypeOf<[FA4_SharedTile, RankedTensorOf<[BF16, F16]>]>:$a,
-                       FA4_SharedTile:$b, RankedTensorOf<[F32, F16]>:$acc,
+  let arguments = (ins AnyTypeOf<[FA4_SharedTile, RankedTensorOf<[BF16, F16]>,
+                                  VectorOfRankAndType<[1], [BF16, F16]>]>:$a,
+                       FA4_SharedTile:$b, FA4_AccTile:$acc,
                        UnitAttr:$b_mn_major);
-  let results = (outs RankedTensorOf<[F32, F16]>:$result);
+  let results = (outs FA4_AccTile:$result);
   let assemblyFormat = [{
     $a `,` $b `,` $acc (`b_mn_major` $b_mn_major^)? attr-dict `:` type($a) `,`
     type($b) `,` type($acc)
@@ -366,6 +390,55 @@ def FA4_NamedBarrierArriveOp
     fa4.named_barrier.arrive id(2) threads(256)
     ```
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Shared-memory views and global stores
+//===----------------------------------------------------------------------===//
+
+def FA4_SubtileOp : FA4_Op<"subtile", [Pure]> {
+  let summary = "a view of part of a swizzled shared-memory tile";
+  let description = [{
+    The part of `source` that starts at (`row`, `col`) and has the result's
+    shape, in the same swizzled layout. fa4 keeps a shared-memory tile of R x C
+    16-bit elements as C/64 column blocks of R rows x 128 bytes (one TMA box
+    each, 128-byte swizzle), so a view must start on a whole swizzle atom:
+    `row` a multiple of 8, `col` a multiple of 64. Used to feed one qk stage's
+    slice of Q to the MMA, or a consumer warpgroup's rows of a shared tile.
+
+    ```mlir
+    %q1 = fa4.subtile %q[%c0, %c64] : memref<64x128xbf16, 3> -> memref<64x64xbf16, 3>
+    ```
+  }];
+  let arguments = (ins FA4_SharedTile:$source, Index:$row, Index:$col);
+  let results = (outs FA4_SharedTile:$result);
+  let assemblyFormat = [{
+    $source `[` $row `,` $col `]` attr-dict `:` type($source) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def FA4_GlobalStoreOp : FA4_Op<"global_store"> {
+  let summary = "store a warpgroup's register tile to global memory";
+  let description = [{
+    Each thread of the warpgroup writes its values of the `64 x N` tile (in
+    the `#fa4.acc` layout) to global memory: element (i, j) goes to
+    `base + ((row + i) * stride + col + j) * sizeof(element)` when
+    `row + i < row_limit`; rows past the limit are not written (the tail of a
+    sequence).
+
+    ```mlir
+    fa4.global_store %o, %out[%row, %c0] rows(%seq) stride(%c128) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
+    ```
+  }];
+  let arguments = (ins FA4_RegisterTile:$tile, LLVM_AnyPointer:$base,
+                       Index:$row, Index:$col, Index:$row_limit,
+                       Index:$stride);
+  let assemblyFormat = [{
+    $tile `,` $base `[` $row `,` $col `]` `rows` `(` $row_limit `)` `stride`
+    `(` $stride `)` attr-dict `:` type($tile) `,` qualified(type($base))
+  }];
+  let hasVerifier = 1;
 }
 
 #endif // FA4_OPS_TD

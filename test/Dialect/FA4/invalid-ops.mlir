@@ -106,7 +106,7 @@ func.func @f(%k: !K, %m: !M, %i: index) {
 !M = !fa4.tensor_map<bf16, box = [128, 64], swizzle = 128>
 func.func @f(%k: !K, %m: !M, %i: index) {
   %s = fa4.pipeline.start %k producer : !K
-  // expected-error @below {{a 2-d tile takes 2 coordinates, got 1}}
+  // expected-error @below {{a tensor map of rank 2 takes 2 coordinates, got 1}}
   fa4.producer.load %k[%s], %m[%i] : !K, !M
   return
 }
@@ -114,11 +114,11 @@ func.func @f(%k: !K, %m: !M, %i: index) {
 // -----
 
 !K = !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
-!M = !fa4.tensor_map<bf16, box = [1, 128, 64], swizzle = 128>
+!M = !fa4.tensor_map<bf16, box = [2, 128, 64], swizzle = 128>
 func.func @f(%k: !K, %m: !M, %i: index) {
   %s = fa4.pipeline.start %k producer : !K
-  // expected-error @below {{tensor map box of rank 3 cannot fill a 2-d tile}}
-  fa4.producer.load %k[%s], %m[%i, %i] : !K, !M
+  // expected-error @below {{tensor map box of rank 3 cannot fill a 2-d tile (leading box dimensions past the tile's rank must be 1)}}
+  fa4.producer.load %k[%s], %m[%i, %i, %i] : !K, !M
   return
 }
 
@@ -293,3 +293,82 @@ func.func @f() {
   fa4.named_barrier.sync id(1) threads(100)
   return
 }
+
+// -----
+
+!K = !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
+func.func @f(%k: !K, %a: i32) {
+  %s = fa4.pipeline.start %k producer : !K
+  // expected-error @below {{takes a pipeline state, or a stage index and a phase as two i32 values}}
+  "fa4.producer.acquire"(%k, %s, %a) <{qk = 0 : i64}> : (!K, !fa4.pipeline_state, i32) -> ()
+  return
+}
+
+// -----
+
+!K = !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
+func.func @f(%k: !K, %a: i32) {
+  // expected-error @below {{expected a pipeline state, or a stage index and a phase, got 3 operands}}
+  fa4.producer.acquire %k[%a, %a, %a] : !K
+  return
+}
+
+// -----
+
+func.func @f(%a: vector<32xf32>, %b: memref<128x64xbf16, 3>, %q: memref<64x64xbf16, 3>) {
+  // expected-error @below {{a distributed accumulator holds N/2 = 64 values per thread}}
+  %r = fa4.mma.async %q, %b, %a : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, vector<32xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: vector<16xbf16>, %b: memref<128x128xbf16, 3>, %c: vector<64xf32>) {
+  // expected-error @below {{a distributed register A holds K/2 = 64 values per thread}}
+  %r = fa4.mma.async %a, %b, %c b_mn_major : vector<16xbf16>, memref<128x128xbf16, 3>, vector<64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%q: memref<64x128xbf16, 3>, %i: index) {
+  // expected-error @below {{a view keeps the element type and memory space of its source}}
+  %s = fa4.subtile %q[%i, %i] : memref<64x128xbf16, 3> -> memref<64x64xf16, 3>
+  return
+}
+
+// -----
+
+func.func @f(%q: memref<64x128xbf16, 3>, %i: index) {
+  // expected-error @below {{a 128x64 view does not fit in a 64x128 tile}}
+  %s = fa4.subtile %q[%i, %i] : memref<64x128xbf16, 3> -> memref<128x64xbf16, 3>
+  return
+}
+
+// -----
+
+func.func @f(%o: tensor<64x128xbf16>, %p: !llvm.ptr<1>, %i: index) {
+  // expected-error @below {{stores tiles in the #fa4.acc layout, got 'tensor<64x128xbf16>'}}
+  fa4.global_store %o, %p[%i, %i] rows(%i) stride(%i) : tensor<64x128xbf16>, !llvm.ptr<1>
+  return
+}
+
+// -----
+
+// expected-error @below {{#fa4.acc lays out 64 x N tiles with N a multiple of 8 up to 256}}
+func.func @f(%o: tensor<128x128xf32, #fa4.acc>) { return }
+
+// -----
+
+// expected-error @below {{#fa4.rows lays out 64-element row vectors}}
+func.func @f(%o: tensor<64x2xf32, #fa4.rows>) { return }
+
+// -----
+
+// expected-error @below {{'fa4.kernel' must be a unit attribute}}
+func.func @f() attributes {fa4.kernel = 1 : i64} { return }
+
+// -----
+
+// expected-error @below {{'fa4.shared_memory_bytes' must be a non-negative integer}}
+func.func @f() attributes {fa4.shared_memory_bytes = -1 : i64} { return }

@@ -124,3 +124,35 @@ func.func @configs() attributes {fa4.config = #fa4.config<element_type = f16, he
              #fa4.role<correction, warps = 4, regs = 80>]>} {
   return
 }
+
+// CHECK-LABEL: func.func @explicit_state
+func.func @explicit_state(%k: !K, %stage: i32, %phase: i32) attributes {fa4.kernel, fa4.shared_memory_bytes = 4096 : i64} {
+  // CHECK: fa4.producer.acquire %{{.*}}[%{{.*}}, %{{.*}}] qk 1 : !fa4.pipeline<k
+  fa4.producer.acquire %k[%stage, %phase] qk 1 : !K
+  // CHECK: fa4.consumer.wait %{{.*}}[%{{.*}}, %{{.*}}] : !fa4.pipeline<k{{.*}}> -> memref<128x64xbf16, 3>
+  %t = fa4.consumer.wait %k[%stage, %phase] : !K -> memref<128x64xbf16, 3>
+  // CHECK: fa4.consumer.release %{{.*}}[%{{.*}}, %{{.*}}] : !fa4.pipeline<k
+  fa4.consumer.release %k[%stage, %phase] : !K
+  // CHECK: fa4.pipeline.create consumers(1) {offset = 1024 : i64}
+  %p = fa4.pipeline.create consumers(1) {offset = 1024 : i64} : !K
+  return
+}
+
+// CHECK-LABEL: func.func @layouts
+// CHECK-SAME: tensor<64x128xf32, #fa4.acc>, %{{.*}}: tensor<64xf32, #fa4.rows>
+func.func @layouts(%s: tensor<64x128xf32, #fa4.acc>, %m: tensor<64xf32, #fa4.rows>,
+                   %q: memref<64x128xbf16, 3>, %v: memref<128x128xbf16, 3>,
+                   %out: !llvm.ptr<1>, %i: index, %d: vector<64xf32>, %pa: vector<64xbf16>) {
+  // CHECK: fa4.subtile %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x128xbf16, 3> -> memref<64x64xbf16, 3>
+  %q1 = fa4.subtile %q[%i, %i] : memref<64x128xbf16, 3> -> memref<64x64xbf16, 3>
+  %p = arith.truncf %s : tensor<64x128xf32, #fa4.acc> to tensor<64x128xbf16, #fa4.acc>
+  // CHECK: fa4.global_store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] rows(%{{.*}}) stride(%{{.*}}) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
+  fa4.global_store %p, %out[%i, %i] rows(%i) stride(%i) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
+  // CHECK: fa4.mma.async %{{.*}}, %{{.*}}, %{{.*}} b_mn_major : vector<64xbf16>, memref<128x128xbf16, 3>, vector<64xf32>
+  %o = fa4.mma.async %pa, %v, %d b_mn_major : vector<64xbf16>, memref<128x128xbf16, 3>, vector<64xf32>
+  // CHECK: fa4.mma.wait %{{.*}} pending(0) : vector<64xf32>
+  %o1 = fa4.mma.wait %o pending(0) : vector<64xf32>
+  // CHECK: fa4.global_store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] rows(%{{.*}}) stride(%{{.*}}) : vector<64xf32>, !llvm.ptr<1>
+  fa4.global_store %o1, %out[%i, %i] rows(%i) stride(%i) : vector<64xf32>, !llvm.ptr<1>
+  return
+}
