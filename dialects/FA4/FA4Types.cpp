@@ -8,6 +8,8 @@
 
 #include "FA4/FA4Dialect.h"
 
+#include "llvm/Support/MathExtras.h"
+
 using namespace mlir;
 using namespace mlir::fa4;
 
@@ -49,6 +51,25 @@ int64_t PipelineType::getSubStageBytes() const {
   for (unsigned i = 0, e = getTiles().size(); i < e; ++i)
     bytes += tileBytes(getTile(i));
   return bytes;
+}
+
+int64_t PipelineType::getTileOffset(unsigned tile) const {
+  int64_t offset = 0;
+  for (unsigned i = 0; i < tile; ++i)
+    offset += llvm::alignTo(tileBytes(getTile(i)), kTileAlignment);
+  return offset;
+}
+
+int64_t PipelineType::getSubStageStride() const {
+  return getTileOffset(getTiles().size());
+}
+
+int64_t PipelineType::getBarrierOffset() const {
+  return getKvStages() * getQkStages() * getSubStageStride();
+}
+
+int64_t PipelineType::getRegionBytes() const {
+  return getBarrierOffset() + getNumBarriers() * 8;
 }
 
 LogicalResult

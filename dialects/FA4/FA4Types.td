@@ -46,6 +46,16 @@ def FA4_PipelineType : FA4_Type<"Pipeline", "pipeline"> {
     int64_t getSubStageBytes() const;
     /// Total number of mbarriers (full and empty).
     int64_t getNumBarriers() const { return 2 * getKvStages() * getQkStages(); }
+
+    /// Layout of the pipeline's region of shared memory: the buffers of
+    /// sub-stage (stage, qk) follow each other in the order
+    /// `stage * qk_stages + qk`, each tile aligned to the 1024 bytes of a
+    /// 128-byte swizzle pattern; the mbarriers follow the buffers.
+    static constexpr int64_t kTileAlignment = 1024;
+    int64_t getTileOffset(unsigned tile) const;
+    int64_t getSubStageStride() const;
+    int64_t getBarrierOffset() const;
+    int64_t getRegionBytes() const;
   }];
 }
 

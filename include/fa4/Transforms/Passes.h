@@ -9,6 +9,7 @@
 #define FA4_TRANSFORMS_PASSES_H
 
 #include "FA4/FA4Dialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

@@ -52,4 +52,30 @@ def FA4PrintPlan : Pass<"fa4-print-plan", "ModuleOp"> {
   }];
 }
 
+def FA4ExplicitPipelineState : Pass<"fa4-explicit-pipeline-state", "ModuleOp"> {
+  let summary = "carry pipeline states as a stage index and a phase";
+  let description = [{
+    Replaces every `!fa4.pipeline_state` by two i32 values, the stage index
+    and the phase bit, through loops (`scf.for`, `scf.while`, `scf.if`
+    results) like any other loop-carried value. `fa4.pipeline.start` becomes
+    stage 0 with phase 0 for the consumer and phase 1 for the producer (so
+    that its first acquires pass at once); `fa4.pipeline.step` becomes the
+    increment that wraps to 0 after the last kv stage and flips the phase
+    when it wraps; the sub-stage ops take `[%stage, %phase]`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def FA4AllocateSharedMemory : Pass<"fa4-allocate-shared-memory", "ModuleOp"> {
+  let summary = "place every pipeline in the kernel's dynamic shared memory";
+  let description = [{
+    Gives each `fa4.pipeline.create` of a kernel the offset of its region in
+    the kernel's dynamic shared memory (its stage buffers, each aligned to
+    1024 bytes as 128-byte-swizzled tiles require, then its mbarriers), and
+    records the total on the kernel as `fa4.shared_memory_bytes`. A kernel
+    that needs more than its target allows (227 KB on sm_90a) is an error that
+    names both numbers.
+  }];
+}
+
 #endif // FA4_TRANSFORMS_PASSES_TD

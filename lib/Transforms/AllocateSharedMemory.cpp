@@ -1,0 +1,55 @@
+//===- AllocateSharedMemory.cpp - place pipelines in shared memory --------===//
+//
+// The `fa4-allocate-shared-memory` pass: gives every pipeline of a kernel the
+// offset of its region in the kernel's dynamic shared memory and records the
+// total the kernel needs, checked against the target's limit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa4/Transforms/Passes.h"
+
+#include "FA4/FA4Dialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir::fa4 {
+#define GEN_PASS_DEF_FA4ALLOCATESHAREDMEMORY
+#include "fa4/Transforms/Passes.h.inc"
+} // namespace mlir::fa4
+
+using namespace mlir;
+using namespace mlir::fa4;
+
+namespace {
+struct AllocateSharedMemoryPass
+    : public fa4::impl::FA4AllocateSharedMemoryBase<AllocateSharedMemoryPass> {
+  void runOnOperation() override {
+    Builder builder(&getContext());
+    for (auto function : getOperation().getOps<FunctionOpInterface>()) {
+      int64_t offset = 0;
+      bool any = false;
+      function->walk([&](PipelineCreateOp create) {
+        any = true;
+        offset = llvm::alignTo(offset, PipelineType::kTileAlignment);
+        create.setOffsetAttr(builder.getI64IntegerAttr(offset));
+        offset += create.getPipeline().getType().getRegionBytes();
+      });
+      if (!any && !function->hasAttr(kKernelAttrName))
+        continue;
+      ConfigAttr config = lookupConfig(function);
+      Target target = config ? config.getTarget() : Target::sm_90a;
+      int64_t limit = getTargetLimits(target).sharedMemoryPerBlock;
+      if (offset > limit) {
+        function.emitError()
+            << "kernel needs " << offset
+            << " B of shared memory for its pipelines but "
+            << stringifyTarget(target) << " allows " << limit << " B";
+        return signalPassFailure();
+      }
+      function->setAttr(kSharedMemoryBytesAttrName,
+                        builder.getI64IntegerAttr(offset));
+    }
+  }
+};
+} // namespace
