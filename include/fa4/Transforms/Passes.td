@@ -78,4 +78,25 @@ def FA4AllocateSharedMemory : Pass<"fa4-allocate-shared-memory", "ModuleOp"> {
   }];
 }
 
+def FA4DistributeRegisterTiles
+    : Pass<"fa4-distribute-register-tiles", "ModuleOp"> {
+  let summary = "turn laid-out register tiles into each thread's values";
+  let description = [{
+    Rewrites every tensor with an fa4 layout into the 1-d vector of values
+    one thread of the warpgroup holds: a `64 x N` `#fa4.acc` tile becomes
+    `vector<N/2>` in the order of the wgmma accumulator fragment, a
+    `#fa4.rows` vector becomes `vector<2>` (the thread's two rows).
+    Elementwise arith and math follow the types; `tile.reduce` along the
+    columns is a reduction inside the thread plus two butterfly shuffles
+    across the quad; `tile.broadcast` along the columns, `tile.iota` (from
+    the thread's position in the warpgroup), `tile.splat` and `tile.exp2`
+    become vector code; loops carry the vectors; fa4 ops take them as their
+    distributed operands.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
 #endif // FA4_TRANSFORMS_PASSES_TD

@@ -1,0 +1,263 @@
+//===- DistributeRegisterTiles.cpp - laid-out tiles to thread values ------===//
+//
+// The `fa4-distribute-register-tiles` pass: a type conversion from tensors
+// with an fa4 layout (#fa4.acc, #fa4.rows) to the vector of values one thread
+// holds, with the per-thread code of row reductions (quad shuffles),
+// broadcasts, iotas, splats and exp2, and structural conversion of loops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa4/Transforms/Passes.h"
+
+#include "FA4/FA4Dialect.h"
+#include "Tile/TileDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::fa4 {
+#define GEN_PASS_DEF_FA4DISTRIBUTEREGISTERTILES
+#include "fa4/Transforms/Passes.h.inc"
+} // namespace mlir::fa4
+
+using namespace mlir;
+using namespace mlir::fa4;
+
+namespace {
+
+bool isLaidOut(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor &&
+         isa_and_nonnull<AccLayoutAttr, RowsLayoutAttr>(tensor.getEncoding());
+}
+
+bool mentionsLayout(Operation *op) {
+  return llvm::any_of(op->getOperandTypes(), isLaidOut) ||
+         llvm::any_of(op->getResultTypes(), isLaidOut);
+}
+
+/// Index of the value of (column block j, row half h, column parity e) in a
+/// thread's accumulator vector.
+int64_t accIndex(int64_t j, int64_t h, int64_t e) { return 4 * j + 2 * h + e; }
+
+/// Rebuild an elementwise arith/math op or an fa4 op with the converted
+/// operand and result types; its attributes and properties stay.
+struct RetypeOp : public ConversionPattern {
+  RetypeOp(const TypeConverter &converter, MLIRContext *context)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1,
+                          context) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isa<arith::ArithDialect, math::MathDialect, FA4Dialect>(
+            op->getDialect()) ||
+        op->getNumRegions() != 0 || isa<arith::ConstantOp>(op))
+      return rewriter.notifyMatchFailure(op, "not a retypable op");
+    SmallVector<Type> types;
+    if (failed(getTypeConverter()->convertTypes(op->getResultTypes(), types)))
+      return failure();
+    OperationState state(op->getLoc(), op->getName(), operands, types,
+                         llvm::to_vector(op->getDiscardableAttrs()));
+    state.propertiesAttr = op->getPropertiesAsAttribute();
+    rewriter.replaceOp(op, rewriter.create(state)->getResults());
+    return success();
+  }
+};
+
+struct ConstantLowering : public OpConversionPattern<arith::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::ConstantOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto dense = dyn_cast<SplatElementsAttr>(op.getValue());
+    auto type = getTypeConverter()->convertType<VectorType>(op.getType());
+    if (!dense || !type)
+      return rewriter.notifyMatchFailure(op, "only splat tiles distribute");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, type,
+        DenseElementsAttr::get(type, dense.getSplatValue<Attribute>()));
+    return success();
+  }
+};
+
+struct SplatLowering : public OpConversionPattern<tile::SplatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::SplatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = getTypeConverter()->convertType<VectorType>(op.getType());
+    if (!type)
+      return failure();
+    rewriter.replaceOpWithNewOp<vector::BroadcastOp>(op, type,
+                                                     adaptor.getValue());
+    return success();
+  }
+};
+
+struct Exp2Lowering : public OpConversionPattern<tile::Exp2Op> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::Exp2Op op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    // math.exp2 on f32 becomes the hardware ex2.approx in the NVPTX backend.
+    rewriter.replaceOpWithNewOp<math::Exp2Op>(op, adaptor.getSrc());
+    return success();
+  }
+};
+
+/// Row reduction of an #fa4.acc tile: within the thread over its column
+/// blocks and parities, then across the four lanes of its quad.
+struct ReduceLowering : public OpConversionPattern<tile::ReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::ReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+    if (!isa_and_nonnull<AccLayoutAttr>(srcType.getEncoding()) ||
+        op.getAxis() != 1)
+      return rewriter.notifyMatchFailure(
+          op, "only row reductions of #fa4.acc tiles distribute");
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    bool isMax = op.getKind() == tile::ReduceKind::max;
+    auto combine = [&](Value x, Value y) -> Value {
+      if (isMax)
+        return arith::MaxNumFOp::create(b, x, y);
+      return arith::AddFOp::create(b, x, y);
+    };
+    Value src = adaptor.getSrc();
+    int64_t blocks = srcType.getDimSize(1) / 8;
+    Value fullMask = arith::ConstantIntOp::create(b, -1, 32);
+    Value clamp = arith::ConstantIntOp::create(b, 0x1f, 32);
+    SmallVector<Value> rows;
+    for (int64_t h = 0; h < 2; ++h) {
+      Value acc = vector::ExtractOp::create(b, src, accIndex(0, h, 0));
+      for (int64_t j = 0; j < blocks; ++j)
+        for (int64_t e = 0; e < 2; ++e)
+          if (j || e)
+            acc = combine(acc,
+                          vector::ExtractOp::create(b, src, accIndex(j, h, e)));
+      for (int64_t lanes : {1, 2}) {
+        Value offset = arith::ConstantIntOp::create(b, lanes, 32);
+        Value other =
+            NVVM::ShflOp::create(b, acc.getType(), fullMask, acc, offset, clamp,
+                                 NVVM::ShflKind::bfly, UnitAttr());
+        acc = combine(acc, other);
+      }
+      rows.push_back(acc);
+    }
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
+        op, getTypeConverter()->convertType(op.getType()), rows);
+    return success();
+  }
+};
+
+/// Broadcast of a #fa4.rows vector along the columns of an #fa4.acc tile.
+struct BroadcastLowering : public OpConversionPattern<tile::BroadcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::BroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto resultType = cast<RankedTensorType>(op.getType());
+    if (!isa_and_nonnull<AccLayoutAttr>(resultType.getEncoding()) ||
+        op.getAxis() != 1)
+      return rewriter.notifyMatchFailure(
+          op, "only column broadcasts into #fa4.acc tiles distribute");
+    SmallVector<int64_t> mask;
+    for (int64_t j = 0, e = resultType.getDimSize(1) / 8; j < e; ++j)
+      mask.append({0, 0, 1, 1});
+    rewriter.replaceOpWithNewOp<vector::ShuffleOp>(op, adaptor.getSrc(),
+                                                   adaptor.getSrc(), mask);
+    return success();
+  }
+};
+
+/// Row or column index of each of a thread's values.
+struct IotaLowering : public OpConversionPattern<tile::IotaOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::IotaOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    auto vectorType = getTypeConverter()->convertType<VectorType>(type);
+    if (!vectorType)
+      return failure();
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Type elementType = type.getElementType();
+    // Thread position in its warpgroup: warp w, lane l.
+    Value tid = NVVM::ThreadIdXOp::create(b, b.getI32Type());
+    auto c = [&](int64_t v) { return arith::ConstantIntOp::create(b, v, 32); };
+    Value inGroup = arith::RemUIOp::create(b, tid, c(128));
+    Value warp = arith::DivUIOp::create(b, inGroup, c(32));
+    Value lane = arith::RemUIOp::create(b, inGroup, c(32));
+    Value baseRow =
+        arith::AddIOp::create(b, arith::MulIOp::create(b, warp, c(16)),
+                              arith::DivUIOp::create(b, lane, c(4)));
+    Value baseCol =
+        arith::MulIOp::create(b, arith::RemUIOp::create(b, lane, c(4)), c(2));
+
+    bool rows = isa<RowsLayoutAttr>(type.getEncoding()) || op.getAxis() == 0;
+    Value base = rows ? baseRow : baseCol;
+    SmallVector<Attribute> offsets;
+    if (isa<RowsLayoutAttr>(type.getEncoding())) {
+      offsets = {b.getIntegerAttr(elementType, 0),
+                 b.getIntegerAttr(elementType, 8)};
+    } else {
+      for (int64_t j = 0, n = type.getDimSize(1) / 8; j < n; ++j)
+        for (int64_t h = 0; h < 2; ++h)
+          for (int64_t e = 0; e < 2; ++e)
+            offsets.push_back(
+                b.getIntegerAttr(elementType, rows ? 8 * h : 8 * j + e));
+    }
+    if (elementType != b.getI32Type())
+      base = arith::IndexCastOp::create(b, elementType, base);
+    Value splat = vector::BroadcastOp::create(b, vectorType, base);
+    Value offsetVector = arith::ConstantOp::create(
+        b, vectorType, DenseElementsAttr::get(vectorType, offsets));
+    rewriter.replaceOpWithNewOp<arith::AddIOp>(op, splat, offsetVector);
+    return success();
+  }
+};
+
+struct DistributeRegisterTilesPass
+    : public fa4::impl::FA4DistributeRegisterTilesBase<
+          DistributeRegisterTilesPass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    TypeConverter converter;
+    converter.addConversion([](Type type) { return type; });
+    converter.addConversion([](RankedTensorType type) -> Type {
+      if (VectorType distributed = getDistributedType(type))
+        return distributed;
+      return type;
+    });
+
+    ConversionTarget target(*context);
+    target.markUnknownOpDynamicallyLegal(
+        [](Operation *op) { return !mentionsLayout(op); });
+    RewritePatternSet patterns(context);
+    patterns.add<RetypeOp, ConstantLowering, SplatLowering, Exp2Lowering,
+                 ReduceLowering, BroadcastLowering, IotaLowering>(converter,
+                                                                  context);
+    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                         target);
+    // Helper functions may take and return laid-out tiles.
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                   converter);
+    populateCallOpTypeConversionPattern(patterns, converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
+      return converter.isSignatureLegal(op.getFunctionType());
+    });
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,77 @@
+// fa4-distribute-register-tiles turns #fa4.acc tiles into vector<N/2> and
+// #fa4.rows vectors into vector<2> per thread: elementwise ops follow the
+// types, row reductions shuffle across the quad, loops carry the vectors.
+// RUN: fa4-opt %s --fa4-distribute-register-tiles | FileCheck %s
+
+!Acc = tensor<64x128xf32, #fa4.acc>
+!Rows = tensor<64xf32, #fa4.rows>
+
+// CHECK-LABEL: func.func @softmax_step
+// CHECK-SAME: (%[[S:.*]]: vector<64xf32>, %[[M:.*]]: vector<2xf32>, %[[SCALE:.*]]: f32)
+func.func @softmax_step(%s: !Acc, %m: !Rows, %scale: f32) -> (!Acc, !Rows) {
+  // CHECK: %[[SC:.*]] = vector.broadcast %[[SCALE]] : f32 to vector<64xf32>
+  %c = tile.splat %scale : !Acc
+  // CHECK: %[[X:.*]] = arith.mulf %[[S]], %[[SC]] : vector<64xf32>
+  %x = arith.mulf %s, %c : !Acc
+  // Row max: 32 values of row half 0 combined in the thread, then lanes 1, 2.
+  // CHECK: vector.extract %[[X]][0] : f32 from vector<64xf32>
+  // CHECK-COUNT-31: arith.maxnumf
+  // CHECK: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %[[ONE:.*]], %{{.*}} : f32 -> f32
+  // CHECK: arith.maxnumf
+  // CHECK: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %[[TWO:.*]], %{{.*}} : f32 -> f32
+  // CHECK: arith.maxnumf
+  // CHECK: vector.extract %[[X]][2] : f32 from vector<64xf32>
+  // CHECK: %[[RM:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xf32>
+  %rowmax = tile.reduce max %x axis 1 : !Acc -> !Rows
+  // CHECK: %[[MN:.*]] = arith.maximumf %[[M]], %[[RM]] : vector<2xf32>
+  %mnew = arith.maximumf %m, %rowmax : !Rows
+  // CHECK: %[[B:.*]] = vector.shuffle %[[MN]], %[[MN]] [0, 0, 1, 1, 0, 0, 1, 1,
+  // CHECK-SAME: : vector<2xf32>, vector<2xf32>
+  %mb = tile.broadcast %mnew axis 1 : !Rows -> !Acc
+  // CHECK: %[[D:.*]] = arith.subf %[[X]], %[[B]] : vector<64xf32>
+  %d = arith.subf %x, %mb : !Acc
+  // CHECK: math.exp2 %[[D]] : vector<64xf32>
+  %p = tile.exp2 %d : !Acc
+  return %p, %mnew : !Acc, !Rows
+}
+
+// CHECK-LABEL: func.func @mask
+func.func @mask(%s: !Acc, %limit: i32) -> !Acc {
+  // Column of each value: 2 * (lane % 4) + 8 j + e.
+  // CHECK: nvvm.read.ptx.sreg.tid.x : i32
+  // CHECK: %[[COL:.*]] = arith.addi %{{.*}}, %{{.*}} : vector<64xi32>
+  %cols = tile.iota axis 1 : tensor<64x128xi32, #fa4.acc>
+  %lim = arith.constant dense<100> : tensor<64x128xi32, #fa4.acc>
+  // CHECK: %[[IN:.*]] = arith.cmpi slt, %[[COL]], %{{.*}} : vector<64xi32>
+  %in = arith.cmpi slt, %cols, %lim : tensor<64x128xi32, #fa4.acc>
+  // CHECK: arith.constant dense<0xFF800000> : vector<64xf32>
+  %ninf = arith.constant dense<0xFF800000> : !Acc
+  // CHECK: arith.select %[[IN]], %{{.*}}, %{{.*}} : vector<64xi1>, vector<64xf32>
+  %r = arith.select %in, %s, %ninf : tensor<64x128xi1, #fa4.acc>, !Acc
+  return %r : !Acc
+}
+
+// CHECK-LABEL: func.func @loop_and_mma
+func.func @loop_and_mma(%q: memref<64x64xbf16, 3>, %k: memref<128x64xbf16, 3>,
+                        %v: memref<128x128xbf16, 3>, %out: !llvm.ptr<1>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<64xf32>
+  %zero = arith.constant dense<0.0> : !Acc
+  // CHECK: scf.for {{.*}} iter_args(%[[O:.*]] = %[[Z]]) -> (vector<64xf32>)
+  %o = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> !Acc {
+    // CHECK: fa4.mma.async %{{.*}}, %{{.*}}, %[[Z]] : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, vector<64xf32>
+    %s = fa4.mma.async %q, %k, %zero : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, !Acc
+    // CHECK: fa4.mma.wait %{{.*}} pending(0) : vector<64xf32>
+    %s1 = fa4.mma.wait %s pending(0) : !Acc
+    // CHECK: arith.truncf %{{.*}} : vector<64xf32> to vector<64xbf16>
+    %p = arith.truncf %s1 : !Acc to tensor<64x128xbf16, #fa4.acc>
+    // CHECK: fa4.mma.async %{{.*}}, %{{.*}}, %[[O]] b_mn_major : vector<64xbf16>, memref<128x128xbf16, 3>, vector<64xf32>
+    %o1 = fa4.mma.async %p, %v, %acc b_mn_major : tensor<64x128xbf16, #fa4.acc>, memref<128x128xbf16, 3>, !Acc
+    %o2 = fa4.mma.wait %o1 pending(0) : !Acc
+    scf.yield %o2 : !Acc
+  }
+  // CHECK: fa4.global_store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] rows(%{{.*}}) stride(%{{.*}}) : vector<64xf32>, !llvm.ptr<1>
+  fa4.global_store %o, %out[%c0, %c0] rows(%n) stride(%n) : !Acc, !llvm.ptr<1>
+  return
+}
