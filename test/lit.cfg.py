@@ -1,6 +1,7 @@
 # -*- Python -*-
 # lit configuration of the fa4 test suite: where the tools are, which
-# substitutions tests use, and the `gpu` feature that GPU tests require.
+# substitutions tests use, the `gpu` feature that GPU tests require, and the
+# `ptxas` feature that tests assembling cubins require.
 
 import os
 import shutil
@@ -26,7 +27,8 @@ config.substitutions.append(("%cxx", config.cxx_compiler))
 config.substitutions.append(("%cc", config.c_compiler))
 config.substitutions.append(("%linker", config.linker or ""))
 
-llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.with_system_environment(
+    ["HOME", "INCLUDE", "LIB", "TMP", "TEMP", "CUDA_PATH"])
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.fa4_tools_dir, append_path=True)
@@ -34,6 +36,7 @@ llvm_config.with_environment("PATH", config.fa4_tools_dir, append_path=True)
 tool_dirs = [config.fa4_tools_dir, config.llvm_tools_dir]
 tools = [
     "fa4-opt",
+    "fa4-translate",
     ToolSubst("%fa4-runtime-checks", command=os.path.join(
         config.fa4_tools_dir, "fa4-runtime-checks")),
 ]
@@ -55,3 +58,19 @@ def gpu_present():
 
 if gpu_present():
     config.available_features.add("gpu")
+
+
+def ptxas_present():
+    """ptxas where fa4-translate looks for it: $CUDA_PATH/bin,
+    /usr/local/cuda/bin, then PATH."""
+    candidates = []
+    if os.environ.get("CUDA_PATH"):
+        candidates.append(os.path.join(os.environ["CUDA_PATH"], "bin", "ptxas"))
+    candidates.append("/usr/local/cuda/bin/ptxas")
+    if any(os.path.isfile(c) and os.access(c, os.X_OK) for c in candidates):
+        return True
+    return shutil.which("ptxas") is not None
+
+
+if ptxas_present():
+    config.available_features.add("ptxas")

@@ -1,0 +1,112 @@
+//===- Target.h - MLIR to LLVM IR, PTX and cubin ----------------*- C++ -*-===//
+//
+// The back end of fa4: takes a module in the LLVM and NVVM dialects (kernels
+// are `llvm.func`s with `nvvm.kernel`), checks that the ops it uses exist on
+// the chosen GPU architecture and that its TMA tensor maps stay in the
+// parameter space, and turns it into optimized LLVM IR for NVPTX,
+// into PTX through LLVM's NVPTX backend, and into a cubin through ptxas.
+// Every error is an MLIR diagnostic at the module or at the offending op.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA4_TARGET_TARGET_H
+#define FA4_TARGET_TARGET_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+} // namespace llvm
+
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
+namespace mlir::fa4 {
+
+/// What the NVPTX backend and ptxas are asked to produce.
+struct TargetOptions {
+  /// The GPU architecture: `sm_90a` (Hopper with wgmma and setmaxnreg),
+  /// `sm_100a` (Blackwell with tcgen05), or plain `sm_90` (Hopper without the
+  /// architecture-specific instructions).
+  std::string arch = "sm_90a";
+  /// The PTX ISA version as major * 10 + minor: 86, 87, 88 or 90. The NVPTX
+  /// backend would default to 80, where the TMA copy intrinsics do not exist.
+  unsigned ptxVersion = 86;
+  /// The level of LLVM's default optimization pipeline and of the backend,
+  /// 0 to 3.
+  unsigned optLevel = 3;
+  /// The ptxas to run; empty searches `$CUDA_PATH/bin`, `/usr/local/cuda/bin`
+  /// and `PATH`, in that order.
+  std::string ptxasPath;
+  /// Flags passed to ptxas after `-arch=<arch> -v`.
+  std::vector<std::string> ptxasFlags;
+};
+
+/// The accepted values of `TargetOptions::arch`.
+ArrayRef<StringRef> getSupportedArchs();
+
+/// The accepted values of `TargetOptions::ptxVersion`.
+ArrayRef<unsigned> getSupportedPtxVersions();
+
+/// Check the architecture, PTX version and optimization level of `options`;
+/// report the first bad one at `loc`, listing the accepted values.
+LogicalResult verifyTargetOptions(const TargetOptions &options, Location loc);
+
+/// Check that every NVVM op in `module` exists on `options.arch` (wgmma needs
+/// sm_90a, setmaxnreg an architecture-specific target, tcgen05 sm_100a, and
+/// ops with the NVVM `RequiresSM` traits what those say). Reports each
+/// offending op at its location.
+LogicalResult checkTargetFeatures(ModuleOp module,
+                                  const TargetOptions &options);
+
+/// Check that every TMA op in `module` that takes its tensor map straight
+/// from a by-value kernel argument (`llvm.byval`) finds `nvvm.grid_constant`
+/// on that argument; without it LLVM copies the argument to local memory,
+/// which TMA cannot read, and the kernel fails at launch.
+LogicalResult checkTensorMapArguments(ModuleOp module);
+
+/// Register the LLVM IR translation interfaces of the builtin, LLVM and NVVM
+/// dialects, the ones `translateToLLVMIR` needs.
+void registerTargetTranslations(DialectRegistry &registry);
+
+/// Verify `options`, check the target features and the tensor-map arguments
+/// of `module`, lower the NVVM
+/// ops that have no intrinsic to inline PTX (`convert-nvvm-to-llvm`, then
+/// `reconcile-unrealized-casts`; this rewrites `module` in place), translate
+/// to LLVM IR with the NVPTX triple and data layout, and run LLVM's default
+/// optimization pipeline at `options.optLevel`.
+FailureOr<std::unique_ptr<llvm::Module>>
+translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
+                  const TargetOptions &options);
+
+/// Generate PTX for `llvmModule` with LLVM's NVPTX backend for
+/// `options.arch` and `options.ptxVersion`; report failures at `loc`.
+FailureOr<std::string> emitPTX(llvm::Module &llvmModule,
+                               const TargetOptions &options, Location loc);
+
+/// `translateToLLVMIR` followed by `emitPTX`.
+FailureOr<std::string> emitPTX(ModuleOp module, const TargetOptions &options);
+
+/// The ptxas that `assembleCubin` runs: `options.ptxasPath` when set (it must
+/// be an executable file), else the first found in `$CUDA_PATH/bin`,
+/// `/usr/local/cuda/bin` and `PATH`. Reports where it looked at `loc`.
+FailureOr<std::string> findPtxas(const TargetOptions &options, Location loc);
+
+/// Assemble `ptx` into a cubin with `ptxas -arch=<arch> -v`, through
+/// temporary files that are removed afterwards. Returns the cubin's bytes and
+/// sets `report` to what ptxas printed (registers, spills, shared memory). A
+/// ptxas failure is an error at `loc` that includes ptxas's output.
+FailureOr<std::string> assembleCubin(Location loc, StringRef ptx,
+                                     const TargetOptions &options,
+                                     std::string &report);
+
+} // namespace mlir::fa4
+
+#endif // FA4_TARGET_TARGET_H

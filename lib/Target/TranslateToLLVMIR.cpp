@@ -1,0 +1,96 @@
+//===- TranslateToLLVMIR.cpp - LLVM + NVVM dialects to LLVM IR ------------===//
+//
+// Turns a module in the LLVM and NVVM dialects into optimized LLVM IR for the
+// NVPTX target: checks the target, lowers the NVVM ops that only exist as
+// inline PTX, translates, sets the triple and data layout, and runs LLVM's
+// default optimization pipeline.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa4/Target/Target.h"
+
+#include "NVPTXTargetMachine.h"
+
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Passes/PassBuilder.h"
+
+using namespace mlir;
+using namespace mlir::fa4;
+
+void mlir::fa4::registerTargetTranslations(DialectRegistry &registry) {
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+}
+
+/// Rewrite the NVVM ops that have no LLVM intrinsic (mbarrier.try_wait.parity,
+/// wgmma.mma_async, predicated forms, ...) into inline PTX, and fold the casts
+/// that rewriting leaves.
+static LogicalResult lowerNVVMToInlinePTX(ModuleOp module) {
+  PassManager pm = PassManager::on<ModuleOp>(module.getContext());
+  pm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  return pm.run(module);
+}
+
+/// Run LLVM's default pipeline at `optLevel` (the O0 pipeline for 0), with
+/// the NVPTX-specific passes `machine` registers.
+static void optimize(llvm::Module &llvmModule, llvm::TargetMachine &machine,
+                     unsigned optLevel) {
+  llvm::LoopAnalysisManager loopAnalyses;
+  llvm::FunctionAnalysisManager functionAnalyses;
+  llvm::CGSCCAnalysisManager cgsccAnalyses;
+  llvm::ModuleAnalysisManager moduleAnalyses;
+  llvm::PassBuilder builder(&machine);
+  builder.registerModuleAnalyses(moduleAnalyses);
+  builder.registerCGSCCAnalyses(cgsccAnalyses);
+  builder.registerFunctionAnalyses(functionAnalyses);
+  builder.registerLoopAnalyses(loopAnalyses);
+  builder.crossRegisterProxies(loopAnalyses, functionAnalyses, cgsccAnalyses,
+                               moduleAnalyses);
+
+  static const llvm::OptimizationLevel levels[] = {
+      llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1,
+      llvm::OptimizationLevel::O2, llvm::OptimizationLevel::O3};
+  llvm::OptimizationLevel level = levels[optLevel];
+  llvm::ModulePassManager passes =
+      optLevel == 0 ? builder.buildO0DefaultPipeline(level)
+                    : builder.buildPerModuleDefaultPipeline(level);
+  passes.run(llvmModule, moduleAnalyses);
+}
+
+FailureOr<std::unique_ptr<llvm::Module>>
+mlir::fa4::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
+                             const TargetOptions &options) {
+  Location loc = module.getLoc();
+  if (failed(verifyTargetOptions(options, loc)) ||
+      failed(checkTargetFeatures(module, options)) ||
+      failed(checkTensorMapArguments(module)))
+    return failure();
+  FailureOr<std::unique_ptr<llvm::TargetMachine>> machine =
+      createNVPTXTargetMachine(options, loc);
+  if (failed(machine) || failed(lowerNVVMToInlinePTX(module)))
+    return failure();
+
+  DialectRegistry registry;
+  registerTargetTranslations(registry);
+  module.getContext()->appendDialectRegistry(registry);
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule)
+    return emitError(loc) << "cannot translate the module to LLVM IR";
+
+  llvmModule->setTargetTriple((*machine)->getTargetTriple());
+  llvmModule->setDataLayout((*machine)->createDataLayout());
+  optimize(*llvmModule, **machine, options.optLevel);
+  return llvmModule;
+}
