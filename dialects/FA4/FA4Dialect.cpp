@@ -51,10 +51,11 @@ LogicalResult FA4Dialect::verifyOperationAttribute(Operation *op,
              << "'" << kKernelAttrName << "' must be a unit attribute";
     return success();
   }
-  if (attr.getName() == kSharedMemoryBytesAttrName) {
-    auto bytes = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!bytes || bytes.getInt() < 0)
-      return op->emitError() << "'" << kSharedMemoryBytesAttrName
+  if (attr.getName() == kSharedMemoryBytesAttrName ||
+      attr.getName() == kThreadsAttrName) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || value.getInt() < 0)
+      return op->emitError() << "'" << attr.getName().getValue()
                              << "' must be a non-negative integer";
     return success();
   }

@@ -87,6 +87,15 @@ constexpr StringLiteral kKernelAttrName = "fa4.kernel";
 /// fa4-allocate-shared-memory.
 constexpr StringLiteral kSharedMemoryBytesAttrName = "fa4.shared_memory_bytes";
 
+/// The threads of a kernel's block, set by fa4-lower-warp-roles.
+constexpr StringLiteral kThreadsAttrName = "fa4.threads";
+
+/// The registers per thread a kernel of `threads` threads starts with: the
+/// register file shared evenly, in the multiples of 8 that setmaxnreg uses.
+inline int64_t getEntryRegisters(int64_t threads) {
+  return std::min<int64_t>(65536 / threads / 8 * 8, 256);
+}
+
 /// The per-thread vector type of a register tile with an fa4 layout, or null
 /// when `type` has none.
 VectorType getDistributedType(RankedTensorType type);

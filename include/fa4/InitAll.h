@@ -17,11 +17,13 @@ class DialectRegistry;
 namespace mlir::fa4 {
 
 /// Add the fa4 and tile dialects and the upstream dialects that fa4 programs
-/// use (func, arith, math, scf, memref, cf, LLVM, NVVM) to `registry`.
+/// use (func, arith, math, scf, memref, cf, vector, LLVM, NVVM) to
+/// `registry`.
 void registerAllDialects(DialectRegistry &registry);
 
-/// Register the fa4 passes and the upstream passes fa4 pipelines name
-/// (canonicalize, cse and the other generic transforms).
+/// Register the fa4 passes and conversions, the `fa4-to-llvm` pipeline, and
+/// the upstream passes fa4 pipelines name (canonicalize, cse, scf to cf,
+/// nvvm to llvm, reconcile-unrealized-casts).
 void registerAllPasses();
 
 } // namespace mlir::fa4

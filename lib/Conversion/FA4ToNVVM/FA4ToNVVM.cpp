@@ -1,0 +1,189 @@
+//===- FA4ToNVVM.cpp - the convert-fa4-to-nvvm pass -----------------------===//
+//
+// The pass that lowers fa4 kernels to the LLVM and NVVM dialects: it sizes
+// each kernel's block from its warp roles, gives warpgroup ids their values,
+// declares the dynamic shared memory, runs one conversion with the fa4
+// pattern sets and the upstream arith, math, vector, cf and func ones, and
+// marks tensor-map parameters as by-value grid constants. Also builds the
+// registered fa4-to-llvm pipeline.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa4/Conversion/FA4ToNVVM.h"
+
+#include "Common.h"
+#include "Tile/TileDialect.h"
+#include "fa4/Transforms/Passes.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace mlir::fa4 {
+#define GEN_PASS_DEF_CONVERTFA4TONVVM
+#include "fa4/Conversion/Passes.h.inc"
+} // namespace mlir::fa4
+
+using namespace mlir;
+using namespace mlir::fa4;
+using namespace mlir::fa4::detail;
+
+/// Bytes and alignment of a CUtensorMap kernel parameter.
+static constexpr int64_t kTensorMapBytes = 128;
+static constexpr int64_t kTensorMapAlign = 64;
+
+void mlir::fa4::addFA4TypeConversions(LLVMTypeConverter &converter) {
+  MLIRContext *context = &converter.getContext();
+  auto shared = LLVM::LLVMPointerType::get(context, kSharedSpace);
+  converter.addConversion([shared](PipelineType) -> Type { return shared; });
+  converter.addConversion([shared](MemRefType type) -> std::optional<Type> {
+    auto space = dyn_cast_or_null<IntegerAttr>(type.getMemorySpace());
+    if (space && space.getInt() == kSharedSpace && type.hasStaticShape())
+      return Type(shared);
+    return std::nullopt;
+  });
+  converter.addConversion([context](TensorMapType) -> Type {
+    return LLVM::LLVMPointerType::get(context);
+  });
+}
+
+namespace {
+
+struct ConvertFA4ToNVVMPass
+    : public fa4::impl::ConvertFA4ToNVVMBase<ConvertFA4ToNVVMPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+    Builder builder(context);
+
+    // Register tiles must be distributed first.
+    WalkResult laidOut = module.walk([](Operation *op) {
+      auto isLaidOut = [](Type type) {
+        auto tensor = dyn_cast<RankedTensorType>(type);
+        return tensor && getDistributedType(tensor);
+      };
+      if (llvm::any_of(op->getOperandTypes(), isLaidOut) ||
+          llvm::any_of(op->getResultTypes(), isLaidOut)) {
+        op->emitOpError() << "holds laid-out register tiles; run "
+                             "fa4-distribute-register-tiles first";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (laidOut.wasInterrupted())
+      return signalPassFailure();
+
+    // Shared-memory tiles lower to bare pointers, which function boundaries
+    // (memref descriptors there) cannot carry.
+    for (auto function : module.getOps<func::FuncOp>()) {
+      auto isTile = llvm::IsaPred<MemRefType>;
+      if (llvm::any_of(function.getArgumentTypes(), isTile) ||
+          llvm::any_of(function.getResultTypes(), isTile)) {
+        function.emitError() << "shared-memory tiles cannot cross function "
+                                "boundaries; inline @"
+                             << function.getSymName() << " into its kernel";
+        return signalPassFailure();
+      }
+    }
+
+    // Kernels, and which of their parameters are tensor maps.
+    llvm::StringMap<SmallVector<unsigned>> tensorMapArgs;
+    for (auto kernel : module.getOps<func::FuncOp>()) {
+      if (!kernel->hasAttr(kKernelAttrName))
+        continue;
+      if (!kernel->hasAttr(kThreadsAttrName)) {
+        kernel.emitError() << "kernel has no thread count; give it an "
+                              "fa4.warp_specialize and run "
+                              "fa4-lower-warp-roles first";
+        return signalPassFailure();
+      }
+      auto &maps = tensorMapArgs[kernel.getSymName()];
+      for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes()))
+        if (isa<TensorMapType>(type))
+          maps.push_back(i);
+    }
+
+    // The kernel's dynamic shared memory.
+    bool needsSmem = false;
+    module.walk([&](PipelineCreateOp) { needsSmem = true; });
+    if (needsSmem && !module.lookupSymbol(kDynamicSmemName)) {
+      OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+      LLVM::GlobalOp::create(
+          b, module.getLoc(), LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+          /*isConstant=*/false, LLVM::Linkage::External, kDynamicSmemName,
+          Attribute(), /*alignment=*/1024, kSharedSpace);
+    }
+
+    LLVMTypeConverter converter(context);
+    addFA4TypeConversions(converter);
+    RewritePatternSet patterns(context);
+    populatePipelineToNVVMPatterns(converter, patterns);
+    populateRoleToNVVMPatterns(converter, patterns);
+    populateMmaToNVVMPatterns(converter, patterns);
+    populateMemoryToNVVMPatterns(converter, patterns);
+    populateFuncToLLVMConversionPatterns(converter, patterns);
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+    populateVectorToLLVMConversionPatterns(converter, patterns);
+    populateMathToLLVMConversionPatterns(converter, patterns);
+
+    LLVMConversionTarget target(*context);
+    target.addLegalDialect<NVVM::NVVMDialect>();
+    target.addIllegalDialect<FA4Dialect, tile::TileDialect, arith::ArithDialect,
+                             cf::ControlFlowDialect, func::FuncDialect,
+                             math::MathDialect, vector::VectorDialect>();
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+
+    // Launch bounds (setmaxnreg needs the register count at entry declared)
+    // and tensor maps by value in the parameter space.
+    auto mapType =
+        LLVM::LLVMArrayType::get(builder.getI8Type(), kTensorMapBytes);
+    for (auto function : module.getOps<LLVM::LLVMFuncOp>()) {
+      auto it = tensorMapArgs.find(function.getSymName());
+      if (it == tensorMapArgs.end())
+        continue;
+      int64_t threads =
+          function->getAttrOfType<IntegerAttr>(kThreadsAttrName).getInt();
+      function->setAttr("nvvm.kernel", builder.getUnitAttr());
+      function->setAttr(
+          "nvvm.maxntid",
+          builder.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+      function->setAttr("nvvm.maxnreg",
+                        builder.getI32IntegerAttr(getEntryRegisters(threads)));
+      for (unsigned i : it->second) {
+        function.setArgAttr(i, "llvm.byval", TypeAttr::get(mapType));
+        function.setArgAttr(i, "llvm.align",
+                            builder.getI64IntegerAttr(kTensorMapAlign));
+        function.setArgAttr(i, "nvvm.grid_constant", builder.getUnitAttr());
+      }
+    }
+  }
+};
+} // namespace
+
+void mlir::fa4::buildFA4ToLLVMPipeline(OpPassManager &pm) {
+  pm.addPass(createFA4ExplicitPipelineState());
+  pm.addPass(createFA4AllocateSharedMemory());
+  pm.addPass(createFA4DistributeRegisterTiles());
+  pm.addPass(createFA4LowerWarpRoles());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(arith::createArithExpandOpsPass());
+  pm.addPass(createConvertFA4ToNVVM());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}

@@ -1,0 +1,230 @@
+//===- Mma.cpp - asynchronous MMA to wgmma --------------------------------===//
+//
+// Lowering of `fa4.mma.async` to `wgmma.mma_async` on sm_90a (shared-memory
+// operands through `nvvm.wgmma.mma_async`, register A through inline PTX,
+// since NVVM has no op for it) with 128-byte-swizzle matrix descriptors, and
+// of `fa4.mma.wait` to `wgmma.wait_group`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa4/Conversion/FA4ToNVVM.h"
+
+#include "Common.h"
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+
+using namespace mlir;
+using namespace mlir::fa4;
+using namespace mlir::fa4::detail;
+
+namespace {
+
+/// Bytes of one row of a 128-byte-swizzled tile, and of an 8-row group.
+constexpr int64_t kRowBytes = 128;
+constexpr int64_t kGroupBytes = 8 * kRowBytes;
+
+/// The shared-memory matrix descriptor (PTX ISA "Matrix Descriptor Format")
+/// of the 128-byte-swizzled operand at `ptr`: start address, leading and
+/// stride byte offsets (in 16-byte units) and the swizzle mode.
+Value makeDescriptor(ImplicitLocOpBuilder &b, Value ptr, int64_t leadingBytes,
+                     int64_t strideBytes) {
+  Value address = LLVM::PtrToIntOp::create(b, b.getI64Type(), ptr);
+  Value start = LLVM::LShrOp::create(
+      b, LLVM::AndOp::create(b, address, i64Const(b, 0x3FFFF)), i64Const(b, 4));
+  int64_t fields = ((leadingBytes >> 4) << 16) | ((strideBytes >> 4) << 32) |
+                   (int64_t(1) << 62);
+  return LLVM::OrOp::create(b, start, i64Const(b, fields));
+}
+
+/// The operand at k16 step `kk` of a k-major tile of `rows` rows: column
+/// blocks of 64 16-bit elements (128 bytes) follow each other.
+Value kMajorStep(ImplicitLocOpBuilder &b, Value base, int64_t rows,
+                 int64_t kk) {
+  int64_t block = kk * 16 / 64, within = (kk % 4) * 32;
+  Value ptr = offsetPtr(b, base, block * rows * kRowBytes + within);
+  return makeDescriptor(b, ptr, 16, kGroupBytes);
+}
+
+/// The operand at k16 step `kk` of an mn-major tile of `kRows` rows (K) and
+/// column blocks of 64 N-elements `kRows * 128` bytes apart.
+Value mnMajorStep(ImplicitLocOpBuilder &b, Value base, int64_t kRows,
+                  int64_t kk) {
+  Value ptr = offsetPtr(b, base, kk * 16 * kRowBytes);
+  return makeDescriptor(b, ptr, kRows * kRowBytes, kGroupBytes);
+}
+
+Value vectorToStruct(ImplicitLocOpBuilder &b, Value vector, Type structType) {
+  auto vectorType = cast<VectorType>(vector.getType());
+  Value result = LLVM::UndefOp::create(b, structType);
+  for (int64_t i = 0, e = vectorType.getNumElements(); i < e; ++i) {
+    Value element = LLVM::ExtractElementOp::create(b, vector, i32Const(b, i));
+    result = LLVM::InsertValueOp::create(b, result, element, i);
+  }
+  return result;
+}
+
+Value structToVector(ImplicitLocOpBuilder &b, Value value, VectorType type) {
+  Value result = LLVM::UndefOp::create(b, type);
+  for (int64_t i = 0, e = type.getNumElements(); i < e; ++i) {
+    Value element = LLVM::ExtractValueOp::create(b, value, i);
+    result = LLVM::InsertElementOp::create(b, result, element, i32Const(b, i));
+  }
+  return result;
+}
+
+Type accStructType(MLIRContext *context, VectorType acc) {
+  SmallVector<Type> fields(acc.getNumElements(), acc.getElementType());
+  return LLVM::LLVMStructType::getLiteral(context, fields);
+}
+
+NVVM::WGMMATypes wgmmaType(Type type) {
+  if (type.isBF16())
+    return NVVM::WGMMATypes::bf16;
+  if (type.isF16())
+    return NVVM::WGMMATypes::f16;
+  return NVVM::WGMMATypes::f32;
+}
+
+/// The register-A wgmma through inline PTX: `a` holds the thread's values
+/// of the 64 x K operand in accumulator order; k16 step `kk` takes column
+/// blocks 2kk and 2kk+1, packed in pairs.
+Value registerAStep(ImplicitLocOpBuilder &b, Value acc, Value a, int64_t kk,
+                    Value descB, int64_t n, Type elementType, bool transB,
+                    Type structType) {
+  SmallVector<Value> regs;
+  for (int64_t j = 2 * kk; j < 2 * kk + 2; ++j)
+    for (int64_t h = 0; h < 2; ++h) {
+      int64_t first = 4 * j + 2 * h;
+      Value pair = LLVM::ShuffleVectorOp::create(
+          b, a, a, ArrayRef<int32_t>{int32_t(first), int32_t(first + 1)});
+      regs.push_back(LLVM::BitcastOp::create(b, b.getI32Type(), pair));
+    }
+  int64_t outs = n / 2;
+  std::string accList, constraints;
+  for (int64_t i = 0; i < outs; ++i) {
+    accList += (i ? ", $" : "$") + std::to_string(i);
+    constraints += "=f,";
+  }
+  // Operands after the outputs: a0..a3, the B descriptor, scale-d.
+  auto arg = [&](int64_t i) { return "$" + std::to_string(outs + i); };
+  std::string type = elementType.isBF16() ? "bf16" : "f16";
+  std::string asmString = "{\n.reg .pred p;\nsetp.ne.b32 p, " + arg(5) +
+                          ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
+                          std::to_string(n) + "k16.f32." + type + "." + type +
+                          " {" + accList + "}, {" + arg(0) + ", " + arg(1) +
+                          ", " + arg(2) + ", " + arg(3) + "}, " + arg(4) +
+                          ", p, 1, 1, " + (transB ? "1" : "0") + ";\n}";
+  constraints += "r,r,r,r,l,r";
+  for (int64_t i = 0; i < outs; ++i)
+    constraints += "," + std::to_string(i);
+  SmallVector<Value> operands(regs);
+  operands.push_back(descB);
+  operands.push_back(i32Const(b, 1));
+  for (int64_t i = 0; i < outs; ++i)
+    operands.push_back(LLVM::ExtractValueOp::create(b, acc, i));
+  return LLVM::InlineAsmOp::create(
+             b, structType, operands, asmString, constraints,
+             /*has_side_effects=*/true, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None,
+             LLVM::AsmDialectAttr::get(b.getContext(),
+                                       LLVM::AsmDialect::AD_ATT),
+             ArrayAttr())
+      .getResult(0);
+}
+
+struct MmaAsyncLowering : public ConvertOpToLLVMPattern<MmaAsyncOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(MmaAsyncOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto accType = dyn_cast<VectorType>(op.getAcc().getType());
+    if (!accType)
+      return rewriter.notifyMatchFailure(op, "undistributed accumulator");
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    MLIRContext *context = b.getContext();
+    MemRefType bType = op.getB().getType();
+    bool mnMajor = op.getBMnMajor();
+    int64_t n = bType.getDimSize(mnMajor ? 1 : 0);
+    int64_t k = bType.getDimSize(mnMajor ? 0 : 1);
+    Type elementType = bType.getElementType();
+    Type structType = accStructType(context, accType);
+
+    Value acc = vectorToStruct(b, adaptor.getAcc(), structType);
+    NVVM::WgmmaFenceAlignedOp::create(b);
+    for (int64_t kk = 0; kk < k / 16; ++kk) {
+      Value descB = mnMajor ? mnMajorStep(b, adaptor.getB(), k, kk)
+                            : kMajorStep(b, adaptor.getB(), n, kk);
+      if (auto aTile = dyn_cast<MemRefType>(op.getA().getType())) {
+        Value descA = kMajorStep(b, adaptor.getA(), aTile.getDimSize(0), kk);
+        acc = NVVM::WgmmaMmaAsyncOp::create(
+            b, structType, acc, descA, descB,
+            NVVM::MMAShapeAttr::get(context, 64, n, 16),
+            NVVM::WGMMATypesAttr::get(context, wgmmaType(elementType)),
+            NVVM::WGMMATypesAttr::get(context, wgmmaType(elementType)),
+            NVVM::WGMMATypesAttr::get(context,
+                                      wgmmaType(accType.getElementType())),
+            NVVM::WGMMAScaleOutAttr::get(context, NVVM::WGMMAScaleOut::one),
+            NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one),
+            NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one),
+            NVVM::MMALayoutAttr::get(context, NVVM::MMALayout::row),
+            NVVM::MMALayoutAttr::get(context, mnMajor ? NVVM::MMALayout::row
+                                                      : NVVM::MMALayout::col),
+            NVVM::MMAIntOverflowAttr());
+      } else {
+        acc = registerAStep(b, acc, adaptor.getA(), kk, descB, n, elementType,
+                            mnMajor, structType);
+      }
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(b);
+    rewriter.replaceOp(op, structToVector(b, acc, accType));
+    return success();
+  }
+};
+
+/// `wgmma.wait_group`, then an empty asm that re-defines each accumulator
+/// it covers, so that no read of them is scheduled before the wait.
+struct MmaWaitLowering : public ConvertOpToLLVMPattern<MmaWaitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(MmaWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, op.getPending());
+    SmallVector<Value> results;
+    for (Value acc : adaptor.getAccs()) {
+      auto type = dyn_cast<VectorType>(acc.getType());
+      if (!type)
+        return rewriter.notifyMatchFailure(op, "undistributed tile");
+      Type structType = accStructType(b.getContext(), type);
+      std::string constraints;
+      SmallVector<Value> operands;
+      int64_t count = type.getNumElements();
+      StringRef reg = type.getElementType().isF32() ? "f" : "h";
+      for (int64_t i = 0; i < count; ++i)
+        constraints += ("=" + reg + ",").str();
+      for (int64_t i = 0; i < count; ++i) {
+        constraints += std::to_string(i) + (i + 1 < count ? "," : "");
+        operands.push_back(
+            LLVM::ExtractElementOp::create(b, acc, i32Const(b, i)));
+      }
+      Value defined =
+          LLVM::InlineAsmOp::create(
+              b, structType, operands, "// fa4.mma.wait", constraints,
+              /*has_side_effects=*/true, /*is_align_stack=*/false,
+              LLVM::tailcallkind::TailCallKind::None,
+              LLVM::AsmDialectAttr::get(b.getContext(),
+                                        LLVM::AsmDialect::AD_ATT),
+              ArrayAttr())
+              .getResult(0);
+      results.push_back(structToVector(b, defined, type));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::fa4::populateMmaToNVVMPatterns(LLVMTypeConverter &converter,
+                                          RewritePatternSet &patterns) {
+  patterns.add<MmaAsyncLowering, MmaWaitLowering>(converter);
+}

@@ -1,0 +1,107 @@
+//===- WarpRoles.cpp - the fa4-lower-warp-roles pass ----------------------===//
+//
+// Lowers `fa4.warp_specialize` to one `scf.if` per role on the warp id, with
+// the role's setmaxnreg, and `fa4.warpgroup_id` to arithmetic on the thread
+// id; records each kernel's thread count.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa4/Conversion/FA4ToNVVM.h"
+
+#include "FA4/FA4Dialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+namespace mlir::fa4 {
+#define GEN_PASS_DEF_FA4LOWERWARPROLES
+#include "fa4/Conversion/Passes.h.inc"
+} // namespace mlir::fa4
+
+using namespace mlir;
+using namespace mlir::fa4;
+
+namespace {
+
+Value i32(ImplicitLocOpBuilder &b, int64_t value) {
+  return arith::ConstantIntOp::create(b, value, 32);
+}
+
+/// Replace `op` by one scf.if per role; returns the block's thread count.
+int64_t lowerWarpSpecialize(WarpSpecializeOp op) {
+  SmallVector<RoleOp> roles =
+      llvm::to_vector(op.getBody().front().getOps<RoleOp>());
+  int64_t warps = 0;
+  for (RoleOp role : roles)
+    warps += role.getWarps();
+  int64_t entryRegs = getEntryRegisters(warps * 32);
+
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  Value tid = NVVM::ThreadIdXOp::create(b, b.getI32Type());
+  Value warp = arith::DivUIOp::create(b, tid, i32(b, 32));
+  int64_t start = 0;
+  for (RoleOp role : roles) {
+    int64_t end = start + role.getWarps();
+    b.setLoc(role.getLoc());
+    Value inRole = arith::AndIOp::create(
+        b,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::uge, warp,
+                              i32(b, start)),
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ult, warp, i32(b, end)));
+    auto ifRole = scf::IfOp::create(b, inRole, /*withElseRegion=*/false);
+    b.setInsertionPoint(ifRole.thenBlock()->getTerminator());
+    int64_t regs = role.getRegs();
+    if (regs != entryRegs)
+      NVVM::SetMaxRegisterOp::create(
+          b, regs,
+          regs > entryRegs ? NVVM::SetMaxRegisterAction::increase
+                           : NVVM::SetMaxRegisterAction::decrease);
+    Block *target = ifRole.thenBlock();
+    if (role.getKind() == RoleKind::producer) {
+      Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warp,
+                                          i32(b, start));
+      auto ifFirst = scf::IfOp::create(b, first, /*withElseRegion=*/false);
+      target = ifFirst.thenBlock();
+    }
+
+    // The role's warpgroup index, then its body.
+    role.walk([&](WarpgroupIdOp id) {
+      ImplicitLocOpBuilder ib(id.getLoc(), id);
+      Value group = arith::DivUIOp::create(ib, tid, i32(ib, 128));
+      Value local = arith::SubIOp::create(ib, group, i32(ib, start / 4));
+      Value index = arith::IndexCastUIOp::create(ib, ib.getIndexType(), local);
+      id.getResult().replaceAllUsesWith(index);
+      id.erase();
+    });
+    Block &body = role.getBody().front();
+    target->getOperations().splice(target->getTerminator()->getIterator(),
+                                   body.getOperations());
+    b.setInsertionPointAfter(ifRole);
+    start = end;
+  }
+  op.erase();
+  return warps * 32;
+}
+
+struct LowerWarpRolesPass
+    : public fa4::impl::FA4LowerWarpRolesBase<LowerWarpRolesPass> {
+  void runOnOperation() override {
+    Builder builder(&getContext());
+    for (auto function : getOperation().getOps<FunctionOpInterface>()) {
+      SmallVector<WarpSpecializeOp> ops;
+      function->walk([&](WarpSpecializeOp op) { ops.push_back(op); });
+      if (ops.size() > 1) {
+        ops[1].emitOpError() << "is the second in its kernel; a kernel has "
+                                "one set of warp roles";
+        return signalPassFailure();
+      }
+      if (ops.empty())
+        continue;
+      int64_t threads = lowerWarpSpecialize(ops.front());
+      function->setAttr(kThreadsAttrName, builder.getI64IntegerAttr(threads));
+    }
+  }
+};
+} // namespace

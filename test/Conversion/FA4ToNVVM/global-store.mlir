@@ -1,0 +1,26 @@
+// Global stores: each thread writes its (row, 2 columns) pairs of the #fa4.acc
+// fragment; rows at or past the limit are masked.
+// RUN: fa4-opt %s --convert-fa4-to-nvvm | FileCheck %s
+
+// CHECK-LABEL: llvm.func @store
+func.func @store(%o: vector<64xbf16>, %out: !llvm.ptr<1>, %row: index, %col: index, %limit: index, %ld: index) {
+  // CHECK: nvvm.read.ptx.sreg.tid.x
+  // CHECK: %[[INSIDE:.*]] = llvm.icmp "ult" %{{.*}}, %{{.*}} : i64
+  // CHECK: %[[PAIR:.*]] = llvm.shufflevector %{{.*}}, %{{.*}} [0, 1] : vector<64xbf16>
+  // CHECK: llvm.intr.masked.store %[[PAIR]], %{{.*}}, %{{.*}} {alignment = 4 : i32} : vector<2xbf16>, vector<2xi1> into !llvm.ptr<1>
+  // CHECK-COUNT-15: llvm.intr.masked.store
+  // Second row half: values 2, 3 of each block, 8 rows down.
+  // CHECK: llvm.shufflevector %{{.*}}, %{{.*}} [2, 3] : vector<64xbf16>
+  // CHECK-COUNT-16: llvm.intr.masked.store
+  fa4.global_store %o, %out[%row, %col] rows(%limit) stride(%ld) : vector<64xbf16>, !llvm.ptr<1>
+  return
+}
+
+// CHECK-LABEL: llvm.func @program_ids
+func.func @program_ids() -> (index, index) {
+  // CHECK: nvvm.read.ptx.sreg.ctaid.y : i32
+  // CHECK: nvvm.read.ptx.sreg.nctaid.x : i32
+  %id = tile.program_id 1
+  %n = tile.num_programs 0
+  return %id, %n : index, index
+}

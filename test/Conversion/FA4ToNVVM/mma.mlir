@@ -1,0 +1,48 @@
+// Asynchronous MMA to wgmma: fence, one m64n128k16 per k16 step with 128-byte
+// swizzle descriptors (shared A and B), the register-A form as inline PTX
+// with B transposed for an mn-major V tile, commit; the wait re-defines the
+// accumulators. Wrong inputs get diagnostics.
+// RUN: fa4-opt %s --split-input-file --verify-diagnostics --convert-fa4-to-nvvm | FileCheck %s
+
+!Q = !fa4.pipeline<q, kv = 1, qk = 1, memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, memref<128x128xbf16, 3>>
+
+// CHECK-LABEL: llvm.func @mma
+func.func @mma(%p: !Q, %s: i32, %ph: i32, %acc: vector<64xf32>, %pa: vector<64xbf16>) -> vector<64xf32> {
+  %q, %k, %v = fa4.consumer.wait %p[%s, %ph] : !Q -> memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, memref<128x128xbf16, 3>
+  // The descriptor's constant fields: SBO 1024 B (64 << 32), LBO 16 B
+  // (1 << 16), 128-byte swizzle (1 << 62).
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK: llvm.mlir.constant(4611686293305360384 : i64) : i64
+  // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+  // CHECK-COUNT-3: nvvm.wgmma.mma_async
+  // CHECK: nvvm.wgmma.commit.group.sync.aligned
+  %r = fa4.mma.async %q, %k, %acc : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, vector<64xf32>
+  // Register A, mn-major B (LBO = 128 rows x 128 B = 16384 B): 8 k16 steps.
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK: llvm.mlir.constant(4611686293372403712 : i64) : i64
+  // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, $69, 0;\0Awgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0, {{.*}}, $63}, {$64, $65, $66, $67}, $68, p, 1, 1, 1;\0A}"
+  // CHECK-COUNT-7: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+  // CHECK: nvvm.wgmma.commit.group.sync.aligned
+  %o = fa4.mma.async %pa, %v, %r b_mn_major : vector<64xbf16>, memref<128x128xbf16, 3>, vector<64xf32>
+  // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+  // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "// fa4.mma.wait", "=f,{{.*}}"
+  %w = fa4.mma.wait %o pending(1) : vector<64xf32>
+  return %w : vector<64xf32>
+}
+
+// -----
+
+func.func @undistributed(%p: !fa4.pipeline<q, kv = 1, qk = 1, memref<64x64xbf16, 3>, memref<128x64xbf16, 3>>, %s: i32, %ph: i32) {
+  // expected-error @below {{holds laid-out register tiles; run fa4-distribute-register-tiles first}}
+  %acc = arith.constant dense<0.0> : tensor<64x128xf32, #fa4.acc>
+  %q, %k = fa4.consumer.wait %p[%s, %ph] : !fa4.pipeline<q, kv = 1, qk = 1, memref<64x64xbf16, 3>, memref<128x64xbf16, 3>> -> memref<64x64xbf16, 3>, memref<128x64xbf16, 3>
+  %r = fa4.mma.async %q, %k, %acc : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, tensor<64x128xf32, #fa4.acc>
+  return
+}
+
+// -----
+
+// expected-error @below {{shared-memory tiles cannot cross function boundaries; inline @helper into its kernel}}
+func.func @helper(%q: memref<64x64xbf16, 3>) {
+  return
+}
