@@ -87,6 +87,10 @@ constexpr StringLiteral kKernelAttrName = "fa4.kernel";
 /// fa4-allocate-shared-memory.
 constexpr StringLiteral kSharedMemoryBytesAttrName = "fa4.shared_memory_bytes";
 
+/// On a lowered kernel's by-value tensor-map parameter: its !fa4.tensor_map
+/// type, for whoever builds the map at launch.
+constexpr StringLiteral kTensorMapArgAttrName = "fa4.tensor_map";
+
 /// The threads of a kernel's block, set by fa4-lower-warp-roles.
 constexpr StringLiteral kThreadsAttrName = "fa4.threads";
 

@@ -32,7 +32,7 @@
 !Acc = tensor<64x128xf32, #fa4.acc>
 
 // CHECK-LABEL: llvm.func @gemm
-// CHECK-SAME: nvvm.grid_constant
+// CHECK-SAME: fa4.tensor_map = !fa4.tensor_map<bf16, box = [128, 64], swizzle = 128>, llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant
 // CHECK-SAME: nvvm.kernel, nvvm.maxnreg = 168 : i32, nvvm.maxntid = array<i32: 384, 1, 1>
 // CHECK: nvvm.mbarrier.init
 // CHECK: nvvm.fence.mbarrier.init

@@ -100,7 +100,8 @@ struct ConvertFA4ToNVVMPass
     }
 
     // Kernels, and which of their parameters are tensor maps.
-    llvm::StringMap<SmallVector<unsigned>> tensorMapArgs;
+    llvm::StringMap<SmallVector<std::pair<unsigned, TensorMapType>>>
+        tensorMapArgs;
     for (auto kernel : module.getOps<func::FuncOp>()) {
       if (!kernel->hasAttr(kKernelAttrName))
         continue;
@@ -112,8 +113,8 @@ struct ConvertFA4ToNVVMPass
       }
       auto &maps = tensorMapArgs[kernel.getSymName()];
       for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes()))
-        if (isa<TensorMapType>(type))
-          maps.push_back(i);
+        if (auto map = dyn_cast<TensorMapType>(type))
+          maps.emplace_back(i, map);
     }
 
     // The kernel's dynamic shared memory.
@@ -164,7 +165,9 @@ struct ConvertFA4ToNVVMPass
           builder.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
       function->setAttr("nvvm.maxnreg",
                         builder.getI32IntegerAttr(getEntryRegisters(threads)));
-      for (unsigned i : it->second) {
+      for (auto [i, map] : it->second) {
+        // What the launch needs to build the map: element type, box, swizzle.
+        function.setArgAttr(i, kTensorMapArgAttrName, TypeAttr::get(map));
         function.setArgAttr(i, "llvm.byval", TypeAttr::get(mapType));
         function.setArgAttr(i, "llvm.align",
                             builder.getI64IntegerAttr(kTensorMapAlign));
