@@ -26,6 +26,11 @@ config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%cxx", config.cxx_compiler))
 config.substitutions.append(("%cc", config.c_compiler))
 config.substitutions.append(("%linker", config.linker or ""))
+# `%exit-status CMD...` runs CMD and prints "exit status N" after its output.
+config.substitutions.append(
+    ("%exit-status",
+     "bash " + os.path.join(config.fa4_src_root, "test", "Inputs",
+                            "exit-status.sh")))
 
 llvm_config.with_system_environment(
     ["HOME", "INCLUDE", "LIB", "TMP", "TEMP", "CUDA_PATH"])
@@ -36,7 +41,10 @@ llvm_config.with_environment("PATH", config.fa4_tools_dir, append_path=True)
 tool_dirs = [config.fa4_tools_dir, config.llvm_tools_dir]
 tools = [
     "fa4-opt",
+    "fa4-run",
     "fa4-translate",
+    ToolSubst("%fa4-runner-checks", command=os.path.join(
+        config.fa4_tools_dir, "fa4-runner-checks")),
     ToolSubst("%fa4-runtime-checks", command=os.path.join(
         config.fa4_tools_dir, "fa4-runtime-checks")),
 ]

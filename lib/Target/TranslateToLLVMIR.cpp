@@ -13,6 +13,7 @@
 
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
@@ -80,6 +81,16 @@ mlir::fa4::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
       createNVPTXTargetMachine(options, loc);
   if (failed(machine) || failed(lowerNVVMToInlinePTX(module)))
     return failure();
+
+  // fa4's parameter attributes (tensor-map types, names) are launch metadata
+  // that LLVM IR has no place for; the translation would warn about each.
+  module.walk([](LLVM::LLVMFuncOp function) {
+    for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i)
+      if (DictionaryAttr attrs = function.getArgAttrDict(i))
+        for (NamedAttribute attr : llvm::to_vector(attrs.getValue()))
+          if (attr.getName().getValue().starts_with("fa4."))
+            function.removeArgAttr(i, attr.getName());
+  });
 
   DialectRegistry registry;
   registerTargetTranslations(registry);

@@ -1,14 +1,17 @@
 //===- fa4-translate.cpp - LLVM + NVVM IR to LLVM IR, PTX or a cubin ------===//
 //
 // The fa4 back-end driver: parses a module in the LLVM and NVVM dialects and
-// writes optimized LLVM IR for NVPTX, PTX, or a cubin assembled by ptxas,
-// with ptxas's register and shared-memory report on request. A thin main over
-// FA4Target; `--split-input-file` and `--verify-diagnostics` work as in
-// mlir-opt so that its diagnostics can be tested.
+// writes optimized LLVM IR for NVPTX, PTX, a cubin assembled by ptxas, or the
+// runtime's kernel file (the cubin with its launch metadata), with ptxas's
+// register and shared-memory report on request. A thin main over FA4Target;
+// `--split-input-file` and `--verify-diagnostics` work as in mlir-opt so that
+// its diagnostics can be tested.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fa4/InitAll.h"
+#include "fa4/Runtime/KernelFile.h"
+#include "fa4/Target/KernelFileEmission.h"
 #include "fa4/Target/Target.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -32,7 +35,7 @@ namespace cl = llvm::cl;
 
 namespace {
 /// What fa4-translate writes.
-enum class EmitKind { LLVM, PTX, Cubin };
+enum class EmitKind { LLVM, PTX, Cubin, Kernel };
 } // namespace
 
 static cl::OptionCategory category("fa4-translate options");
@@ -54,7 +57,11 @@ static cl::opt<EmitKind> emitKind(
                clEnumValN(EmitKind::PTX, "ptx",
                           "PTX from LLVM's NVPTX backend"),
                clEnumValN(EmitKind::Cubin, "cubin",
-                          "a cubin (binary) assembled by ptxas")),
+                          "a cubin (binary) assembled by ptxas"),
+               clEnumValN(EmitKind::Kernel, "kernel",
+                          "the fa4 runtime's kernel file: the cubin of the "
+                          "module's one nvvm.kernel function with its launch "
+                          "metadata (block, shared memory, parameters)")),
     cl::init(EmitKind::PTX), cl::cat(category));
 
 static cl::opt<std::string>
@@ -88,11 +95,12 @@ static cl::list<std::string>
                         "(repeatable, e.g. --ptxas-flag=-lineinfo)"),
                cl::value_desc("flag"), cl::cat(category));
 
-static cl::opt<std::string> ptxasReport(
-    "ptxas-report",
-    cl::desc("With --emit=cubin, write ptxas's -v report (registers, spills, "
-             "shared memory) to this file"),
-    cl::value_desc("file"), cl::cat(category));
+static cl::opt<std::string>
+    ptxasReport("ptxas-report",
+                cl::desc("With --emit=cubin or kernel, write ptxas's -v report "
+                         "(registers, spills, "
+                         "shared memory) to this file"),
+                cl::value_desc("file"), cl::cat(category));
 
 static cl::opt<bool> splitInputFile(
     "split-input-file",
@@ -108,15 +116,31 @@ static cl::opt<bool> verifyDiagnostics(
 /// Parse one buffer and write what `--emit` asks for to `os`; append ptxas's
 /// report to `report`. Diagnostics go through the context's handler.
 static LogicalResult translate(llvm::SourceMgr &sourceMgr, MLIRContext &context,
-                               const fa4::TargetOptions &options,
+                               const mlir::fa4::TargetOptions &options,
                                raw_ostream &os, std::string &report) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return failure();
 
+  if (emitKind == EmitKind::Kernel) {
+    std::string chunkReport;
+    FailureOr<::fa4::runtime::KernelFile> file =
+        mlir::fa4::emitKernelFile(*module, options, chunkReport);
+    report += chunkReport;
+    if (failed(file))
+      return failure();
+    ::fa4::runtime::Expected<std::string> bytes =
+        ::fa4::runtime::serializeKernelFile(*file);
+    if (!bytes.ok())
+      return module->emitError()
+             << "cannot write the kernel file: " << bytes.status().message();
+    os << *bytes;
+    return success();
+  }
+
   llvm::LLVMContext llvmContext;
   FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
-      fa4::translateToLLVMIR(*module, llvmContext, options);
+      mlir::fa4::translateToLLVMIR(*module, llvmContext, options);
   if (failed(llvmModule))
     return failure();
   if (emitKind == EmitKind::LLVM) {
@@ -125,7 +149,7 @@ static LogicalResult translate(llvm::SourceMgr &sourceMgr, MLIRContext &context,
   }
 
   Location loc = module->getLoc();
-  FailureOr<std::string> ptx = fa4::emitPTX(**llvmModule, options, loc);
+  FailureOr<std::string> ptx = mlir::fa4::emitPTX(**llvmModule, options, loc);
   if (failed(ptx))
     return failure();
   if (emitKind == EmitKind::PTX) {
@@ -135,7 +159,7 @@ static LogicalResult translate(llvm::SourceMgr &sourceMgr, MLIRContext &context,
 
   std::string chunkReport;
   FailureOr<std::string> cubin =
-      fa4::assembleCubin(loc, *ptx, options, chunkReport);
+      mlir::fa4::assembleCubin(loc, *ptx, options, chunkReport);
   report += chunkReport;
   if (failed(cubin))
     return failure();
@@ -147,7 +171,7 @@ static LogicalResult translate(llvm::SourceMgr &sourceMgr, MLIRContext &context,
 /// diagnostics or, with --verify-diagnostics, checking them.
 static LogicalResult processChunk(std::unique_ptr<llvm::MemoryBuffer> chunk,
                                   const DialectRegistry &registry,
-                                  const fa4::TargetOptions &options,
+                                  const mlir::fa4::TargetOptions &options,
                                   raw_ostream &os, std::string &report) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(chunk), llvm::SMLoc());
@@ -182,22 +206,28 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "fa4-translate: translates a module in the LLVM and NVVM dialects to "
-      "LLVM IR, PTX or a cubin\n\n"
+      "LLVM IR, PTX, a cubin or a kernel file\n\n"
       "  fa4-translate kernel.mlir --emit=cubin --arch=sm_90a -o kernel.cubin "
-      "--ptxas-report=kernel.txt\n");
+      "--ptxas-report=kernel.txt\n"
+      "  fa4-opt gemm.mlir --fa4-to-llvm | fa4-translate --emit=kernel -o "
+      "gemm.kernel\n");
 
-  if (!ptxasReport.empty() && emitKind != EmitKind::Cubin) {
-    llvm::WithColor::error() << "--ptxas-report needs --emit=cubin\n";
+  bool binary = emitKind == EmitKind::Cubin || emitKind == EmitKind::Kernel;
+  if (!ptxasReport.empty() && !binary) {
+    llvm::WithColor::error() << "--ptxas-report needs --emit=cubin or "
+                                "--emit=kernel\n";
     return 1;
   }
-  if (emitKind == EmitKind::Cubin && outputFilename == "-" &&
+  if (binary && outputFilename == "-" &&
       llvm::sys::Process::StandardOutIsDisplayed()) {
     llvm::WithColor::error()
-        << "refusing to write a binary cubin to a terminal; pass -o FILE\n";
+        << "refusing to write a binary "
+        << (emitKind == EmitKind::Cubin ? "cubin" : "kernel file")
+        << " to a terminal; pass -o FILE\n";
     return 1;
   }
 
-  fa4::TargetOptions options;
+  mlir::fa4::TargetOptions options;
   options.arch = arch;
   options.ptxVersion = ptxVersion;
   options.optLevel = optLevel;
@@ -205,8 +235,8 @@ int main(int argc, char **argv) {
   options.ptxasFlags.assign(ptxasFlags.begin(), ptxasFlags.end());
 
   DialectRegistry registry;
-  fa4::registerAllDialects(registry);
-  fa4::registerTargetTranslations(registry);
+  mlir::fa4::registerAllDialects(registry);
+  mlir::fa4::registerTargetTranslations(registry);
 
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input =

@@ -1,0 +1,93 @@
+//===- Problem.h - The problems fa4-run knows -------------------*- C++ -*-===//
+//
+// The two problems the runner launches, checks and times, a GEMM and
+// attention, with the kernel ABI each expects: the order and kinds of the
+// parameters, the tensor maps built for them and the grid. The checks here
+// need no GPU, so a kernel file or a problem size that cannot work is refused
+// before anything is allocated or launched.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA4_RUNNER_PROBLEM_H
+#define FA4_RUNNER_PROBLEM_H
+
+#include "fa4/Runtime/KernelFile.h"
+#include "fa4/Runtime/Status.h"
+#include "fa4/Runtime/Types.h"
+
+#include <cstdint>
+#include <string>
+
+namespace fa4::runner {
+
+/// Rows of C (and of A) one CTA of a GEMM kernel computes.
+inline constexpr uint64_t kGemmTileM = 128;
+/// Columns of C (rows of B) one CTA of a GEMM kernel computes.
+inline constexpr uint64_t kGemmTileN = 128;
+/// Query rows one CTA of an attention kernel computes.
+inline constexpr uint64_t kAttentionTileQ = 128;
+
+/// C[M, N] = A[M, K] · B[N, K]ᵀ, all bf16 and row-major.
+///
+/// Kernel ABI: gemm(a_map, b_map, c, m: i64, n: i64, k: i64). a_map and b_map
+/// are 2-d bf16 tensor maps over A and B with the kernel file's box and
+/// swizzle and zero out-of-bounds fill; c points to C. The grid is
+/// (ceil(M / 128), N / 128, 1). N must be a multiple of 128 and K of 8 (rows
+/// of 16-byte multiples, as TMA needs).
+struct GemmProblem {
+  uint64_t m = 0;
+  uint64_t n = 0;
+  uint64_t k = 0;
+};
+
+/// O = softmax(scale · Q·Kᵀ [masked]) · V per (batch, head): Q and O are
+/// [B, H, SQ, D], K and V [B, H, SK, D], all bf16 and contiguous.
+///
+/// Kernel ABI: attention(q_map, k_map, v_map, o, seq_q: i64, seq_k: i64,
+/// scale_log2: f32, causal: i32). Each map is a 3-d bf16 tensor map over its
+/// tensor viewed as [B·H, S, D] (innermost first: D, S, B·H) with the kernel
+/// file's box and swizzle and zero out-of-bounds fill; o points to O;
+/// scale_log2 is scale · log2(e). The grid is (ceil(SQ / 128), B·H, 1). With
+/// causal, query row i sees key rows j <= i + (SK - SQ); a row that sees no
+/// key has the output 0. D must be a multiple of 8.
+struct AttentionProblem {
+  uint64_t batch = 0;
+  uint64_t heads = 0;
+  uint64_t seqQ = 0;
+  uint64_t seqK = 0;
+  uint64_t headDim = 0;
+  bool causal = false;
+  /// The softmax scale; 1/sqrt(D) unless given.
+  double scale = 0;
+};
+
+/// "gemm m=1024 n=1024 k=1024", as the summary line starts.
+std::string describe(const GemmProblem &problem);
+/// "attention b=2 h=16 sq=4096 sk=4096 d=128 causal", as the summary starts.
+std::string describe(const AttentionProblem &problem);
+
+/// The floating-point operations of the problem: 2·M·N·K for the GEMM;
+/// 4·B·H·SQ·SK·D for attention, halved when causal with SQ == SK.
+double flops(const GemmProblem &problem);
+double flops(const AttentionProblem &problem);
+
+/// Checks the sizes: every dim positive, N % 128 == 0, K % 8 == 0, and no
+/// tensor over 2^40 bytes.
+runtime::Status checkProblem(const GemmProblem &problem);
+/// Checks the sizes: every dim positive, D % 8 == 0, a positive finite scale,
+/// and no tensor over 2^40 bytes.
+runtime::Status checkProblem(const AttentionProblem &problem);
+
+/// Checks that `file` has the GEMM ABI above (six parameters of the right
+/// kinds, 2-d bf16 tensor maps) and no fixed grid.
+runtime::Status checkKernel(const runtime::KernelFile &file,
+                            const GemmProblem &problem);
+/// Checks that `file` has the attention ABI above (eight parameters of the
+/// right kinds, 3-d bf16 tensor maps), no fixed grid, and, when the file has
+/// `meta = head_dim N`, that N is the problem's head dim.
+runtime::Status checkKernel(const runtime::KernelFile &file,
+                            const AttentionProblem &problem);
+
+} // namespace fa4::runner
+
+#endif // FA4_RUNNER_PROBLEM_H

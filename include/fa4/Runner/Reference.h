@@ -1,0 +1,41 @@
+//===- Reference.h - float64 references on the CPU --------------*- C++ -*-===//
+//
+// What the kernels must compute, in float64 on the CPU from the same bf16
+// inputs, for a chosen set of output rows only: the runner checks a sample of
+// the rows of large problems. The rows are computed on all CPU cores.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA4_RUNNER_REFERENCE_H
+#define FA4_RUNNER_REFERENCE_H
+
+#include "fa4/Runner/Problem.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace fa4::runner {
+
+/// Rows `rows` of C = A·Bᵀ for A [M, K] and B [N, K] (bf16 words, row-major):
+/// `rows.size()` x N values, row after row.
+std::vector<double> referenceGemm(const GemmProblem &problem,
+                                  const std::vector<uint16_t> &a,
+                                  const std::vector<uint16_t> &b,
+                                  const std::vector<uint64_t> &rows);
+
+/// Rows `rows` of O viewed as [B·H·SQ, D] (row r is query r % SQ of head
+/// r / SQ): `rows.size()` x D values, row after row. The softmax is computed
+/// with the row maximum subtracted; a row that sees no key is 0.
+std::vector<double> referenceAttention(const AttentionProblem &problem,
+                                       const std::vector<uint16_t> &q,
+                                       const std::vector<uint16_t> &k,
+                                       const std::vector<uint16_t> &v,
+                                       const std::vector<uint64_t> &rows);
+
+/// The number of keys query row `i` (0 <= i < SQ) sees: all SK, or with
+/// causal masking min(SK, max(0, i + 1 + SK - SQ)).
+uint64_t visibleKeys(const AttentionProblem &problem, uint64_t i);
+
+} // namespace fa4::runner
+
+#endif // FA4_RUNNER_REFERENCE_H

@@ -1,0 +1,83 @@
+//===- Run.h - Running a problem with a compiled kernel ---------*- C++ -*-===//
+//
+// The runner's API, what fa4-run and later bindings call: given a loaded
+// kernel with the problem's ABI, draw seeded random inputs, build the tensor
+// maps, poison the output, launch, read back and check against the float64
+// reference, and optionally time repeated launches with CUDA events. Every
+// failure that comes back from these functions is a CUDA or runtime error;
+// refusals (bad sizes, a kernel without the ABI) come from Problem.h first.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA4_RUNNER_RUN_H
+#define FA4_RUNNER_RUN_H
+
+#include "fa4/Runner/Check.h"
+#include "fa4/Runner/Problem.h"
+#include "fa4/Runtime/Kernel.h"
+#include "fa4/Runtime/KernelFile.h"
+#include "fa4/Runtime/Status.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fa4::runner {
+
+/// Rows of a GEMM output checked at most; all when M is not larger.
+inline constexpr uint64_t kGemmCheckedRows = 256;
+/// Query rows per (batch, head) of an attention output checked at most.
+inline constexpr uint64_t kAttentionCheckedRows = 64;
+
+/// What to do besides the one checked launch.
+struct RunOptions {
+  /// Compare with the reference, scan for NaN and guard writes.
+  bool check = true;
+  /// Time `iters` launches after `warmup` launches.
+  bool bench = false;
+  unsigned warmup = 10;
+  unsigned iters = 100;
+  /// Seed of the random inputs.
+  uint64_t seed = 1;
+};
+
+/// What one run found.
+struct RunResult {
+  /// The problem as `describe` prints it.
+  std::string problem;
+  double flops = 0;
+  /// Set when checked.
+  std::optional<CheckReport> check;
+  /// Lines saying what is wrong, when the check failed.
+  std::vector<std::string> failure;
+  /// Set when benchmarked: the median and the fastest launch, in ms.
+  std::optional<double> medianMs;
+  std::optional<double> minMs;
+  /// With check and bench: output elements that differ between the checked
+  /// launch and the last timed one (a nondeterministic kernel, or a race).
+  uint64_t benchChanged = 0;
+
+  /// The check passed (or did not run) and the timed launches left the same
+  /// output as the checked one.
+  bool passed() const;
+};
+
+/// Runs `problem` with `kernel`, loaded from `file`, which must pass
+/// `checkKernel` for the problem.
+runtime::Expected<RunResult> run(const runtime::Kernel &kernel,
+                                 const runtime::KernelFile &file,
+                                 const GemmProblem &problem,
+                                 const RunOptions &options);
+runtime::Expected<RunResult> run(const runtime::Kernel &kernel,
+                                 const runtime::KernelFile &file,
+                                 const AttentionProblem &problem,
+                                 const RunOptions &options);
+
+/// The one summary line of a run: "gemm m=1024 n=1024 k=1024:
+/// rel_err=3.1e-03 max_abs=2.0e-02 PASS  time=0.123 ms  17.4 TFLOP/s".
+std::string formatSummary(const RunResult &result);
+
+} // namespace fa4::runner
+
+#endif // FA4_RUNNER_RUN_H

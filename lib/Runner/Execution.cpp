@@ -1,0 +1,143 @@
+//===- Execution.cpp - One checked and timed launch -----------------------===//
+//
+// The sequence every run follows once its inputs are on the device: poison,
+// launch, wait, read back, check; then warm-up launches and per-launch event
+// timings, whose median is the reported time; and the summary line.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Execution.h"
+
+#include "fa4/Runtime/Driver.h"
+
+#include <algorithm>
+#include <cstdio>
+
+using namespace fa4::runner;
+using namespace fa4::runtime;
+
+TensorMapSpec fa4::runner::tensorMapSpec(const KernelParam &param,
+                                         std::vector<uint64_t> dims,
+                                         std::vector<uint64_t> strides) {
+  TensorMapSpec spec;
+  spec.elementType = param.elementType;
+  spec.globalDims = std::move(dims);
+  spec.globalStrides = std::move(strides);
+  spec.boxDims = param.boxDims;
+  spec.swizzle = param.swizzle;
+  spec.oobFill = OobFill::Zero;
+  return spec;
+}
+
+Expected<DeviceBuffer> fa4::runner::upload(const Driver &driver,
+                                           const std::vector<uint16_t> &host,
+                                           uint64_t words) {
+  Expected<DeviceBuffer> buffer = DeviceBuffer::allocate(driver, words * 2);
+  if (!buffer.ok())
+    return buffer;
+  if (!host.empty())
+    if (Status s = buffer->copyFromHost(host.data(), host.size() * 2); !s.ok())
+      return s;
+  return buffer;
+}
+
+/// Reads the output and the guard after it back from the device.
+static Status readBack(const Execution &execution,
+                       std::vector<uint16_t> &output,
+                       std::vector<uint16_t> &guard) {
+  std::vector<uint16_t> all(execution.outputElements + execution.guardElements);
+  if (Status s = execution.output->copyToHost(all.data(), all.size() * 2);
+      !s.ok())
+    return s;
+  output.assign(all.begin(), all.begin() + execution.outputElements);
+  guard.assign(all.begin() + execution.outputElements, all.end());
+  return Status::success();
+}
+
+/// Times `options.iters` launches one by one after `options.warmup`; sets the
+/// median and the fastest.
+static Status benchmark(const Kernel &kernel, const Execution &execution,
+                        const RunOptions &options, RunResult &result) {
+  for (unsigned i = 0; i < options.warmup; ++i)
+    if (Status s = launch(kernel, execution.config, execution.args); !s.ok())
+      return s;
+  std::vector<double> times;
+  for (unsigned i = 0; i < options.iters; ++i) {
+    Expected<float> ms =
+        timeLaunches(kernel, execution.config, execution.args, 1);
+    if (!ms.ok())
+      return ms.status();
+    times.push_back(*ms);
+  }
+  if (Status s = kernel.driver().synchronize(); !s.ok())
+    return s;
+  std::sort(times.begin(), times.end());
+  size_t n = times.size();
+  result.medianMs =
+      n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+  result.minMs = times.front();
+  return Status::success();
+}
+
+Expected<RunResult> fa4::runner::execute(const Kernel &kernel,
+                                         Execution &execution,
+                                         const RunOptions &options,
+                                         RunResult result) {
+  if (Status s = execution.output->fill8(0xff); !s.ok())
+    return s;
+  if (Status s = launch(kernel, execution.config, execution.args); !s.ok())
+    return s;
+  if (Status s = kernel.driver().synchronize(); !s.ok())
+    return s;
+
+  std::vector<uint16_t> output, guard;
+  if (options.check) {
+    if (Status s = readBack(execution, output, guard); !s.ok())
+      return s;
+    std::vector<double> reference = execution.reference();
+    result.check =
+        checkOutput(output, execution.cols, guard, execution.rows, reference);
+    result.failure = describeFailure(*result.check, execution.naming);
+  }
+  if (!options.bench)
+    return result;
+  if (Status s = benchmark(kernel, execution, options, result); !s.ok())
+    return s;
+  if (!options.check)
+    return result;
+  std::vector<uint16_t> after, afterGuard;
+  if (Status s = readBack(execution, after, afterGuard); !s.ok())
+    return s;
+  for (uint64_t i = 0; i < output.size(); ++i)
+    result.benchChanged += after[i] != output[i];
+  if (result.benchChanged)
+    result.failure.push_back(
+        "unstable: " + std::to_string(result.benchChanged) +
+        " output elements differ between the checked launch and the last "
+        "timed one (same inputs): a race or a nondeterministic kernel");
+  return result;
+}
+
+bool RunResult::passed() const {
+  return (!check || check->passed()) && benchChanged == 0;
+}
+
+std::string fa4::runner::formatSummary(const RunResult &result) {
+  char text[256];
+  std::string line = result.problem + ":";
+  if (result.check) {
+    std::snprintf(text, sizeof(text), " rel_err=%.1e max_abs=%.1e %s",
+                  result.check->relativeError, result.check->maxAbsError,
+                  result.passed() ? "PASS" : "FAIL");
+    line += text;
+  } else {
+    line += std::string(" check=off") + (result.passed() ? "" : " FAIL");
+  }
+  if (result.medianMs) {
+    double tflops = result.flops / (*result.medianMs * 1e-3) / 1e12;
+    std::snprintf(text, sizeof(text), "  time=%.3f ms  %.1f TFLOP/s",
+                  *result.medianMs, tflops);
+    line += text;
+  }
+  return line;
+}

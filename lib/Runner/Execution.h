@@ -1,0 +1,67 @@
+//===- Execution.h - One checked and timed launch ---------------*- C++ -*-===//
+//
+// What the GEMM and attention runners share once they have built their
+// inputs: a launch with its arguments, the output buffer with a guard region
+// after it, the rows to check and how to compute their reference. `execute`
+// poisons, launches, checks and times it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA4_LIB_RUNNER_EXECUTION_H
+#define FA4_LIB_RUNNER_EXECUTION_H
+
+#include "fa4/Runner/Check.h"
+#include "fa4/Runner/Run.h"
+#include "fa4/Runtime/Buffer.h"
+#include "fa4/Runtime/Kernel.h"
+#include "fa4/Runtime/KernelFile.h"
+#include "fa4/Runtime/Launch.h"
+#include "fa4/Runtime/TensorMap.h"
+
+#include <functional>
+#include <vector>
+
+namespace fa4::runner {
+
+/// One launch of a problem, ready to run.
+struct Execution {
+  runtime::LaunchConfig config;
+  runtime::KernelArgs args;
+  /// The output, `outputElements` bf16 words viewed as rows of `cols`,
+  /// followed in the same buffer by a guard region of `guardElements` words.
+  runtime::DeviceBuffer *output = nullptr;
+  uint64_t outputElements = 0;
+  uint64_t guardElements = 0;
+  uint64_t cols = 0;
+  /// The output rows to compare, and their reference values, row after row.
+  std::vector<uint64_t> rows;
+  std::function<std::vector<double>()> reference;
+  RowNaming naming;
+};
+
+/// The bf16 tensor map of kernel parameter `param` (its box and swizzle) over
+/// a tensor with `dims` (innermost first) and byte `strides` (of dims 1 and
+/// up), with zero out-of-bounds fill.
+runtime::TensorMapSpec tensorMapSpec(const runtime::KernelParam &param,
+                                     std::vector<uint64_t> dims,
+                                     std::vector<uint64_t> strides);
+
+/// Allocates `words` bf16 words of device memory and copies `host` (which may
+/// be shorter) to its start.
+runtime::Expected<runtime::DeviceBuffer>
+upload(const runtime::Driver &driver, const std::vector<uint16_t> &host,
+       uint64_t words);
+
+/// Poisons the output and guard with 0xff bytes, launches once and waits;
+/// with `options.check` reads the output back and checks it; with
+/// `options.bench` times `options.iters` launches after `options.warmup` and,
+/// when checking, compares the output they leave with the checked one.
+/// `result` arrives with the problem and its flops filled in.
+runtime::Expected<RunResult> execute(const runtime::Kernel &kernel,
+                                     Execution &execution,
+                                     const RunOptions &options,
+                                     RunResult result);
+
+} // namespace fa4::runner
+
+#endif // FA4_LIB_RUNNER_EXECUTION_H

@@ -1,0 +1,106 @@
+//===- Reference.cpp - float64 references on the CPU ----------------------===//
+//
+// The GEMM and attention references for sampled rows. Products of two bf16
+// values are exact in float; every sum is accumulated in double, the GEMM's
+// over four partial sums so that the loop is not bound by the latency of one
+// addition chain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa4/Runner/Reference.h"
+#include "fa4/Runner/BF16.h"
+
+#include "Parallel.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace fa4::runner;
+
+/// `words` as floats (exact), converted on all cores.
+static std::vector<float> toFloat(const std::vector<uint16_t> &words) {
+  std::vector<float> values(words.size());
+  parallelFor(words.size(), 1 << 16, [&](uint64_t begin, uint64_t end) {
+    for (uint64_t i = begin; i < end; ++i)
+      values[i] = fromBF16(words[i]);
+  });
+  return values;
+}
+
+/// Σ x[i]·y[i] for i < n, in double.
+static double dot(const float *x, const float *y, uint64_t n) {
+  double sum[4] = {0, 0, 0, 0};
+  uint64_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (unsigned lane = 0; lane < 4; ++lane)
+      sum[lane] += double(x[i + lane] * y[i + lane]);
+  for (; i < n; ++i)
+    sum[0] += double(x[i] * y[i]);
+  return (sum[0] + sum[1]) + (sum[2] + sum[3]);
+}
+
+std::vector<double> fa4::runner::referenceGemm(
+    const GemmProblem &problem, const std::vector<uint16_t> &a,
+    const std::vector<uint16_t> &b, const std::vector<uint64_t> &rows) {
+  uint64_t n = problem.n, k = problem.k;
+  std::vector<float> bf = toFloat(b);
+  std::vector<double> result(rows.size() * n);
+  parallelFor(rows.size(), 1, [&](uint64_t begin, uint64_t end) {
+    std::vector<float> arow(k);
+    for (uint64_t r = begin; r < end; ++r) {
+      for (uint64_t i = 0; i < k; ++i)
+        arow[i] = fromBF16(a[rows[r] * k + i]);
+      for (uint64_t col = 0; col < n; ++col)
+        result[r * n + col] = dot(arow.data(), &bf[col * k], k);
+    }
+  });
+  return result;
+}
+
+uint64_t fa4::runner::visibleKeys(const AttentionProblem &problem, uint64_t i) {
+  if (!problem.causal)
+    return problem.seqK;
+  // Key j is visible to query i when j <= i + SK - SQ.
+  int64_t last = int64_t(i) + int64_t(problem.seqK) - int64_t(problem.seqQ);
+  return uint64_t(std::clamp<int64_t>(last + 1, 0, int64_t(problem.seqK)));
+}
+
+std::vector<double> fa4::runner::referenceAttention(
+    const AttentionProblem &problem, const std::vector<uint16_t> &q,
+    const std::vector<uint16_t> &k, const std::vector<uint16_t> &v,
+    const std::vector<uint64_t> &rows) {
+  uint64_t d = problem.headDim, sq = problem.seqQ, sk = problem.seqK;
+  std::vector<float> kf = toFloat(k), vf = toFloat(v);
+  std::vector<double> result(rows.size() * d, 0.0);
+  parallelFor(rows.size(), 1, [&](uint64_t begin, uint64_t end) {
+    std::vector<float> qrow(d);
+    std::vector<double> p(sk), out(d);
+    for (uint64_t r = begin; r < end; ++r) {
+      uint64_t head = rows[r] / sq, i = rows[r] % sq;
+      uint64_t keys = visibleKeys(problem, i);
+      if (keys == 0)
+        continue;
+      for (uint64_t c = 0; c < d; ++c)
+        qrow[c] = fromBF16(q[rows[r] * d + c]);
+      const float *kh = &kf[head * sk * d];
+      const float *vh = &vf[head * sk * d];
+      double max = -INFINITY;
+      for (uint64_t j = 0; j < keys; ++j) {
+        p[j] = problem.scale * dot(qrow.data(), kh + j * d, d);
+        max = std::max(max, p[j]);
+      }
+      double sum = 0;
+      for (uint64_t j = 0; j < keys; ++j) {
+        p[j] = std::exp(p[j] - max);
+        sum += p[j];
+      }
+      std::fill(out.begin(), out.end(), 0.0);
+      for (uint64_t j = 0; j < keys; ++j)
+        for (uint64_t c = 0; c < d; ++c)
+          out[c] += p[j] * double(vh[j * d + c]);
+      for (uint64_t c = 0; c < d; ++c)
+        result[r * d + c] = out[c] / sum;
+    }
+  });
+  return result;
+}

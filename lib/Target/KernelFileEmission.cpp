@@ -1,0 +1,241 @@
+//===- KernelFileEmission.cpp - MLIR to the runtime's kernel file ---------===//
+//
+// Reads the launch metadata of a module's single `nvvm.kernel` function (its
+// block, dynamic shared memory, parameters and, from `fa4.config`, the head
+// dims as `meta` lines) into the runtime's KernelFile, then compiles the
+// module to a cubin and puts it inside. Everything the runtime will need is
+// checked here, at the kernel or at the argument, so that a bad kernel file is
+// a compile-time error rather than a launch failure.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa4/Target/KernelFileEmission.h"
+
+#include "FA4/FA4Dialect.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+
+using namespace mlir;
+using namespace mlir::fa4;
+namespace rt = ::fa4::runtime;
+
+/// The `nvvm.kernel` function of `module`; reports at the module when there
+/// are none or several.
+static FailureOr<LLVM::LLVMFuncOp> findKernel(ModuleOp module) {
+  SmallVector<LLVM::LLVMFuncOp> kernels;
+  for (auto func : module.getOps<LLVM::LLVMFuncOp>())
+    if (func->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
+      kernels.push_back(func);
+  if (kernels.size() == 1)
+    return kernels.front();
+  if (kernels.empty())
+    return module.emitError()
+           << "a kernel file needs one llvm.func with "
+           << NVVM::NVVMDialect::getKernelFuncAttrName()
+           << ", the module has none (is it lowered with --fa4-to-llvm?)";
+  InFlightDiagnostic diag = module.emitError()
+                            << "a kernel file holds one kernel, the module has "
+                            << kernels.size() << ":";
+  for (LLVM::LLVMFuncOp kernel : kernels)
+    diag << " '" << kernel.getSymName() << "'";
+  return diag;
+}
+
+/// Whether `name` can stand in a kernel file header: non-empty, without
+/// whitespace or '='.
+static bool isHeaderToken(StringRef name) {
+  return !name.empty() && name.find_first_of(" \t\r\n\v\f=") == StringRef::npos;
+}
+
+/// The block of `kernel` from `nvvm.maxntid` (one to three positive dims).
+static FailureOr<rt::Dim3> getBlock(LLVM::LLVMFuncOp kernel) {
+  StringRef attrName = NVVM::NVVMDialect::getMaxntidAttrName();
+  auto maxntid = kernel->getAttrOfType<DenseI32ArrayAttr>(attrName);
+  if (!maxntid)
+    return kernel.emitError()
+           << "kernel '" << kernel.getSymName() << "' needs " << attrName
+           << " (array<i32: x, y, z>) to fix its block";
+  ArrayRef<int32_t> dims = maxntid.asArrayRef();
+  if (dims.empty() || dims.size() > 3 ||
+      llvm::any_of(dims, [](int32_t d) { return d < 1; }))
+    return kernel.emitError()
+           << attrName << " of kernel '" << kernel.getSymName() << "' is "
+           << maxntid << "; a block needs one to three positive dims";
+  rt::Dim3 block;
+  block.x = uint32_t(dims[0]);
+  block.y = dims.size() > 1 ? uint32_t(dims[1]) : 1;
+  block.z = dims.size() > 2 ? uint32_t(dims[2]) : 1;
+  return block;
+}
+
+/// The dynamic shared memory of `kernel`, 0 without the attribute.
+static FailureOr<uint32_t> getDynamicSharedBytes(LLVM::LLVMFuncOp kernel) {
+  Attribute attr = kernel->getAttr(kSharedMemoryBytesAttrName);
+  if (!attr)
+    return 0u;
+  auto bytes = dyn_cast<IntegerAttr>(attr);
+  if (!bytes || bytes.getValue().isNegative() ||
+      bytes.getValue().getActiveBits() > 32)
+    return kernel.emitError() << kSharedMemoryBytesAttrName << " of kernel '"
+                              << kernel.getSymName() << "' is " << attr
+                              << "; expected an integer in [0, 2^32)";
+  return uint32_t(bytes.getValue().getZExtValue());
+}
+
+/// The element type of a tensor map as the runtime names it.
+static std::optional<rt::ElementType> getElementType(Type type) {
+  if (type.isBF16())
+    return rt::ElementType::BF16;
+  if (type.isF16())
+    return rt::ElementType::F16;
+  if (type.isF32())
+    return rt::ElementType::F32;
+  return std::nullopt;
+}
+
+/// Fills the tensor-map fields of `param` from the `fa4.tensor_map` attribute
+/// `attr` of argument `index`.
+static LogicalResult describeTensorMap(LLVM::LLVMFuncOp kernel, unsigned index,
+                                       Attribute attr, rt::KernelParam &param) {
+  auto typeAttr = dyn_cast<TypeAttr>(attr);
+  auto mapType =
+      typeAttr ? dyn_cast<TensorMapType>(typeAttr.getValue()) : TensorMapType();
+  if (!mapType)
+    return kernel.emitError()
+           << "argument " << index << " ('" << param.name << "') of kernel '"
+           << kernel.getSymName() << "' has " << kTensorMapArgAttrName << " = "
+           << attr << "; expected a !fa4.tensor_map type";
+  std::optional<rt::ElementType> elementType =
+      getElementType(mapType.getElementType());
+  if (!elementType)
+    return kernel.emitError()
+           << "tensor map argument " << index << " ('" << param.name
+           << "') of kernel '" << kernel.getSymName() << "' has element type "
+           << mapType.getElementType()
+           << "; kernel files take bf16, f16 or f32";
+  // TensorMapType::verify has checked the swizzle and the box.
+  std::optional<rt::Swizzle> swizzle =
+      rt::swizzleFromBytes(unsigned(mapType.getSwizzle()));
+  assert(swizzle && "the type verifier accepts only 0, 32, 64 and 128");
+  param.kind = rt::ParamKind::TensorMap;
+  param.tensor = param.name;
+  param.elementType = *elementType;
+  param.swizzle = *swizzle;
+  // The type gives the box outermost first, the runtime innermost first.
+  for (int64_t dim : llvm::reverse(mapType.getBox()))
+    param.boxDims.push_back(uint32_t(dim));
+  return success();
+}
+
+/// The kernel-file parameter of argument `index` of `kernel`.
+static FailureOr<rt::KernelParam> describeParam(LLVM::LLVMFuncOp kernel,
+                                                unsigned index) {
+  rt::KernelParam param;
+  param.name = "arg" + std::to_string(index);
+  if (Attribute nameAttr = kernel.getArgAttr(index, kParamNameAttrName)) {
+    auto name = dyn_cast<StringAttr>(nameAttr);
+    if (!name || !isHeaderToken(name.getValue()))
+      return kernel.emitError()
+             << kParamNameAttrName << " of argument " << index << " of kernel '"
+             << kernel.getSymName() << "' is " << nameAttr
+             << "; expected a non-empty string without whitespace or '='";
+    param.name = name.getValue().str();
+  }
+
+  Type type = kernel.getArgumentTypes()[index];
+  Attribute mapAttr = kernel.getArgAttr(index, kTensorMapArgAttrName);
+  auto pointer = dyn_cast<LLVM::LLVMPointerType>(type);
+  if (mapAttr && !pointer)
+    return kernel.emitError()
+           << "argument " << index << " ('" << param.name << "') of kernel '"
+           << kernel.getSymName() << "' has " << kTensorMapArgAttrName
+           << " but type " << type << ", not !llvm.ptr";
+  if (mapAttr) {
+    if (failed(describeTensorMap(kernel, index, mapAttr, param)))
+      return failure();
+    return param;
+  }
+  bool byValue = static_cast<bool>(
+      kernel.getArgAttr(index, LLVM::LLVMDialect::getByValAttrName()));
+  if (pointer && !byValue && pointer.getAddressSpace() <= 1) {
+    param.kind = rt::ParamKind::Pointer;
+    return param;
+  }
+  if (type.isInteger(64) || type.isInteger(32) || type.isF32()) {
+    param.kind = type.isF32()         ? rt::ParamKind::F32
+                 : type.isInteger(64) ? rt::ParamKind::I64
+                                      : rt::ParamKind::I32;
+    return param;
+  }
+  return kernel.emitError()
+         << "argument " << index << " ('" << param.name << "') of kernel '"
+         << kernel.getSymName() << "' has type " << type
+         << (byValue ? " passed by value" : "")
+         << ", which a kernel file cannot describe; expected a tensor map "
+            "(!llvm.ptr with "
+         << kTensorMapArgAttrName
+         << "), a global or generic !llvm.ptr, i64, i32 or f32";
+}
+
+FailureOr<rt::KernelFile>
+mlir::fa4::describeKernel(ModuleOp module, const TargetOptions &options) {
+  FailureOr<LLVM::LLVMFuncOp> kernel = findKernel(module);
+  if (failed(kernel))
+    return failure();
+  rt::KernelFile file;
+  file.entry = kernel->getSymName().str();
+  file.target = options.arch;
+  file.format = rt::BinaryFormat::Cubin;
+  FailureOr<rt::Dim3> block = getBlock(*kernel);
+  FailureOr<uint32_t> sharedBytes = getDynamicSharedBytes(*kernel);
+  if (failed(block) || failed(sharedBytes))
+    return failure();
+  file.block = *block;
+  file.dynamicSharedBytes = *sharedBytes;
+  // An attention kernel is compiled for one head dim; the runner checks it.
+  if (ConfigAttr config = lookupConfig(*kernel)) {
+    file.metadata["head_dim"] = std::to_string(config.getHeadDim());
+    file.metadata["head_dim_v"] = std::to_string(config.getHeadDimV());
+  }
+
+  llvm::StringMap<unsigned> names;
+  for (unsigned i = 0, e = kernel->getNumArguments(); i < e; ++i) {
+    FailureOr<rt::KernelParam> param = describeParam(*kernel, i);
+    if (failed(param))
+      return failure();
+    auto [it, inserted] = names.try_emplace(param->name, i);
+    if (!inserted)
+      return kernel->emitError() << "arguments " << it->second << " and " << i
+                                 << " of kernel '" << kernel->getSymName()
+                                 << "' are both named '" << param->name << "'";
+    file.params.push_back(std::move(*param));
+  }
+  return file;
+}
+
+FailureOr<rt::KernelFile>
+mlir::fa4::emitKernelFile(ModuleOp module, const TargetOptions &options,
+                          std::string &report) {
+  // Describe first: the module is rewritten by the translation, and a kernel
+  // that cannot be described should fail before ptxas runs.
+  FailureOr<rt::KernelFile> file = describeKernel(module, options);
+  if (failed(file))
+    return failure();
+  llvm::LLVMContext llvmContext;
+  FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
+      translateToLLVMIR(module, llvmContext, options);
+  if (failed(llvmModule))
+    return failure();
+  FailureOr<std::string> ptx = emitPTX(**llvmModule, options, module.getLoc());
+  if (failed(ptx))
+    return failure();
+  FailureOr<std::string> cubin =
+      assembleCubin(module.getLoc(), *ptx, options, report);
+  if (failed(cubin))
+    return failure();
+  file->binary = std::move(*cubin);
+  return file;
+}

@@ -1,0 +1,268 @@
+//===- runner-checks.cpp - Checks of the fa4 runner -----------------------===//
+//
+// The driver behind the runner lit tests: the parts of fa4-run that decide
+// whether a kernel passes, run on the CPU with inputs whose answers are known.
+// Each subcommand prints lines for FileCheck: bf16 rounding, the random
+// inputs, the row sample, the float64 references on hand-computed cases, and
+// the output check on outputs broken on purpose (a NaN left, a guard write,
+// a wrong column block, a wrong tile row).
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa4/Runner/BF16.h"
+#include "fa4/Runner/Check.h"
+#include "fa4/Runner/Random.h"
+#include "fa4/Runner/Reference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace fa4::runner;
+
+//===----------------------------------------------------------------------===//
+// bf16 and random inputs
+//===----------------------------------------------------------------------===//
+
+static int runBF16() {
+  struct {
+    const char *name;
+    float value;
+  } cases[] = {{"one", 1.0f},
+               {"minus-two", -2.0f},
+               // 1 + 2^-8 is halfway between 1 and 1 + 2^-7: ties to even.
+               {"tie-to-even-down", 1.00390625f},
+               // 1 + 3·2^-8 is halfway between 1 + 2^-7 and 1 + 2^-6.
+               {"tie-to-even-up", 1.01171875f},
+               {"nan", NAN},
+               {"infinity", INFINITY}};
+  for (const auto &c : cases) {
+    uint16_t word = toBF16(c.value);
+    std::printf("%s: 0x%04x -> %g nan=%d\n", c.name, word, fromBF16(word),
+                int(isNaNBF16(word)));
+  }
+  std::printf("poison 0xffff nan=%d\n", int(isNaNBF16(0xffff)));
+  return 0;
+}
+
+static int runRandom() {
+  std::vector<uint16_t> a(1 << 20), b(1 << 20), c(1 << 20);
+  fillUniformBF16(a, 7, 0);
+  fillUniformBF16(b, 7, 0);
+  fillUniformBF16(c, 7, 1);
+  double sum = 0, sumSquares = 0, min = 2, max = -2;
+  uint64_t zeros = 0;
+  for (uint16_t word : a) {
+    double x = fromBF16(word);
+    zeros += x == 0;
+    sum += x;
+    sumSquares += x * x;
+    min = std::min(min, x);
+    max = std::max(max, x);
+  }
+  double n = double(a.size());
+  std::printf("same seed and stream: %s\n", a == b ? "identical" : "differ");
+  std::printf("other stream: %s\n", a == c ? "identical" : "differ");
+  std::printf("zeros: %llu\n", (unsigned long long)zeros);
+  std::printf("in [-1, 1]: %s\n", min >= -1 && max <= 1 ? "yes" : "no");
+  std::printf("mean within 0.01 of 0: %s\n",
+              std::fabs(sum / n) < 0.01 ? "yes" : "no");
+  // The variance of U(-1, 1) is 1/3.
+  std::printf("variance within 0.01 of 1/3: %s\n",
+              std::fabs(sumSquares / n - 1.0 / 3) < 0.01 ? "yes" : "no");
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// sample: the rows checked
+//===----------------------------------------------------------------------===//
+
+static int runSample() {
+  struct {
+    uint64_t count, limit;
+  } cases[] = {{5, 8}, {20, 4}, {4096, 256}};
+  for (const auto &c : cases) {
+    std::vector<uint64_t> rows = sampleRows(c.count, c.limit);
+    std::printf("sample %llu of %llu:", (unsigned long long)rows.size(),
+                (unsigned long long)c.count);
+    bool sorted = true;
+    std::vector<bool> positions(16);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (rows.size() <= 8)
+        std::printf(" %llu", (unsigned long long)rows[i]);
+      sorted &= i == 0 || rows[i] > rows[i - 1];
+      positions[rows[i] % 16] = true;
+    }
+    unsigned covered = 0;
+    for (bool p : positions)
+      covered += p;
+    std::printf("; first %llu last %llu sorted %s; %u of 16 residues mod 16\n",
+                (unsigned long long)rows.front(),
+                (unsigned long long)rows.back(), sorted ? "yes" : "no",
+                covered);
+  }
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// reference: hand-computed GEMM and attention results
+//===----------------------------------------------------------------------===//
+
+static std::vector<uint16_t> words(const std::vector<float> &values) {
+  std::vector<uint16_t> result;
+  for (float value : values)
+    result.push_back(toBF16(value));
+  return result;
+}
+
+static void printRows(const char *name, const std::vector<double> &values,
+                      uint64_t cols) {
+  for (uint64_t r = 0; r * cols < values.size(); ++r) {
+    std::printf("%s row %llu:", name, (unsigned long long)r);
+    for (uint64_t c = 0; c < cols; ++c)
+      std::printf(" %.6g", values[r * cols + c]);
+    std::printf("\n");
+  }
+}
+
+static int runReference() {
+  // A = [[1, 2], [3, 4], [-1, 0.5]] (3 x 2), B = [[1, 0], [0, 1], [1, 1]]:
+  // C = A·Bᵀ = [[1, 2, 3], [3, 4, 7], [-1, 0.5, -0.5]]; rows 2 and 0 only.
+  GemmProblem gemm{3, 3, 2};
+  printRows("gemm",
+            referenceGemm(gemm, words({1, 2, 3, 4, -1, 0.5}),
+                          words({1, 0, 0, 1, 1, 1}), {2, 0}),
+            3);
+
+  // One head, D = 2, SQ = 2, SK = 3. Q rows [0, 0] and [1, 0]; K rows
+  // [0, 0], [1, 0], [2, 0]; V rows [1, 0], [0, 1], [1, 1]; scale 1.
+  AttentionProblem attention{1, 1, 2, 3, 2, false, 1.0};
+  std::vector<uint16_t> q = words({0, 0, 1, 0}), k = words({0, 0, 1, 0, 2, 0}),
+                        v = words({1, 0, 0, 1, 1, 1});
+  // Query 0 scores 0, 0, 0: the mean of V, [2/3, 2/3].
+  // Query 1 scores 0, 1, 2: weights e^0, e^1, e^2 over their sum.
+  printRows("attention", referenceAttention(attention, q, k, v, {0, 1}), 2);
+  double e1 = std::exp(1.0), e2 = std::exp(2.0), sum = 1 + e1 + e2;
+  std::printf("expected row 1: %.6g %.6g\n", (1 + e2) / sum, (e1 + e2) / sum);
+
+  // Causal with SK - SQ = 1: query 0 sees keys 0 and 1, query 1 all three.
+  attention.causal = true;
+  printRows("causal", referenceAttention(attention, q, k, v, {0, 1}), 2);
+  std::printf("visible keys: %llu %llu\n",
+              (unsigned long long)visibleKeys(attention, 0),
+              (unsigned long long)visibleKeys(attention, 1));
+
+  // Causal with SQ = 3 > SK = 1: queries 0 and 1 see no key and are 0.
+  AttentionProblem wide{1, 1, 3, 1, 2, true, 1.0};
+  printRows("no-keys",
+            referenceAttention(wide, words({1, 0, 1, 0, 1, 0}), words({1, 0}),
+                               words({5, 7}), {0, 1, 2}),
+            2);
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// check: outputs broken on purpose
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A rows x cols output with its exact values, to be broken by each case.
+struct Output {
+  uint64_t rows = 256, cols = 64;
+  std::vector<double> exact;
+  std::vector<uint16_t> words;
+  std::vector<uint16_t> guard = std::vector<uint16_t>(64, 0xffff);
+
+  Output() {
+    for (uint64_t i = 0; i < rows * cols; ++i) {
+      // Values exact in bf16, so that the unbroken output has no error.
+      exact.push_back(double(int(i % 61) - 30) / 8);
+      words.push_back(toBF16(float(exact.back())));
+    }
+  }
+};
+} // namespace
+
+static void reportCheck(const char *name, const Output &out,
+                        const std::vector<uint64_t> &rows) {
+  std::vector<double> reference;
+  for (uint64_t row : rows)
+    for (uint64_t c = 0; c < out.cols; ++c)
+      reference.push_back(out.exact[row * out.cols + c]);
+  CheckReport report =
+      checkOutput(out.words, out.cols, out.guard, rows, reference);
+  std::printf("%s: rel_err=%.1e max_abs=%.1e %s\n", name, report.relativeError,
+              report.maxAbsError, report.passed() ? "PASS" : "FAIL");
+  RowNaming naming{[](uint64_t row) { return "row " + std::to_string(row); },
+                   [](uint64_t row) { return row % 128; }};
+  for (const std::string &line : describeFailure(report, naming))
+    std::printf("  %s\n", line.c_str());
+}
+
+static int runCheck() {
+  std::vector<uint64_t> all = sampleRows(256, 256);
+  std::vector<uint64_t> some = sampleRows(256, 16);
+  {
+    Output out;
+    reportCheck("exact", out, all);
+  }
+  {
+    // Within bf16 rounding: one ulp off everywhere passes.
+    Output out;
+    for (uint16_t &word : out.words)
+      word ^= 1;
+    reportCheck("one-ulp", out, all);
+  }
+  {
+    // An unwritten element in a row the sample skips still fails.
+    Output out;
+    out.words[5 * out.cols + 9] = 0xffff;
+    std::printf("row 5 sampled: %s\n",
+                std::find(some.begin(), some.end(), 5) != some.end() ? "yes"
+                                                                     : "no");
+    reportCheck("poison-left", out, some);
+  }
+  {
+    Output out;
+    out.guard[3] = toBF16(1.0f);
+    reportCheck("guard-written", out, all);
+  }
+  {
+    // Columns 16-31 of every row doubled.
+    Output out;
+    for (uint64_t r = 0; r < out.rows; ++r)
+      for (uint64_t c = 16; c < 32; ++c)
+        out.words[r * out.cols + c] =
+            toBF16(float(2 * out.exact[r * out.cols + c]) + 1);
+    reportCheck("wrong-columns", out, all);
+  }
+  {
+    // Row 8 of each 128-row tile negated.
+    Output out;
+    for (uint64_t r = 8; r < out.rows; r += 128)
+      for (uint64_t c = 0; c < out.cols; ++c)
+        out.words[r * out.cols + c] ^= 0x8000;
+    reportCheck("wrong-tile-row", out, all);
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  struct {
+    const char *name;
+    int (*run)();
+  } commands[] = {{"bf16", runBF16},
+                  {"random", runRandom},
+                  {"sample", runSample},
+                  {"reference", runReference},
+                  {"check", runCheck}};
+  for (const auto &command : commands)
+    if (argc == 2 && std::strcmp(argv[1], command.name) == 0)
+      return command.run();
+  std::fprintf(stderr,
+               "usage: fa4-runner-checks bf16|random|sample|reference|check\n");
+  return 2;
+}

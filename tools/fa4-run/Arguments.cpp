@@ -1,0 +1,251 @@
+//===- Arguments.cpp - fa4-run's command line -----------------------------===//
+//
+// A small table-driven parser: the options fa4-run knows, whether each takes
+// a value and which problem it belongs to; then strict conversion of the
+// values (decimal integers in range, a positive finite scale) and the rules
+// that tie options together (required sizes, --iters only with --bench).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Arguments.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <string_view>
+
+using namespace fa4::run;
+namespace runner = fa4::runner;
+using fa4::runtime::Expected;
+using fa4::runtime::Status;
+
+namespace {
+/// Which problem an option belongs to.
+enum class Scope { Any, Gemm, Attention };
+
+/// One option of the command line.
+struct OptionSpec {
+  std::string_view name;
+  bool takesValue;
+  Scope scope;
+};
+} // namespace
+
+static constexpr OptionSpec kOptions[] = {
+    {"kernel", true, Scope::Any},
+    {"problem", true, Scope::Any},
+    {"m", true, Scope::Gemm},
+    {"n", true, Scope::Gemm},
+    {"k", true, Scope::Gemm},
+    {"batch", true, Scope::Attention},
+    {"heads", true, Scope::Attention},
+    {"seq-q", true, Scope::Attention},
+    {"seq-k", true, Scope::Attention},
+    {"head-dim", true, Scope::Attention},
+    {"causal", false, Scope::Attention},
+    {"scale", true, Scope::Attention},
+    {"check", false, Scope::Any},
+    {"no-check", false, Scope::Any},
+    {"bench", false, Scope::Any},
+    {"warmup", true, Scope::Any},
+    {"iters", true, Scope::Any},
+    {"seed", true, Scope::Any},
+    {"driver-library", true, Scope::Any},
+    {"help", false, Scope::Any},
+};
+
+/// The largest problem size an option takes: 2^31 - 1 keeps every product of
+/// two sizes far from overflowing 64 bits before the problem checks run.
+static constexpr uint64_t kMaxSize = (uint64_t(1) << 31) - 1;
+
+/// The options given, by name; flags map to an empty value.
+using Given = std::map<std::string, std::string, std::less<>>;
+
+/// Collects the options of `argv` into `given`, each at most once.
+static Status collect(int argc, const char *const *argv, Given &given) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg.substr(0, 2) != "--" || arg.size() == 2)
+      return Status::error("unexpected argument '" + std::string(arg) +
+                           "'; options start with --");
+    arg.remove_prefix(2);
+    size_t eq = arg.find('=');
+    std::string name(arg.substr(0, eq));
+    const OptionSpec *spec = nullptr;
+    for (const OptionSpec &option : kOptions)
+      if (option.name == name)
+        spec = &option;
+    if (!spec)
+      return Status::error("unknown option '--" + name + "'");
+    std::string value;
+    if (eq != std::string_view::npos) {
+      if (!spec->takesValue)
+        return Status::error("--" + name + " takes no value");
+      value = arg.substr(eq + 1);
+    } else if (spec->takesValue) {
+      if (i + 1 >= argc || std::string_view(argv[i + 1]).substr(0, 2) == "--")
+        return Status::error("--" + name + " needs a value");
+      value = argv[++i];
+    }
+    if (spec->takesValue && value.empty())
+      return Status::error("--" + name + " needs a value");
+    if (!given.emplace(name, value).second)
+      return Status::error("--" + name + " is given twice");
+  }
+  return Status::success();
+}
+
+/// The decimal integer of option `name` in [min, max].
+static Expected<uint64_t> integer(const Given &given, const char *name,
+                                  uint64_t min, uint64_t max) {
+  const std::string &text = given.find(name)->second;
+  uint64_t value = 0;
+  auto [end, ec] =
+      std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size())
+    return Status::error(
+        "--" + std::string(name) + " = '" + text +
+        "' is not a non-negative decimal integer" +
+        (ec == std::errc::result_out_of_range ? " that fits in 64 bits" : ""));
+  if (value < min || value > max)
+    return Status::error("--" + std::string(name) + " = " + text +
+                         " is outside [" + std::to_string(min) + ", " +
+                         std::to_string(max) + "]");
+  return value;
+}
+
+/// Sets `target` to the size option `name`, which the problem requires.
+static Status size(const Given &given, const char *name, const char *problem,
+                   uint64_t &target) {
+  if (!given.count(name))
+    return Status::error("--problem " + std::string(problem) + " needs --" +
+                         name);
+  Expected<uint64_t> value = integer(given, name, 1, kMaxSize);
+  if (!value.ok())
+    return value.status();
+  target = *value;
+  return Status::success();
+}
+
+/// The softmax scale of --scale: a positive finite number.
+static Expected<double> scale(const std::string &text) {
+  errno = 0;
+  char *end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || errno != 0 ||
+      !std::isfinite(value) || !(value > 0))
+    return Status::error("--scale = '" + text +
+                         "' is not a positive finite number");
+  return value;
+}
+
+/// Fails when an option of the other problem is given.
+static Status checkScope(const Given &given, Scope problem,
+                         const std::string &problemName) {
+  for (const OptionSpec &option : kOptions)
+    if (option.scope != Scope::Any && option.scope != problem &&
+        given.count(option.name))
+      return Status::error("--" + std::string(option.name) +
+                           " does not apply to --problem " + problemName);
+  return Status::success();
+}
+
+static Status readGemm(const Given &given, Arguments &args) {
+  for (auto [name, target] :
+       {std::pair{"m", &args.gemm.m}, {"n", &args.gemm.n}, {"k", &args.gemm.k}})
+    if (Status s = size(given, name, "gemm", *target); !s.ok())
+      return s;
+  return Status::success();
+}
+
+static Status readAttention(const Given &given, Arguments &args) {
+  runner::AttentionProblem &p = args.attention;
+  for (auto [name, target] : {std::pair{"batch", &p.batch},
+                              {"heads", &p.heads},
+                              {"seq-q", &p.seqQ},
+                              {"seq-k", &p.seqK},
+                              {"head-dim", &p.headDim}})
+    if (Status s = size(given, name, "attention", *target); !s.ok())
+      return s;
+  p.causal = given.count("causal");
+  p.scale = 1.0 / std::sqrt(double(p.headDim));
+  if (auto it = given.find("scale"); it != given.end()) {
+    Expected<double> value = scale(it->second);
+    if (!value.ok())
+      return value.status();
+    p.scale = *value;
+  }
+  return Status::success();
+}
+
+/// Reads the options that apply to every problem.
+static Status readRunOptions(const Given &given, Arguments &args) {
+  runner::RunOptions &options = args.options;
+  if (given.count("check") && given.count("no-check"))
+    return Status::error("--check and --no-check contradict each other");
+  options.check = !given.count("no-check");
+  options.bench = given.count("bench");
+  for (const char *name : {"warmup", "iters"})
+    if (given.count(name) && !options.bench)
+      return Status::error("--" + std::string(name) + " needs --bench");
+  struct {
+    const char *name;
+    uint64_t min, max;
+    unsigned *target;
+  } counts[] = {{"warmup", 0, 100000, &options.warmup},
+                {"iters", 1, 100000, &options.iters}};
+  for (const auto &count : counts) {
+    if (!given.count(count.name))
+      continue;
+    Expected<uint64_t> value = integer(given, count.name, count.min, count.max);
+    if (!value.ok())
+      return value.status();
+    *count.target = unsigned(*value);
+  }
+  if (given.count("seed")) {
+    Expected<uint64_t> seed = integer(given, "seed", 0, UINT64_MAX);
+    if (!seed.ok())
+      return seed.status();
+    options.seed = *seed;
+  }
+  if (auto it = given.find("driver-library"); it != given.end())
+    args.driverLibrary = it->second;
+  return Status::success();
+}
+
+Expected<Arguments> fa4::run::parseArguments(int argc,
+                                             const char *const *argv) {
+  Arguments args;
+  // --help wins over everything else, mistakes included.
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--help" ||
+        std::string_view(argv[i]) == "-h") {
+      args.help = true;
+      return args;
+    }
+  Given given;
+  if (Status s = collect(argc, argv, given); !s.ok())
+    return s;
+  if (!given.count("kernel"))
+    return Status::error("--kernel FILE is required");
+  args.kernelPath = given["kernel"];
+  if (!given.count("problem"))
+    return Status::error("--problem gemm|attention is required");
+  const std::string &problem = given["problem"];
+  if (problem != "gemm" && problem != "attention")
+    return Status::error("--problem = '" + problem +
+                         "' is not gemm or attention");
+  args.problem = problem == "gemm" ? ProblemKind::Gemm : ProblemKind::Attention;
+  Scope scope = problem == "gemm" ? Scope::Gemm : Scope::Attention;
+  if (Status s = checkScope(given, scope, problem); !s.ok())
+    return s;
+  Status read = args.problem == ProblemKind::Gemm ? readGemm(given, args)
+                                                  : readAttention(given, args);
+  if (!read.ok())
+    return read;
+  if (Status s = readRunOptions(given, args); !s.ok())
+    return s;
+  return args;
+}

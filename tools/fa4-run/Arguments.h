@@ -1,0 +1,45 @@
+//===- Arguments.h - fa4-run's command line ---------------------*- C++ -*-===//
+//
+// The command line of fa4-run, parsed without LLVM (fa4-run is built on the
+// GPU machine, which has none): `--name value` or `--name=value` options and
+// `--flag`s, each at most once, checked against the problem they belong to.
+// Every error is one lower-case sentence naming the option and the value.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA4_TOOLS_FA4RUN_ARGUMENTS_H
+#define FA4_TOOLS_FA4RUN_ARGUMENTS_H
+
+#include "fa4/Runner/Problem.h"
+#include "fa4/Runner/Run.h"
+#include "fa4/Runtime/Status.h"
+
+#include <string>
+
+namespace fa4::run {
+
+/// The problem the command line names.
+enum class ProblemKind { Gemm, Attention };
+
+/// What the command line asks for.
+struct Arguments {
+  /// --help: print the help and do nothing else.
+  bool help = false;
+  std::string kernelPath;
+  ProblemKind problem = ProblemKind::Gemm;
+  runner::GemmProblem gemm;
+  runner::AttentionProblem attention;
+  runner::RunOptions options;
+  /// The CUDA driver library to open.
+  std::string driverLibrary = "libcuda.so.1";
+};
+
+/// Parses `argv[1]` to `argv[argc - 1]`.
+runtime::Expected<Arguments> parseArguments(int argc, const char *const *argv);
+
+/// The text --help prints.
+const char *helpText();
+
+} // namespace fa4::run
+
+#endif // FA4_TOOLS_FA4RUN_ARGUMENTS_H

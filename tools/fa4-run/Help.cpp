@@ -1,0 +1,94 @@
+//===- Help.cpp - fa4-run --help ------------------------------------------===//
+//
+// The text of `fa4-run --help`: usage, the two problems with their kernel
+// ABIs, every option, what a run does and checks, and the exit statuses. It
+// is the user's documentation of fa4-run; keep it in step with Arguments.cpp
+// and the runner.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Arguments.h"
+
+const char *fa4::run::helpText() {
+  return R"(fa4-run: runs a compiled fa4 kernel on the GPU, checks its output against a
+float64 CPU reference, and times it.
+
+USAGE
+  fa4-run --kernel FILE --problem gemm --m M --n N --k K [options]
+  fa4-run --kernel FILE --problem attention --batch B --heads H --seq-q SQ
+          --seq-k SK --head-dim D [--causal] [--scale X] [options]
+
+  FILE is a kernel file, as `fa4-translate --emit=kernel` writes it. Options
+  take their value as `--name value` or `--name=value`; each may appear once.
+
+PROBLEMS AND THE KERNEL ABIS
+  gemm       C[M,N] = A[M,K] * B[N,K]^T; A, B, C bf16 row-major.
+             kernel(a_map, b_map, c, m:i64, n:i64, k:i64): a_map and b_map are
+             2-d bf16 tensor maps over A and B with the kernel file's box and
+             swizzle and zero out-of-bounds fill; c points to C.
+             Grid (ceil(M/128), N/128, 1). Needs N % 128 == 0 and K % 8 == 0.
+  attention  O = softmax(scale * Q*K^T) * V for each batch and head; Q and O
+             are [B,H,SQ,D], K and V [B,H,SK,D], all bf16 and contiguous.
+             kernel(q_map, k_map, v_map, o, seq_q:i64, seq_k:i64,
+             scale_log2:f32, causal:i32): each map is a 3-d bf16 tensor map
+             over its tensor viewed as [B*H, S, D] (innermost first D, S, B*H)
+             with the kernel file's box and swizzle and zero fill; o points to
+             O; scale_log2 = scale * log2(e). Grid (ceil(SQ/128), B*H, 1).
+             With --causal, query row i sees key rows j <= i + SK - SQ (a row
+             that sees none must be 0). Needs D % 8 == 0, and D == N when the
+             kernel file has `meta = head_dim N`.
+  A kernel file whose parameters differ in number, order or kind, or whose
+  tensor maps are not bf16 of that rank, is refused.
+
+OPTIONS
+  --kernel FILE          the kernel file to run (required)
+  --problem NAME         gemm or attention (required)
+  --m M, --n N, --k K    gemm sizes (required for gemm)
+  --batch B, --heads H, --seq-q SQ, --seq-k SK, --head-dim D
+                         attention sizes (required for attention)
+  --causal               attention: the causal mask above
+  --scale X              attention: the softmax scale (default 1/sqrt(D))
+  --check                check the output (the default)
+  --no-check             do not check the output
+  --bench                time the kernel: --warmup untimed launches, then
+                         --iters launches each timed with CUDA events; prints
+                         the median in ms and TFLOP/s (gemm 2*M*N*K flops;
+                         attention 4*B*H*SQ*SK*D, halved when causal with
+                         SQ == SK)
+  --warmup W             untimed launches before timing (default 10)
+  --iters I              timed launches (default 100)
+  --seed S               seed of the random inputs (default 1)
+  --driver-library PATH  the CUDA driver library to open (default libcuda.so.1)
+  --help                 print this help and exit
+
+WHAT A RUN DOES
+  Inputs are bf16 values uniform in [-1, 1], never 0, from a counter-based
+  SplitMix64 generator seeded with --seed. The output and a guard region of
+  128 rows after it are poisoned with 0xff bytes (NaN); the kernel runs once
+  and the output is read back. The check fails when
+    - any element of the whole output is NaN (unwritten, or computed as NaN),
+    - any element of the guard region was written (a write past the end),
+    - rel_err = ||out - ref|| / ||ref|| over the checked rows exceeds 1e-2,
+  where ref is computed in float64 on the CPU for the checked rows: every row
+  when M <= 256 (gemm) or SQ <= 64 (attention); otherwise a deterministic
+  sample of 256 rows of C, or of 64 query rows of every batch and head: one
+  row from each of that many equal strata of the rows at a fixed hashed
+  offset, with the first and the last row always in. max_abs is the largest
+  |out - ref| there. A failed check is followed by lines that say where: the
+  worst element, the rows, the rows' positions in the 128-row CTA tile and
+  the columns of the elements off by more than (|ref| + rms(ref))/64.
+  With --bench and the check, the output left by the timed launches must equal
+  the checked one; a difference is a race and fails the run.
+
+OUTPUT
+  A line about the device and the loaded kernel, then one summary line:
+    gemm m=1024 n=1024 k=1024: rel_err=3.1e-03 max_abs=1.6e-02 PASS  time=0.123 ms  17.4 TFLOP/s
+
+EXIT STATUS
+  0  the run passed (or ran, with --no-check)
+  1  the check failed
+  2  bad arguments, or a kernel file or problem refused before anything ran
+  3  no GPU or no CUDA driver: nothing ran
+  4  a CUDA error while loading, launching, copying or timing
+)";
+}
