@@ -53,6 +53,7 @@ static constexpr OptionSpec kOptions[] = {
     {"iters", true, Scope::Any},
     {"seed", true, Scope::Any},
     {"driver-library", true, Scope::Any},
+    {"dump-dir", true, Scope::Any},
     {"help", false, Scope::Any},
 };
 
@@ -225,12 +226,26 @@ Expected<Arguments> fa4::run::parseArguments(int argc,
       args.help = true;
       return args;
     }
+  // No arguments: the default problem, compiled, checked and timed.
+  if (argc <= 1) {
+    args.defaultProblem = true;
+    args.problem = ProblemKind::Attention;
+    args.attention.batch = 4;
+    args.attention.heads = 16;
+    args.attention.seqQ = 4096;
+    args.attention.seqK = 4096;
+    args.attention.headDim = 128;
+    args.attention.scale = 1.0 / std::sqrt(128.0);
+    args.options.bench = true;
+    return args;
+  }
   Given given;
   if (Status s = collect(argc, argv, given); !s.ok())
     return s;
-  if (!given.count("kernel"))
-    return Status::error("--kernel FILE is required");
-  args.kernelPath = given["kernel"];
+  if (given.count("kernel"))
+    args.kernelPath = given["kernel"];
+  if (given.count("dump-dir"))
+    args.dumpDir = given["dump-dir"];
   if (!given.count("problem"))
     return Status::error("--problem gemm|attention is required");
   const std::string &problem = given["problem"];

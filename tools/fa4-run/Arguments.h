@@ -25,7 +25,12 @@ enum class ProblemKind { Gemm, Attention };
 struct Arguments {
   /// --help: print the help and do nothing else.
   bool help = false;
+  /// The kernel file to run; empty: compile fa4's own kernel for the problem.
   std::string kernelPath;
+  /// Where to write the compiled kernel and each compilation stage.
+  std::string dumpDir;
+  /// No arguments at all: the built-in default problem.
+  bool defaultProblem = false;
   ProblemKind problem = ProblemKind::Gemm;
   runner::GemmProblem gemm;
   runner::AttentionProblem attention;

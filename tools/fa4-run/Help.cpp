@@ -14,12 +14,26 @@ const char *fa4::run::helpText() {
 float64 CPU reference, and times it.
 
 USAGE
-  fa4-run --kernel FILE --problem gemm --m M --n N --k K [options]
-  fa4-run --kernel FILE --problem attention --batch B --heads H --seq-q SQ
+  fa4-run
+  fa4-run [--kernel FILE] --problem gemm --m M --n N --k K [options]
+  fa4-run [--kernel FILE] --problem attention --batch B --heads H --seq-q SQ
           --seq-k SK --head-dim D [--causal] [--scale X] [options]
 
-  FILE is a kernel file, as `fa4-translate --emit=kernel` writes it. Options
+  With no arguments, fa4-run runs the default problem: attention with batch
+  4, 16 heads, sequence 4096 (queries and keys), head dim 128, bf16, not
+  causal, checked and timed (--bench), on fa4's own kernel compiled here.
+
+  FILE is a kernel file, as `fa4-translate --emit=kernel` writes it. Without
+  --kernel, fa4-run compiles fa4's own kernel for the problem (gemm, or
+  attention with head dim 64 or 128) when it was built with the compiler; an
+  fa4-run built without it (-DFA4_ENABLE_COMPILER=OFF) needs --kernel. Options
   take their value as `--name value` or `--name=value`; each may appear once.
+
+  --dump-dir DIR   write the compiled kernel file and each compilation stage
+                   (kernel.fa4.mlir, kernel.llvm.mlir, kernel.ll, kernel.ptx,
+                   kernel.ptxas.txt) to DIR. Without a GPU a compiled kernel
+                   and its stages go to fa4-artifacts/ unless DIR is given.
+  A compile reports its time: fa4-level IR to the cubin.
 
 PROBLEMS AND THE KERNEL ABIS
   gemm       C[M,N] = A[M,K] * B[N,K]^T; A, B, C bf16 row-major.
@@ -59,6 +73,7 @@ OPTIONS
   --iters I              timed launches (default 100)
   --seed S               seed of the random inputs (default 1)
   --driver-library PATH  the CUDA driver library to open (default libcuda.so.1)
+  --dump-dir DIR         where a compiled kernel and its stages go (above)
   --help                 print this help and exit
 
 WHAT A RUN DOES

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Arguments.h"
+#include "Compile.h"
 
 #include "fa4/Runner/Run.h"
 #include "fa4/Runtime/Driver.h"
@@ -34,6 +35,7 @@ enum ExitCode {
 } // namespace
 
 static int fail(ExitCode code, const std::string &message) {
+  std::fflush(stdout);
   std::fprintf(stderr, "fa4-run: error: %s\n", message.c_str());
   return code;
 }
@@ -47,11 +49,10 @@ static Status checkInput(const Problem &problem,
   return runner::checkKernel(file, problem);
 }
 
-/// Loads the driver and the kernel and runs the problem of `args`.
+/// Loads the kernel on `driver` and runs the problem of `args`.
 static int runOnGpu(const run::Arguments &args,
+                    Expected<std::unique_ptr<runtime::Driver>> &driver,
                     const runtime::KernelFile &file) {
-  Expected<std::unique_ptr<runtime::Driver>> driver =
-      runtime::Driver::load(args.driverLibrary);
   if (!driver.ok())
     return fail(kNoGpu,
                 "no usable GPU, nothing ran: " + driver.status().message());
@@ -92,8 +93,25 @@ int main(int argc, char **argv) {
     std::fputs(run::helpText(), stdout);
     return kPassed;
   }
+  // The kernel: a kernel file, or fa4's own kernel for the problem,
+  // compiled here. Without a GPU, the compiled kernel and its stages are what
+  // the run leaves behind (in fa4-artifacts/ unless --dump-dir says where).
+  bool compiled = args->kernelPath.empty();
+  Expected<std::unique_ptr<runtime::Driver>> driver =
+      runtime::Driver::load(args->driverLibrary);
+  std::string dumpDir = args->dumpDir;
+  if (compiled && dumpDir.empty() && !driver.ok())
+    dumpDir = "fa4-artifacts";
+  std::string shipped =
+      args->problem == run::ProblemKind::Gemm
+          ? "gemm"
+          : "attention-hd" + std::to_string(args->attention.headDim);
+  if (args->defaultProblem)
+    std::printf("fa4-run: the default problem, %s\n",
+                runner::describe(args->attention).c_str());
   Expected<runtime::KernelFile> file =
-      runtime::readKernelFile(args->kernelPath);
+      compiled ? run::compileShipped(shipped, dumpDir)
+               : runtime::readKernelFile(args->kernelPath);
   if (!file.ok())
     return fail(kRefused, file.status().message());
   Status input = args->problem == run::ProblemKind::Gemm
@@ -102,7 +120,7 @@ int main(int argc, char **argv) {
   if (!input.ok())
     return fail(kRefused, input.message());
   try {
-    return runOnGpu(*args, *file);
+    return runOnGpu(*args, driver, *file);
   } catch (const std::bad_alloc &) {
     return fail(kRefused, "out of host memory for the inputs and the "
                           "reference of this problem");

@@ -1,0 +1,32 @@
+//===- Compile.h - fa4-run's way to its own kernels -------------*- C++ -*-===//
+//
+// When no --kernel is given, fa4-run compiles fa4's own kernel for the
+// problem. This header keeps MLIR out of the rest of fa4-run: it is
+// implemented over the compiler where fa4-run is built with it, and as a
+// clear refusal where it is not (the GPU machine builds the runtime alone).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA4_TOOLS_FA4RUN_COMPILE_H
+#define FA4_TOOLS_FA4RUN_COMPILE_H
+
+#include "fa4/Runtime/KernelFile.h"
+#include "fa4/Runtime/Status.h"
+
+#include <string>
+
+namespace fa4::run {
+
+/// Whether this fa4-run carries the compiler.
+bool hasCompiler();
+
+/// Compile fa4's shipped kernel `name` (`gemm`, `attention-hd64`,
+/// `attention-hd128`) for sm_90a. When `dumpDir` is not empty, write the
+/// kernel file and each stage (fa4 IR, LLVM dialect, LLVM IR, PTX, ptxas
+/// report) there. Prints the compile time.
+runtime::Expected<runtime::KernelFile>
+compileShipped(const std::string &name, const std::string &dumpDir);
+
+} // namespace fa4::run
+
+#endif // FA4_TOOLS_FA4RUN_COMPILE_H

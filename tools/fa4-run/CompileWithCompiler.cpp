@@ -1,0 +1,85 @@
+//===- CompileWithCompiler.cpp - fa4-run's compile hook -------------------===//
+//
+// Compiles a shipped kernel with the compiler library, writes its artifacts
+// when asked, and reports the compile time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Compile.h"
+
+#include "fa4/Compiler/Compiler.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+
+namespace rt = ::fa4::runtime;
+
+bool fa4::run::hasCompiler() { return true; }
+
+/// Writes `text` to `dir/name`.
+static rt::Status writeFile(const std::string &dir, const std::string &name,
+                            const std::string &text) {
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, name);
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error);
+  if (error)
+    return rt::Status::error("cannot write '" + std::string(path) +
+                             "': " + error.message());
+  os << text;
+  return rt::Status::success();
+}
+
+rt::Expected<rt::KernelFile>
+fa4::run::compileShipped(const std::string &name, const std::string &dumpDir) {
+  std::optional<llvm::StringRef> source =
+      mlir::fa4::getShippedKernelSource(name);
+  if (!source)
+    return rt::Status::error("fa4 has no kernel named '" + name + "'");
+  std::unique_ptr<mlir::MLIRContext> context =
+      mlir::fa4::createCompilerContext();
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  mlir::ScopedDiagnosticHandler handler(
+      context.get(), [&](mlir::Diagnostic &diagnostic) {
+        os << diagnostic.getLocation() << ": " << diagnostic << "\n";
+        return mlir::success();
+      });
+  mlir::fa4::TargetOptions options;
+  mlir::fa4::CompileArtifacts artifacts;
+  mlir::FailureOr<rt::KernelFile> file =
+      mlir::fa4::compileKernel(*context, *source, name, options, artifacts);
+  if (failed(file))
+    return rt::Status::error("compiling '" + name + "' failed:\n" +
+                             diagnostics);
+  std::printf("compiled %s for %s in %.3f s\n", name.c_str(),
+              options.arch.c_str(), artifacts.seconds);
+  if (dumpDir.empty())
+    return std::move(*file);
+  if (std::error_code error = llvm::sys::fs::create_directories(dumpDir))
+    return rt::Status::error("cannot create '" + dumpDir +
+                             "': " + error.message());
+  static const struct {
+    const char *stage, *file;
+  } kStages[] = {{"fa4", "kernel.fa4.mlir"},
+                 {"llvm-dialect", "kernel.llvm.mlir"},
+                 {"llvm-ir", "kernel.ll"},
+                 {"ptx", "kernel.ptx"},
+                 {"ptxas-report", "kernel.ptxas.txt"}};
+  for (const auto &stage : kStages)
+    if (rt::Status s =
+            writeFile(dumpDir, stage.file, artifacts.stages[stage.stage]);
+        !s.ok())
+      return s;
+  llvm::SmallString<256> kernelPath(dumpDir);
+  llvm::sys::path::append(kernelPath, name + ".kernel");
+  if (rt::Status s = rt::writeKernelFile(*file, std::string(kernelPath));
+      !s.ok())
+    return s;
+  std::printf("wrote the kernel file and its stages to %s\n", dumpDir.c_str());
+  return std::move(*file);
+}
