@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Writes lib/Kernels/attention-hd{64,128}.mlir, fa4's hand-scheduled forward
-attention kernels, from one template: the two differ only in the head dim,
-the qk stages and the kv stages of their plan. Run it after editing the
+"""Writes lib/Kernels/attention-hd{64,128}[-f16].mlir, fa4's hand-scheduled
+forward attention kernels, from one template: they differ only in the head
+dim, the qk stages and the kv stages of their plan, and the element type
+(bf16, or f16 for the -f16 files). Run it after editing the
 template; the generated files are checked in and tested by test/Programs.
 
     python3 lib/Kernels/generate-attention.py
@@ -295,8 +296,13 @@ def generate(d, qk_stages, kv):
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     for d, qk_stages, kv in ((64, 1, 4), (128, 2, 3)):
-        with open(os.path.join(here, f"attention-hd{d}.mlir"), "w") as f:
-            f.write(generate(d, qk_stages, kv))
+        for dtype, suffix in (("bf16", ""), ("f16", "-f16")):
+            text = generate(d, qk_stages, kv)
+            if dtype != "bf16":
+                text = text.replace("bf16", dtype).replace(
+                    f"(head dim {d})", f"(head dim {d}, {dtype})")
+            with open(os.path.join(here, f"attention-hd{d}{suffix}.mlir"), "w") as f:
+                f.write(text)
 
 
 if __name__ == "__main__":

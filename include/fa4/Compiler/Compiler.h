@@ -23,7 +23,8 @@
 
 namespace mlir::fa4 {
 
-/// The kernels fa4 ships: `attention-hd64`, `attention-hd128`, `gemm`.
+/// The kernels fa4 ships: `attention-hd64`, `attention-hd128` (bf16),
+/// `attention-hd64-f16`, `attention-hd128-f16`, `gemm`.
 ArrayRef<StringRef> getShippedKernels();
 
 /// The fa4-level source of a shipped kernel, or nothing for an unknown name.

@@ -1,0 +1,21 @@
+// The attention-hd128-f16 kernel of lib/Kernels lowers to the LLVM dialect, translates to PTX
+// for sm_90a and assembles with ptxas without spills.
+// RUN: fa4-opt %fa4_src_root/lib/Kernels/attention-hd128-f16.mlir --fa4-to-llvm | FileCheck %s
+// RUN: fa4-opt %fa4_src_root/lib/Kernels/attention-hd128-f16.mlir --fa4-to-llvm | fa4-translate --emit=ptx | FileCheck %s --check-prefix=PTX
+// RUN: %if ptxas %{ fa4-opt %fa4_src_root/lib/Kernels/attention-hd128-f16.mlir --fa4-to-llvm | fa4-translate --emit=cubin -o %t.cubin --ptxas-report=%t.report %}
+// RUN: %if ptxas %{ FileCheck %s --check-prefix=REPORT < %t.report %}
+// CHECK-LABEL: llvm.func @attention
+// CHECK-SAME: fa4.shared_memory_bytes = 231472 : i64, fa4.threads = 384 : i64, nvvm.kernel
+// PTX: .target sm_90a
+// PTX: .maxntid 384, 1, 1
+// PTX: setmaxnreg.dec.sync.aligned.u32 24
+// PTX: mbarrier.try_wait.parity
+// PTX: mbarrier.arrive.expect_tx
+// PTX: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX: setmaxnreg.inc.sync.aligned.u32 240
+// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// PTX: ex2.approx
+// PTX: shfl.sync.bfly
+// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, p, 1, 1, 1;
+// REPORT: Compiling entry function 'attention' for 'sm_90a'
+// REPORT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
