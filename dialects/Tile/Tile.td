@@ -301,6 +301,10 @@ def Tile_SplatOp : Tile_Op<"splat", [Pure,
                    "value", "::llvm::cast<ShapedType>($_self).getElementType()">]> {
   let summary = "a tile with every element equal to one scalar";
   let description = [{
+    A tile of the result's shape and layout whose every element is `value`,
+    a scalar of the tile's element type: a kernel argument (the softmax
+    scale) or an index (a block's first key) used elementwise.
+
     ```mlir
     %scale = tile.splat %sm_scale : tensor<128x64xf32>
     ```
