@@ -20,6 +20,15 @@ namespace {
 /// Spin-wait hint of `mbarrier.try_wait.parity`, in nanoseconds.
 constexpr int64_t kWaitTicks = 10000000;
 
+/// The (stage, phase) operands of a sub-stage op, which
+/// fa4-explicit-pipeline-state must have made explicit.
+FailureOr<ValueRange> explicitState(Operation *op, ValueRange state) {
+  if (state.size() != 2)
+    return op->emitOpError() << "has an implicit pipeline state; run "
+                                "fa4-explicit-pipeline-state first";
+  return state;
+}
+
 struct CreateLowering : public ConvertOpToLLVMPattern<PipelineCreateOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -68,21 +77,20 @@ struct WaitOnBarrier : public ConvertOpToLLVMPattern<OpT> {
   LogicalResult
   matchAndRewrite(OpT op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    ValueRange state = adaptor.getState();
-    if (state.size() != 2)
-      return op.emitOpError() << "has an implicit pipeline state; run "
-                                 "fa4-explicit-pipeline-state first";
+    FailureOr<ValueRange> state = explicitState(op, adaptor.getState());
+    if (failed(state))
+      return failure();
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     PipelineType type = op.getPipeline().getType();
     Value base = adaptor.getPipeline();
     int64_t qk = static_cast<int64_t>(op.getQk());
-    Value barrier = barrierPtr(b, type, base, state[0], qk, kEmpty);
-    NVVM::MBarrierTryWaitParityOp::create(b, barrier, state[1],
+    Value barrier = barrierPtr(b, type, base, (*state)[0], qk, kEmpty);
+    NVVM::MBarrierTryWaitParityOp::create(b, barrier, (*state)[1],
                                           i32Const(b, kWaitTicks));
     SmallVector<Value> buffers;
     if constexpr (!kEmpty)
       for (unsigned t = 0, e = type.getTiles().size(); t < e; ++t)
-        buffers.push_back(bufferPtr(b, type, base, state[0], qk, t));
+        buffers.push_back(bufferPtr(b, type, base, (*state)[0], qk, t));
     rewriter.replaceOp(op, buffers);
     return success();
   }
@@ -93,14 +101,13 @@ struct ReleaseLowering : public ConvertOpToLLVMPattern<ConsumerReleaseOp> {
   LogicalResult
   matchAndRewrite(ConsumerReleaseOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    ValueRange state = adaptor.getState();
-    if (state.size() != 2)
-      return op.emitOpError() << "has an implicit pipeline state; run "
-                                 "fa4-explicit-pipeline-state first";
+    FailureOr<ValueRange> state = explicitState(op, adaptor.getState());
+    if (failed(state))
+      return failure();
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    Value barrier =
-        barrierPtr(b, op.getPipeline().getType(), adaptor.getPipeline(),
-                   state[0], static_cast<int64_t>(op.getQk()), /*empty=*/true);
+    Value barrier = barrierPtr(
+        b, op.getPipeline().getType(), adaptor.getPipeline(), (*state)[0],
+        static_cast<int64_t>(op.getQk()), /*empty=*/true);
     NVVM::MBarrierArriveOp::create(b, b.getI64Type(), barrier, Value());
     rewriter.eraseOp(op);
     return success();
@@ -115,10 +122,9 @@ struct LoadLowering : public ConvertOpToLLVMPattern<ProducerLoadOp> {
   LogicalResult
   matchAndRewrite(ProducerLoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    ValueRange state = adaptor.getState();
-    if (state.size() != 2)
-      return op.emitOpError() << "has an implicit pipeline state; run "
-                                 "fa4-explicit-pipeline-state first";
+    FailureOr<ValueRange> state = explicitState(op, adaptor.getState());
+    if (failed(state))
+      return failure();
     Location loc = op.getLoc();
     PipelineType type = op.getPipeline().getType();
     unsigned tileIndex = static_cast<unsigned>(op.getTile());
@@ -141,8 +147,8 @@ struct LoadLowering : public ConvertOpToLLVMPattern<ProducerLoadOp> {
     b.setInsertionPointToStart(issue);
     Value base = adaptor.getPipeline();
     int64_t qk = static_cast<int64_t>(op.getQk());
-    Value full = barrierPtr(b, type, base, state[0], qk, /*empty=*/false);
-    Value dst = bufferPtr(b, type, base, state[0], qk, tileIndex);
+    Value full = barrierPtr(b, type, base, (*state)[0], qk, /*empty=*/false);
+    Value dst = bufferPtr(b, type, base, (*state)[0], qk, tileIndex);
     int64_t bytes = tile.getNumElements() * elementBytes;
     NVVM::MBarrierArriveExpectTxOp::create(b, Type(), full, i32Const(b, bytes),
                                            NVVM::MemScopeKind::CTA,
