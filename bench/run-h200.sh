@@ -15,6 +15,7 @@
 #   bench/run-h200.sh KERNEL_DIR
 #
 # Logs and tables go under $OUT when it is set, else build-device/.
+# FA4_RUN=/path/to/fa4-run uses that fa4-run instead of building one.
 #
 #===----------------------------------------------------------------------===#
 set -uo pipefail
@@ -28,7 +29,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.limit \
 CASE_TIMEOUT=${CASE_TIMEOUT:-120} bash "$root/test/GPU/run-on-device.sh" \
   "$kernels" "$root/test/GPU/matrix-cases.txt" > "$out/matrix.log" 2>&1
 matrix=$?
-python3 "$root/bench/attention.py" --fa4-run "$root/build-device/bin/fa4-run" \
+python3 "$root/bench/attention.py" --fa4-run "${FA4_RUN:-$root/build-device/bin/fa4-run}" \
   --kernel-dir "$kernels" --out "$out/bench.md" > "$out/bench.log" 2>&1
 bench=$?
 grep -cE ' PASS' "$out/matrix.log" | sed 's/^/matrix cases passed: /'

@@ -14,7 +14,7 @@
 // PTX: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX: setmaxnreg.inc.sync.aligned.u32 240
 // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
-// PTX: ex2.approx
+// PTX: ex2.approx.ftz.f32
 // PTX: shfl.sync.bfly
 // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, p, 1, 1, 1;
 // REPORT: Compiling entry function 'attention' for 'sm_90a'

@@ -32,7 +32,8 @@ def ConvertFA4ToNVVM : Pass<"convert-fa4-to-nvvm", "ModuleOp"> {
       thread's pairs, rows past the limit masked;
     - kernels (`fa4.kernel`): `llvm.func` with `nvvm.kernel`, `nvvm.maxntid`
       from `fa4.threads` and the register count at entry as `nvvm.maxnreg`
-      (so that ptxas honours setmaxnreg), and arith, math, vector, cf and
+      (so that ptxas honours setmaxnreg), f32 denormals flushed to zero (as
+      CUDA's fast math: `ex2.approx.ftz`), and arith, math, vector, cf and
       func converted alongside.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",

@@ -165,6 +165,9 @@ struct ConvertFA4ToNVVMPass
           builder.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
       function->setAttr("nvvm.maxnreg",
                         builder.getI32IntegerAttr(getEntryRegisters(threads)));
+      // f32 denormals flush to zero, as CUDA's fast math does: exp2 becomes
+      // the single MUFU ex2.approx.ftz instead of a denormal-safe sequence.
+      function.setDenormalFpMathF32Attr(builder.getStringAttr("preserve-sign"));
       for (auto [i, map] : it->second) {
         // What the launch needs to build the map: element type, box, swizzle.
         function.setArgAttr(i, kTensorMapArgAttrName, TypeAttr::get(map));
