@@ -1,10 +1,10 @@
 //===- Attention.cpp - Running attention ----------------------------------===//
 //
-// Attention under the kernel ABI of Problem.h: random Q, K and V, three 3-d
-// tensor maps over the [B·H, S, D] views, O with a guard of one CTA tile of
-// rows after it, the grid of 128-row query tiles by heads, and up to
-// kAttentionCheckedRows sampled query rows of every (batch, head) compared
-// with the reference.
+// Attention under the kernel ABI of Problem.h: random (or given) Q, K and V
+// of the kernel's element type, three 3-d tensor maps over the [B·H, S, D]
+// views, O with a guard of one CTA tile of rows after it, the grid of 128-row
+// query tiles by heads, and up to kAttentionCheckedRows sampled query rows of
+// every (batch, head) compared with the reference.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,21 +22,28 @@ using namespace fa4::runtime;
 Expected<RunResult> fa4::runner::run(const Kernel &kernel,
                                      const KernelFile &file,
                                      const AttentionProblem &p,
-                                     const RunOptions &options) {
+                                     const RunOptions &options,
+                                     const AttentionInputs *given) {
   const Driver &driver = kernel.driver();
   uint64_t heads = p.batch * p.heads, d = p.headDim;
-  std::vector<uint16_t> q(heads * p.seqQ * d), k(heads * p.seqK * d),
-      v(heads * p.seqK * d);
-  fillUniformBF16(q, options.seed, 0);
-  fillUniformBF16(k, options.seed, 1);
-  fillUniformBF16(v, options.seed, 2);
+  AttentionInputs drawn;
+  if (!given) {
+    drawn.q.resize(heads * p.seqQ * d);
+    drawn.k.resize(heads * p.seqK * d);
+    drawn.v.resize(heads * p.seqK * d);
+    fillUniform(drawn.q, p.elementType, options.seed, 0);
+    fillUniform(drawn.k, p.elementType, options.seed, 1);
+    fillUniform(drawn.v, p.elementType, options.seed, 2);
+  }
+  const AttentionInputs &inputs = given ? *given : drawn;
+  const std::vector<uint16_t> &q = inputs.q, &k = inputs.k, &v = inputs.v;
 
-  std::vector<DeviceBuffer> inputs;
+  std::vector<DeviceBuffer> buffers;
   for (const std::vector<uint16_t> *host : {&q, &k, &v}) {
     Expected<DeviceBuffer> buffer = upload(driver, *host, host->size());
     if (!buffer.ok())
       return buffer.status();
-    inputs.push_back(buffer.take());
+    buffers.push_back(buffer.take());
   }
   uint64_t guardElements = kAttentionTileQ * d;
   Expected<DeviceBuffer> oBuffer = upload(driver, {}, q.size() + guardElements);
@@ -46,12 +53,13 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
   // [B·H, S, D] is, innermost first, (D, S, B·H) with strides 2·D and 2·S·D.
   const char *names[] = {"q_map", "k_map", "v_map"};
   Execution execution;
+  execution.elementType = p.elementType;
   for (unsigned i = 0; i < 3; ++i) {
     uint64_t seq = i == 0 ? p.seqQ : p.seqK;
     Expected<CUtensorMap> map = encodeTensorMap(
         driver,
         tensorMapSpec(file.params[i], {d, seq, heads}, {2 * d, 2 * seq * d}),
-        inputs[i].address());
+        buffers[i].address());
     if (!map.ok())
       return Status::error(std::string(names[i]) + ": " +
                            map.status().message());

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fa4/Runner/Check.h"
-#include "fa4/Runner/BF16.h"
+#include "fa4/Runner/Element.h"
 #include "fa4/Runner/Random.h"
 
 #include <cassert>
@@ -46,7 +46,8 @@ bool CheckReport::passed() const {
          relativeError <= kMaxRelativeError;
 }
 
-CheckReport fa4::runner::checkOutput(const std::vector<uint16_t> &output,
+CheckReport fa4::runner::checkOutput(fa4::runtime::ElementType type,
+                                     const std::vector<uint16_t> &output,
                                      uint64_t cols,
                                      const std::vector<uint16_t> &guard,
                                      const std::vector<uint64_t> &rows,
@@ -59,7 +60,7 @@ CheckReport fa4::runner::checkOutput(const std::vector<uint16_t> &output,
   report.checkedElements = rows.size() * cols;
 
   for (uint64_t i = 0; i < output.size(); ++i)
-    if (isNaNBF16(output[i]) && report.nanElements++ == 0)
+    if (isNaNWord(type, output[i]) && report.nanElements++ == 0)
       report.firstNaN = i;
   for (uint16_t word : guard)
     report.guardChanged += word != 0xffff;
@@ -77,11 +78,11 @@ CheckReport fa4::runner::checkOutput(const std::vector<uint16_t> &output,
     for (uint64_t c = 0; c < cols; ++c) {
       uint16_t word = output[rows[r] * cols + c];
       double want = reference[r * cols + c];
-      if (isNaNBF16(word)) {
+      if (isNaNWord(type, word)) {
         ++report.nanChecked;
         continue;
       }
-      double got = fromBF16(word);
+      double got = fromWord(type, word);
       double err = std::fabs(got - want);
       errSquares += err * err;
       report.maxAbsError = std::max(report.maxAbsError, err);

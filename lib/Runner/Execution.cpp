@@ -91,14 +91,17 @@ Expected<RunResult> fa4::runner::execute(const Kernel &kernel,
     return s;
 
   std::vector<uint16_t> output, guard;
-  if (options.check) {
+  if (options.check || options.keepOutput)
     if (Status s = readBack(execution, output, guard); !s.ok())
       return s;
+  if (options.check) {
     std::vector<double> reference = execution.reference();
-    result.check =
-        checkOutput(output, execution.cols, guard, execution.rows, reference);
+    result.check = checkOutput(execution.elementType, output, execution.cols,
+                               guard, execution.rows, reference);
     result.failure = describeFailure(*result.check, execution.naming);
   }
+  if (options.keepOutput)
+    result.output = output;
   if (!options.bench)
     return result;
   if (Status s = benchmark(kernel, execution, options, result); !s.ok())

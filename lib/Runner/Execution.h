@@ -27,7 +27,9 @@ namespace fa4::runner {
 struct Execution {
   runtime::LaunchConfig config;
   runtime::KernelArgs args;
-  /// The output, `outputElements` bf16 words viewed as rows of `cols`,
+  /// The element type of the inputs and the output, bf16 or f16.
+  runtime::ElementType elementType = runtime::ElementType::BF16;
+  /// The output, `outputElements` words viewed as rows of `cols`,
   /// followed in the same buffer by a guard region of `guardElements` words.
   runtime::DeviceBuffer *output = nullptr;
   uint64_t outputElements = 0;
@@ -39,23 +41,24 @@ struct Execution {
   RowNaming naming;
 };
 
-/// The bf16 tensor map of kernel parameter `param` (its box and swizzle) over
-/// a tensor with `dims` (innermost first) and byte `strides` (of dims 1 and
-/// up), with zero out-of-bounds fill.
+/// The tensor map of kernel parameter `param` (of its element type) (its box
+/// and swizzle) over a tensor with `dims` (innermost first) and byte `strides`
+/// (of dims 1 and up), with zero out-of-bounds fill.
 runtime::TensorMapSpec tensorMapSpec(const runtime::KernelParam &param,
                                      std::vector<uint64_t> dims,
                                      std::vector<uint64_t> strides);
 
-/// Allocates `words` bf16 words of device memory and copies `host` (which may
+/// Allocates `words` 16-bit words of device memory and copies `host` (which may
 /// be shorter) to its start.
 runtime::Expected<runtime::DeviceBuffer>
 upload(const runtime::Driver &driver, const std::vector<uint16_t> &host,
        uint64_t words);
 
 /// Poisons the output and guard with 0xff bytes, launches once and waits;
-/// with `options.check` reads the output back and checks it; with
-/// `options.bench` times `options.iters` launches after `options.warmup` and,
-/// when checking, compares the output they leave with the checked one.
+/// with `options.check` reads the output back and checks it, and with
+/// `options.keepOutput` keeps it; with `options.bench` times `options.iters`
+/// launches after `options.warmup` and, when checking, compares the output
+/// they leave with the checked one.
 /// `result` arrives with the problem and its flops filled in.
 runtime::Expected<RunResult> execute(const runtime::Kernel &kernel,
                                      Execution &execution,

@@ -1,9 +1,9 @@
 //===- Gemm.cpp - Running the GEMM ----------------------------------------===//
 //
-// The GEMM under the kernel ABI of Problem.h: random A and B, the two 2-d
-// tensor maps, C with a guard of one CTA tile of rows after it, the grid of
-// 128 x 128 tiles of C, and up to kGemmCheckedRows sampled rows of C compared
-// with the reference.
+// The GEMM under the kernel ABI of Problem.h: random A and B (bf16 or f16), the
+// two 2-d tensor maps, C with a guard of one CTA tile of rows after it, the
+// grid of 128 x 128 tiles of C, and up to kGemmCheckedRows sampled rows of C
+// compared with the reference.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,8 +22,8 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
                                      const RunOptions &options) {
   const Driver &driver = kernel.driver();
   std::vector<uint16_t> a(p.m * p.k), b(p.n * p.k);
-  fillUniformBF16(a, options.seed, 0);
-  fillUniformBF16(b, options.seed, 1);
+  fillUniform(a, p.elementType, options.seed, 0);
+  fillUniform(b, p.elementType, options.seed, 1);
 
   Expected<DeviceBuffer> aBuffer = upload(driver, a, a.size());
   if (!aBuffer.ok())
@@ -51,6 +51,7 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
     return Status::error("b_map: " + bMap.status().message());
 
   Execution execution;
+  execution.elementType = p.elementType;
   execution.args.addTensorMap(*aMap)
       .addTensorMap(*bMap)
       .addPointer(cBuffer->address())

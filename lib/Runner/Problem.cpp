@@ -25,9 +25,17 @@ static constexpr uint64_t kMaxTensorBytes = uint64_t(1) << 40;
 /// CUDA's limit on the grid's y dimension.
 static constexpr uint64_t kMaxGridY = 65535;
 
+/// " f16" for an f16 problem; nothing for bf16, the default.
+static std::string typeSuffix(runtime::ElementType type) {
+  return type == runtime::ElementType::BF16
+             ? ""
+             : " " + std::string(runtime::elementTypeName(type));
+}
+
 std::string fa4::runner::describe(const GemmProblem &problem) {
   return "gemm m=" + std::to_string(problem.m) +
-         " n=" + std::to_string(problem.n) + " k=" + std::to_string(problem.k);
+         " n=" + std::to_string(problem.n) + " k=" + std::to_string(problem.k) +
+         typeSuffix(problem.elementType);
 }
 
 std::string fa4::runner::describe(const AttentionProblem &problem) {
@@ -36,7 +44,7 @@ std::string fa4::runner::describe(const AttentionProblem &problem) {
          " sq=" + std::to_string(problem.seqQ) +
          " sk=" + std::to_string(problem.seqK) +
          " d=" + std::to_string(problem.headDim) +
-         (problem.causal ? " causal" : "");
+         (problem.causal ? " causal" : "") + typeSuffix(problem.elementType);
 }
 
 double fa4::runner::flops(const GemmProblem &problem) {
@@ -146,6 +154,7 @@ struct AbiParam {
 
 /// Checks the parameters of `file` against `abi`, the ABI of `problem`.
 static Status checkAbi(const KernelFile &file, const char *problem,
+                       runtime::ElementType type,
                        const std::vector<AbiParam> &abi) {
   std::string signature;
   for (const AbiParam &param : abi)
@@ -166,10 +175,10 @@ static Status checkAbi(const KernelFile &file, const char *problem,
                            runtime::paramKindName(abi[i].kind));
     if (param.kind != ParamKind::TensorMap)
       continue;
-    if (param.elementType != runtime::ElementType::BF16)
+    if (param.elementType != type)
       return Status::error(prefix + which + " is a tensor map of " +
                            runtime::elementTypeName(param.elementType) +
-                           ", not bf16");
+                           ", not " + runtime::elementTypeName(type));
     if (param.boxDims.size() != abi[i].boxRank)
       return Status::error(prefix + which + " has a box of rank " +
                            std::to_string(param.boxDims.size()) + ", not " +
@@ -182,8 +191,25 @@ static Status checkAbi(const KernelFile &file, const char *problem,
   return Status::success();
 }
 
-Status fa4::runner::checkKernel(const KernelFile &file, const GemmProblem &) {
-  return checkAbi(file, "gemm",
+runtime::Expected<runtime::ElementType>
+fa4::runner::kernelElementType(const KernelFile &file) {
+  for (const KernelParam &param : file.params) {
+    if (param.kind != ParamKind::TensorMap)
+      continue;
+    if (param.elementType != runtime::ElementType::BF16 &&
+        param.elementType != runtime::ElementType::F16)
+      return Status::error("kernel '" + file.entry + "' has tensor maps of " +
+                           runtime::elementTypeName(param.elementType) +
+                           "; fa4-run runs bf16 and f16 kernels");
+    return param.elementType;
+  }
+  // Without tensor maps the ABI check refuses the file.
+  return runtime::ElementType::BF16;
+}
+
+Status fa4::runner::checkKernel(const KernelFile &file,
+                                const GemmProblem &problem) {
+  return checkAbi(file, "gemm", problem.elementType,
                   {{"a_map", ParamKind::TensorMap, 2},
                    {"b_map", ParamKind::TensorMap, 2},
                    {"c", ParamKind::Pointer},
@@ -194,7 +220,7 @@ Status fa4::runner::checkKernel(const KernelFile &file, const GemmProblem &) {
 
 Status fa4::runner::checkKernel(const KernelFile &file,
                                 const AttentionProblem &problem) {
-  if (Status s = checkAbi(file, "attention",
+  if (Status s = checkAbi(file, "attention", problem.elementType,
                           {{"q_map", ParamKind::TensorMap, 3},
                            {"k_map", ParamKind::TensorMap, 3},
                            {"v_map", ParamKind::TensorMap, 3},

@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fa4/Runner/Random.h"
-#include "fa4/Runner/BF16.h"
+#include "fa4/Runner/Element.h"
 
 #include "Parallel.h"
 
@@ -34,17 +34,18 @@ static float uniform(uint64_t bits) {
   return float(bits >> 40) * (1.0f / 8388608.0f) - 1.0f;
 }
 
-void fa4::runner::fillUniformBF16(std::vector<uint16_t> &values, uint64_t seed,
-                                  uint64_t stream) {
+void fa4::runner::fillUniform(std::vector<uint16_t> &values,
+                              fa4::runtime::ElementType type, uint64_t seed,
+                              uint64_t stream) {
   uint64_t count = values.size();
   parallelFor(count, 1 << 16, [&](uint64_t begin, uint64_t end) {
     for (uint64_t i = begin; i < end; ++i) {
-      uint16_t word = toBF16(uniform(randomBits(seed, stream, i)));
+      uint16_t word = toWord(type, uniform(randomBits(seed, stream, i)));
       // A zero would hide an unwritten or wrongly indexed element; draw again
       // from counters past the tensor's own.
       for (uint64_t retry = 1; (word & 0x7fffu) == 0; ++retry)
-        word =
-            toBF16(uniform(randomBits(seed, stream, count + i * 64 + retry)));
+        word = toWord(
+            type, uniform(randomBits(seed, stream, count + i * 64 + retry)));
       values[i] = word;
     }
   });

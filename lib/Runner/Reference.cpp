@@ -1,14 +1,14 @@
 //===- Reference.cpp - float64 references on the CPU ----------------------===//
 //
 // The GEMM and attention references for sampled rows. Products of two bf16
-// values are exact in float; every sum is accumulated in double, the GEMM's
-// over four partial sums so that the loop is not bound by the latency of one
-// addition chain.
+// (or f16) values are exact in float; every sum is accumulated in double, the
+// GEMM's over four partial sums so that the loop is not bound by the latency of
+// one addition chain.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fa4/Runner/Reference.h"
-#include "fa4/Runner/BF16.h"
+#include "fa4/Runner/Element.h"
 
 #include "Parallel.h"
 
@@ -17,12 +17,13 @@
 
 using namespace fa4::runner;
 
-/// `words` as floats (exact), converted on all cores.
-static std::vector<float> toFloat(const std::vector<uint16_t> &words) {
+/// `words` of `type` as floats (exact), converted on all cores.
+static std::vector<float> toFloat(fa4::runtime::ElementType type,
+                                  const std::vector<uint16_t> &words) {
   std::vector<float> values(words.size());
   parallelFor(words.size(), 1 << 16, [&](uint64_t begin, uint64_t end) {
     for (uint64_t i = begin; i < end; ++i)
-      values[i] = fromBF16(words[i]);
+      values[i] = fromWord(type, words[i]);
   });
   return values;
 }
@@ -43,13 +44,13 @@ std::vector<double> fa4::runner::referenceGemm(
     const GemmProblem &problem, const std::vector<uint16_t> &a,
     const std::vector<uint16_t> &b, const std::vector<uint64_t> &rows) {
   uint64_t n = problem.n, k = problem.k;
-  std::vector<float> bf = toFloat(b);
+  std::vector<float> bf = toFloat(problem.elementType, b);
   std::vector<double> result(rows.size() * n);
   parallelFor(rows.size(), 1, [&](uint64_t begin, uint64_t end) {
     std::vector<float> arow(k);
     for (uint64_t r = begin; r < end; ++r) {
       for (uint64_t i = 0; i < k; ++i)
-        arow[i] = fromBF16(a[rows[r] * k + i]);
+        arow[i] = fromWord(problem.elementType, a[rows[r] * k + i]);
       for (uint64_t col = 0; col < n; ++col)
         result[r * n + col] = dot(arow.data(), &bf[col * k], k);
     }
@@ -70,7 +71,8 @@ std::vector<double> fa4::runner::referenceAttention(
     const std::vector<uint16_t> &k, const std::vector<uint16_t> &v,
     const std::vector<uint64_t> &rows) {
   uint64_t d = problem.headDim, sq = problem.seqQ, sk = problem.seqK;
-  std::vector<float> kf = toFloat(k), vf = toFloat(v);
+  std::vector<float> kf = toFloat(problem.elementType, k),
+                     vf = toFloat(problem.elementType, v);
   std::vector<double> result(rows.size() * d, 0.0);
   parallelFor(rows.size(), 1, [&](uint64_t begin, uint64_t end) {
     std::vector<float> qrow(d);
@@ -81,7 +83,7 @@ std::vector<double> fa4::runner::referenceAttention(
       if (keys == 0)
         continue;
       for (uint64_t c = 0; c < d; ++c)
-        qrow[c] = fromBF16(q[rows[r] * d + c]);
+        qrow[c] = fromWord(problem.elementType, q[rows[r] * d + c]);
       const float *kh = &kf[head * sk * d];
       const float *vh = &vf[head * sk * d];
       double max = -INFINITY;

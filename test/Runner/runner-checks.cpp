@@ -11,6 +11,8 @@
 
 #include "fa4/Runner/BF16.h"
 #include "fa4/Runner/Check.h"
+#include "fa4/Runner/Element.h"
+#include "fa4/Runner/Npy.h"
 #include "fa4/Runner/Random.h"
 #include "fa4/Runner/Reference.h"
 
@@ -48,11 +50,93 @@ static int runBF16() {
   return 0;
 }
 
+static int runF16() {
+  struct {
+    const char *name;
+    float value;
+  } cases[] = {{"one", 1.0f},
+               {"minus-two", -2.0f},
+               {"minus-zero", -0.0f},
+               // 1 + 2^-11 is halfway between 1 and 1 + 2^-10: ties to even.
+               {"tie-to-even-down", 1.00048828125f},
+               // 1 + 3·2^-11 is halfway between 1 + 2^-10 and 1 + 2^-9.
+               {"tie-to-even-up", 1.00146484375f},
+               {"largest", 65504.0f},
+               {"below-overflow", 65519.0f},
+               // 65520 is halfway between 65504 and 2^16: to even, infinity.
+               {"overflow", 65520.0f},
+               {"smallest-normal", 0x1p-14f},
+               // Halfway between the largest subnormal and 2^-14: to even.
+               {"tie-to-normal", 0x1p-14f - 0x1p-25f},
+               {"smallest-subnormal", 0x1p-24f},
+               // 2^-25 is halfway between 0 and 2^-24: to even, 0.
+               {"tie-to-zero", 0x1p-25f},
+               {"above-tie-to-zero", 0x1.8p-25f},
+               // 3·2^-25 is halfway between 2^-24 and 2^-23: to even.
+               {"subnormal-tie-up", 0x1.8p-24f},
+               {"nan", NAN},
+               {"infinity", INFINITY}};
+  for (const auto &c : cases) {
+    uint16_t word = toF16(c.value);
+    std::printf("%s: 0x%04x -> %g nan=%d\n", c.name, word, fromF16(word),
+                int(isNaNF16(word)));
+  }
+  std::printf("poison 0xffff nan=%d\n", int(isNaNF16(0xffff)));
+  // The same float through the element-type dispatch.
+  std::printf("1.00048828125 as bf16 0x%04x, as f16 0x%04x\n",
+              toWord(fa4::runtime::ElementType::BF16, 1.00048828125f),
+              toWord(fa4::runtime::ElementType::F16, 1.00048828125f));
+  // Random f16 inputs are f16 words in [-1, 1], never 0.
+  std::vector<uint16_t> words(1 << 16);
+  fillUniform(words, fa4::runtime::ElementType::F16, 7, 0);
+  bool inRange = true, zero = false;
+  for (uint16_t word : words) {
+    float x = fromF16(word);
+    inRange &= x >= -1 && x <= 1;
+    zero |= x == 0;
+  }
+  std::printf("random f16: in [-1, 1]: %s, zeros: %s\n", inRange ? "yes" : "no",
+              zero ? "yes" : "no");
+  return 0;
+}
+
+static int runNpy() {
+  using fa4::runtime::ElementType;
+  std::vector<uint16_t> words = {0x3c00, 0xc000, 0x7bff};
+  std::string bytes = serializeNpy(ElementType::F16, {1, 1, 1, 3}, words);
+  std::printf("written: %zu bytes, data at %zu\n", bytes.size(),
+              bytes.size() - 6);
+  fa4::runtime::Expected<NpyArray> array = parseNpy(bytes, "o.npy");
+  if (!array.ok()) {
+    std::printf("%s\n", array.status().message().c_str());
+    return 1;
+  }
+  std::vector<uint16_t> back = toWords(*array, ElementType::F16);
+  std::printf("read back: %s %s same words: %s\n", npyDescr(array->type),
+              array->shapeText().c_str(), back == words ? "yes" : "no");
+  // f32 1 + 2^-8 + 2^-11, converted with round-to-nearest-even.
+  NpyArray f32;
+  f32.shape = {1};
+  float value = 1.00439453125f;
+  f32.data.assign(reinterpret_cast<const char *>(&value), sizeof(value));
+  std::printf("f32 %.11g as bf16 0x%04x, as f16 0x%04x\n", value,
+              toWords(f32, ElementType::BF16)[0],
+              toWords(f32, ElementType::F16)[0]);
+  // bf16 bits read for an f16 kernel: bf16 1 + 2^-7 is exact in f16.
+  NpyArray bits;
+  bits.type = NpyType::BF16Bits;
+  bits.shape = {1};
+  bits.data = std::string("\x81\x3f", 2);
+  std::printf("bf16 0x3f81 as f16 0x%04x\n",
+              toWords(bits, ElementType::F16)[0]);
+  return 0;
+}
+
 static int runRandom() {
   std::vector<uint16_t> a(1 << 20), b(1 << 20), c(1 << 20);
-  fillUniformBF16(a, 7, 0);
-  fillUniformBF16(b, 7, 0);
-  fillUniformBF16(c, 7, 1);
+  fillUniform(a, fa4::runtime::ElementType::BF16, 7, 0);
+  fillUniform(b, fa4::runtime::ElementType::BF16, 7, 0);
+  fillUniform(c, fa4::runtime::ElementType::BF16, 7, 1);
   double sum = 0, sumSquares = 0, min = 2, max = -2;
   uint64_t zeros = 0;
   for (uint16_t word : a) {
@@ -192,8 +276,8 @@ static void reportCheck(const char *name, const Output &out,
   for (uint64_t row : rows)
     for (uint64_t c = 0; c < out.cols; ++c)
       reference.push_back(out.exact[row * out.cols + c]);
-  CheckReport report =
-      checkOutput(out.words, out.cols, out.guard, rows, reference);
+  CheckReport report = checkOutput(fa4::runtime::ElementType::BF16, out.words,
+                                   out.cols, out.guard, rows, reference);
   std::printf("%s: rel_err=%.1e max_abs=%.1e %s\n", name, report.relativeError,
               report.maxAbsError, report.passed() ? "PASS" : "FAIL");
   RowNaming naming{[](uint64_t row) { return "row " + std::to_string(row); },
@@ -254,15 +338,14 @@ int main(int argc, char **argv) {
   struct {
     const char *name;
     int (*run)();
-  } commands[] = {{"bf16", runBF16},
-                  {"random", runRandom},
-                  {"sample", runSample},
-                  {"reference", runReference},
+  } commands[] = {{"bf16", runBF16},     {"f16", runF16},
+                  {"npy", runNpy},       {"random", runRandom},
+                  {"sample", runSample}, {"reference", runReference},
                   {"check", runCheck}};
   for (const auto &command : commands)
     if (argc == 2 && std::strcmp(argv[1], command.name) == 0)
       return command.run();
-  std::fprintf(stderr,
-               "usage: fa4-runner-checks bf16|random|sample|reference|check\n");
+  std::fprintf(stderr, "usage: fa4-runner-checks "
+                       "bf16|f16|npy|random|sample|reference|check\n");
   return 2;
 }

@@ -38,7 +38,8 @@ static constexpr OptionSpec kOptions[] = {
     {"problem", true, Scope::Any},
     {"m", true, Scope::Gemm},
     {"n", true, Scope::Gemm},
-    {"k", true, Scope::Gemm},
+    // The gemm size K, or the attention input file of K.
+    {"k", true, Scope::Any},
     {"batch", true, Scope::Attention},
     {"heads", true, Scope::Attention},
     {"seq-q", true, Scope::Attention},
@@ -46,6 +47,11 @@ static constexpr OptionSpec kOptions[] = {
     {"head-dim", true, Scope::Attention},
     {"causal", false, Scope::Attention},
     {"scale", true, Scope::Attention},
+    {"q", true, Scope::Attention},
+    {"v", true, Scope::Attention},
+    {"out", true, Scope::Attention},
+    {"dtype", true, Scope::Any},
+    {"emit", true, Scope::Any},
     {"check", false, Scope::Any},
     {"no-check", false, Scope::Any},
     {"bench", false, Scope::Any},
@@ -163,15 +169,30 @@ static Status readGemm(const Given &given, Arguments &args) {
 
 static Status readAttention(const Given &given, Arguments &args) {
   runner::AttentionProblem &p = args.attention;
+  unsigned files = given.count("q") + given.count("k") + given.count("v");
+  if (files != 0 && files != 3)
+    return Status::error("--q, --k and --v go together: give all three input "
+                         "files or none");
+  if (files) {
+    args.qFile = given.find("q")->second;
+    args.kFile = given.find("k")->second;
+    args.vFile = given.find("v")->second;
+  }
+  if (auto it = given.find("out"); it != given.end())
+    args.outFile = it->second;
   for (auto [name, target] : {std::pair{"batch", &p.batch},
                               {"heads", &p.heads},
                               {"seq-q", &p.seqQ},
                               {"seq-k", &p.seqK},
-                              {"head-dim", &p.headDim}})
+                              {"head-dim", &p.headDim}}) {
+    // With input files the sizes are optional: the files fix them.
+    if (files && !given.count(name))
+      continue;
     if (Status s = size(given, name, "attention", *target); !s.ok())
       return s;
+  }
   p.causal = given.count("causal");
-  p.scale = 1.0 / std::sqrt(double(p.headDim));
+  p.scale = files ? 0 : 1.0 / std::sqrt(double(p.headDim));
   if (auto it = given.find("scale"); it != given.end()) {
     Expected<double> value = scale(it->second);
     if (!value.ok())
@@ -213,6 +234,25 @@ static Status readRunOptions(const Given &given, Arguments &args) {
   }
   if (auto it = given.find("driver-library"); it != given.end())
     args.driverLibrary = it->second;
+  if (auto it = given.find("dtype"); it != given.end()) {
+    if (it->second != "bf16" && it->second != "f16")
+      return Status::error("--dtype = '" + it->second + "' is not bf16 or f16");
+    args.dtype = *fa4::runtime::parseElementType(it->second);
+  }
+  if (auto it = given.find("emit"); it != given.end()) {
+    if (!args.kernelPath.empty())
+      return Status::error("--emit prints a stage of fa4's own kernel; it "
+                           "does not apply with --kernel");
+    static const char *kStages[] = {"fa4", "llvm", "llvm-ir", "ptx",
+                                    "ptxas-report"};
+    bool known = false;
+    for (const char *stage : kStages)
+      known |= it->second == stage;
+    if (!known)
+      return Status::error("--emit = '" + it->second +
+                           "' is not fa4, llvm, llvm-ir, ptx or ptxas-report");
+    args.emit = it->second;
+  }
   return Status::success();
 }
 

@@ -14,6 +14,7 @@
 #include "fa4/Runner/Run.h"
 #include "fa4/Runtime/Status.h"
 
+#include <optional>
 #include <string>
 
 namespace fa4::run {
@@ -29,6 +30,16 @@ struct Arguments {
   std::string kernelPath;
   /// Where to write the compiled kernel and each compilation stage.
   std::string dumpDir;
+  /// --emit: the compilation stage of fa4's own kernel to print instead of
+  /// running (fa4, llvm, llvm-ir, ptx or ptxas-report); empty: run.
+  std::string emit;
+  /// --dtype: the element type of fa4's own kernel, or the one the kernel
+  /// file must have.
+  std::optional<runtime::ElementType> dtype;
+  /// Attention: .npy files of Q, K and V (all three or none), and of O to
+  /// write after the run. With the inputs, the attention sizes not given are
+  /// 0 until the files fix them, and so is the scale when not given.
+  std::string qFile, kFile, vFile, outFile;
   /// No arguments at all: the built-in default problem.
   bool defaultProblem = false;
   ProblemKind problem = ProblemKind::Gemm;

@@ -13,6 +13,7 @@
 #include "fa4/Runtime/KernelFile.h"
 #include "fa4/Runtime/Status.h"
 
+#include <map>
 #include <string>
 
 namespace fa4::run {
@@ -20,12 +21,23 @@ namespace fa4::run {
 /// Whether this fa4-run carries the compiler.
 bool hasCompiler();
 
+/// One of fa4's own kernels, compiled here.
+struct CompiledKernel {
+  runtime::KernelFile file;
+  /// The text of each stage, by name: `fa4`, `llvm-dialect`, `llvm-ir`,
+  /// `ptx` and `ptxas-report`.
+  std::map<std::string, std::string> stages;
+  /// The target architecture and the compile time, fa4 IR to the cubin.
+  std::string arch;
+  double seconds = 0;
+};
+
 /// Compile fa4's shipped kernel `name` (`gemm`, `attention-hd64`,
-/// `attention-hd128`) for sm_90a. When `dumpDir` is not empty, write the
+/// `attention-hd128`, ...) for sm_90a. When `dumpDir` is not empty, write the
 /// kernel file and each stage (fa4 IR, LLVM dialect, LLVM IR, PTX, ptxas
-/// report) there. Prints the compile time.
-runtime::Expected<runtime::KernelFile>
-compileShipped(const std::string &name, const std::string &dumpDir);
+/// report) there. Prints nothing.
+runtime::Expected<CompiledKernel> compileShipped(const std::string &name,
+                                                 const std::string &dumpDir);
 
 } // namespace fa4::run
 

@@ -9,7 +9,7 @@
 
 bool fa4::run::hasCompiler() { return false; }
 
-fa4::runtime::Expected<fa4::runtime::KernelFile>
+fa4::runtime::Expected<fa4::run::CompiledKernel>
 fa4::run::compileShipped(const std::string &name, const std::string &) {
   return runtime::Status::error(
       "--kernel FILE is required: this fa4-run was built without the compiler "

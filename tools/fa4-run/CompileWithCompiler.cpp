@@ -1,7 +1,8 @@
 //===- CompileWithCompiler.cpp - fa4-run's compile hook -------------------===//
 //
 // Compiles a shipped kernel with the compiler library, writes its artifacts
-// when asked, and reports the compile time.
+// when asked, and hands back the kernel file, the text of each stage and the
+// compile time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,8 +14,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <cstdio>
 
 namespace rt = ::fa4::runtime;
 
@@ -34,7 +33,7 @@ static rt::Status writeFile(const std::string &dir, const std::string &name,
   return rt::Status::success();
 }
 
-rt::Expected<rt::KernelFile>
+rt::Expected<fa4::run::CompiledKernel>
 fa4::run::compileShipped(const std::string &name, const std::string &dumpDir) {
   std::optional<llvm::StringRef> source =
       mlir::fa4::getShippedKernelSource(name);
@@ -56,10 +55,13 @@ fa4::run::compileShipped(const std::string &name, const std::string &dumpDir) {
   if (failed(file))
     return rt::Status::error("compiling '" + name + "' failed:\n" +
                              diagnostics);
-  std::printf("compiled %s for %s in %.3f s\n", name.c_str(),
-              options.arch.c_str(), artifacts.seconds);
+  CompiledKernel compiled;
+  compiled.file = std::move(*file);
+  compiled.stages = std::move(artifacts.stages);
+  compiled.arch = options.arch;
+  compiled.seconds = artifacts.seconds;
   if (dumpDir.empty())
-    return std::move(*file);
+    return compiled;
   if (std::error_code error = llvm::sys::fs::create_directories(dumpDir))
     return rt::Status::error("cannot create '" + dumpDir +
                              "': " + error.message());
@@ -72,14 +74,14 @@ fa4::run::compileShipped(const std::string &name, const std::string &dumpDir) {
                  {"ptxas-report", "kernel.ptxas.txt"}};
   for (const auto &stage : kStages)
     if (rt::Status s =
-            writeFile(dumpDir, stage.file, artifacts.stages[stage.stage]);
+            writeFile(dumpDir, stage.file, compiled.stages[stage.stage]);
         !s.ok())
       return s;
   llvm::SmallString<256> kernelPath(dumpDir);
   llvm::sys::path::append(kernelPath, name + ".kernel");
-  if (rt::Status s = rt::writeKernelFile(*file, std::string(kernelPath));
+  if (rt::Status s =
+          rt::writeKernelFile(compiled.file, std::string(kernelPath));
       !s.ok())
     return s;
-  std::printf("wrote the kernel file and its stages to %s\n", dumpDir.c_str());
-  return std::move(*file);
+  return compiled;
 }

@@ -1,23 +1,28 @@
 //===- fa4-run.cpp - Run, check and time a compiled fa4 kernel ------------===//
 //
-// The user-facing runner: reads a kernel file, refuses a problem or a kernel
-// that cannot work before touching the GPU, then loads the CUDA driver and
-// the kernel and hands the rest to the runner library (inputs, launch, check,
-// timing). A thin main over FA4Runner and FA4Runtime with no MLIR, so that it
-// builds on the GPU machine. Its exit status says what happened (see --help).
+// The user-facing runner: reads a kernel file (or compiles fa4's own, or
+// prints one of its stages), reads .npy inputs when given, refuses a problem,
+// an input or a kernel that cannot work before touching the GPU, then loads
+// the CUDA driver and the kernel and hands the rest to the runner library
+// (inputs, launch, check, timing) and writes O when asked. A thin main over
+// FA4Runner and FA4Runtime with no MLIR, so that it builds on the GPU
+// machine. Its exit status says what happened (see --help).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Arguments.h"
 #include "Compile.h"
 
+#include "fa4/Runner/AttentionFiles.h"
 #include "fa4/Runner/Run.h"
 #include "fa4/Runtime/Driver.h"
 #include "fa4/Runtime/Kernel.h"
 #include "fa4/Runtime/KernelFile.h"
 
+#include <cmath>
 #include <cstdio>
 #include <new>
+#include <optional>
 
 using namespace fa4;
 using runtime::Expected;
@@ -49,10 +54,12 @@ static Status checkInput(const Problem &problem,
   return runner::checkKernel(file, problem);
 }
 
-/// Loads the kernel on `driver` and runs the problem of `args`.
+/// Loads the kernel on `driver` and runs the problem of `args`, on `inputs`
+/// when given; writes O to --out.
 static int runOnGpu(const run::Arguments &args,
                     Expected<std::unique_ptr<runtime::Driver>> &driver,
-                    const runtime::KernelFile &file) {
+                    const runtime::KernelFile &file,
+                    const runner::AttentionInputs *inputs) {
   if (!driver.ok())
     return fail(kNoGpu,
                 "no usable GPU, nothing ran: " + driver.status().message());
@@ -72,16 +79,62 @@ static int runOnGpu(const run::Arguments &args,
               file.dynamicSharedBytes, file.block.str().c_str());
   std::fflush(stdout);
 
+  runner::RunOptions options = args.options;
+  options.keepOutput = !args.outFile.empty();
   Expected<runner::RunResult> result =
       args.problem == run::ProblemKind::Gemm
-          ? runner::run(*kernel, file, args.gemm, args.options)
-          : runner::run(*kernel, file, args.attention, args.options);
+          ? runner::run(*kernel, file, args.gemm, options)
+          : runner::run(*kernel, file, args.attention, options, inputs);
   if (!result.ok())
     return fail(kCudaError, result.status().message());
   for (const std::string &line : result->failure)
     std::printf("  %s\n", line.c_str());
   std::printf("%s\n", runner::formatSummary(*result).c_str());
+  if (!args.outFile.empty()) {
+    if (Status s = runner::writeAttentionOutput(args.outFile, args.attention,
+                                                result->output);
+        !s.ok())
+      return fail(kRefused, s.message());
+    std::printf("wrote O to %s\n", args.outFile.c_str());
+  }
   return result->passed() ? kPassed : kCheckFailed;
+}
+
+/// The name of fa4's own kernel for the problem of `args`.
+static std::string shippedName(const run::Arguments &args) {
+  std::string name =
+      args.problem == run::ProblemKind::Gemm
+          ? "gemm"
+          : "attention-hd" + std::to_string(args.attention.headDim);
+  if (args.dtype == runtime::ElementType::F16)
+    name += "-f16";
+  return name;
+}
+
+/// Compiles fa4's own kernel `name`, writing it and its stages to `dumpDir`
+/// unless empty, and says so.
+static Expected<runtime::KernelFile> compile(const std::string &name,
+                                             const std::string &dumpDir) {
+  Expected<run::CompiledKernel> kernel = run::compileShipped(name, dumpDir);
+  if (!kernel.ok())
+    return kernel.status();
+  std::printf("compiled %s for %s in %.3f s\n", name.c_str(),
+              kernel->arch.c_str(), kernel->seconds);
+  if (!dumpDir.empty())
+    std::printf("wrote the kernel file and its stages to %s\n",
+                dumpDir.c_str());
+  return std::move(kernel->file);
+}
+
+/// Prints stage `args.emit` of fa4's own kernel for the problem of `args`.
+static int emitStage(const run::Arguments &args) {
+  Expected<run::CompiledKernel> compiled =
+      run::compileShipped(shippedName(args), args.dumpDir);
+  if (!compiled.ok())
+    return fail(kRefused, compiled.status().message());
+  std::string stage = args.emit == "llvm" ? "llvm-dialect" : args.emit;
+  std::fputs(compiled->stages[stage].c_str(), stdout);
+  return kPassed;
 }
 
 int main(int argc, char **argv) {
@@ -93,6 +146,21 @@ int main(int argc, char **argv) {
     std::fputs(run::helpText(), stdout);
     return kPassed;
   }
+  // Input files fix the attention sizes, the head dim of fa4's kernel
+  // included, so they are read first.
+  std::optional<runner::AttentionArrays> arrays;
+  runner::AttentionProblem &attention = args->attention;
+  if (!args->qFile.empty()) {
+    Expected<runner::AttentionArrays> read = runner::readAttentionArrays(
+        args->qFile, args->kFile, args->vFile, attention);
+    if (!read.ok())
+      return fail(kRefused, read.status().message());
+    arrays = read.take();
+    if (attention.scale == 0)
+      attention.scale = 1.0 / std::sqrt(double(attention.headDim));
+  }
+  if (!args->emit.empty())
+    return emitStage(*args);
   // The kernel: a kernel file, or fa4's own kernel for the problem,
   // compiled here. Without a GPU, the compiled kernel and its stages are what
   // the run leaves behind (in fa4-artifacts/ unless --dump-dir says where).
@@ -102,25 +170,36 @@ int main(int argc, char **argv) {
   std::string dumpDir = args->dumpDir;
   if (compiled && dumpDir.empty() && !driver.ok())
     dumpDir = "fa4-artifacts";
-  std::string shipped =
-      args->problem == run::ProblemKind::Gemm
-          ? "gemm"
-          : "attention-hd" + std::to_string(args->attention.headDim);
   if (args->defaultProblem)
     std::printf("fa4-run: the default problem, %s\n",
-                runner::describe(args->attention).c_str());
+                runner::describe(attention).c_str());
   Expected<runtime::KernelFile> file =
-      compiled ? run::compileShipped(shipped, dumpDir)
+      compiled ? compile(shippedName(*args), dumpDir)
                : runtime::readKernelFile(args->kernelPath);
   if (!file.ok())
     return fail(kRefused, file.status().message());
+  // The kernel's element type is the problem's; --dtype must agree with it.
+  Expected<runtime::ElementType> type = runner::kernelElementType(*file);
+  if (!type.ok())
+    return fail(kRefused, type.status().message());
+  if (args->dtype && *args->dtype != *type)
+    return fail(
+        kRefused,
+        "--dtype " + std::string(runtime::elementTypeName(*args->dtype)) +
+            " disagrees with kernel '" + file->entry +
+            "', whose tensor maps are " + runtime::elementTypeName(*type));
+  args->gemm.elementType = *type;
+  attention.elementType = *type;
   Status input = args->problem == run::ProblemKind::Gemm
                      ? checkInput(args->gemm, *file)
-                     : checkInput(args->attention, *file);
+                     : checkInput(attention, *file);
   if (!input.ok())
     return fail(kRefused, input.message());
   try {
-    return runOnGpu(*args, driver, *file);
+    std::optional<runner::AttentionInputs> inputs;
+    if (arrays)
+      inputs = runner::toInputs(*arrays, *type);
+    return runOnGpu(*args, driver, *file, inputs ? &*inputs : nullptr);
   } catch (const std::bad_alloc &) {
     return fail(kRefused, "out of host memory for the inputs and the "
                           "reference of this problem");

@@ -14,6 +14,8 @@
 #ifndef FA4_RUNNER_CHECK_H
 #define FA4_RUNNER_CHECK_H
 
+#include "fa4/Runtime/Types.h"
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -66,11 +68,12 @@ struct CheckReport {
   bool passed() const;
 };
 
-/// Checks `output` (rows x cols bf16 words, row-major) against `reference`
-/// (the rows `rows` of the exact result, row after row); `guard` is what was
-/// read back from the guard region, which held 0xffff words before the
-/// launch.
-CheckReport checkOutput(const std::vector<uint16_t> &output, uint64_t cols,
+/// Checks `output` (rows x cols words of `type`, bf16 or f16, row-major)
+/// against `reference` (the rows `rows` of the exact result, row after row);
+/// `guard` is what was read back from the guard region, which held 0xffff
+/// words before the launch.
+CheckReport checkOutput(runtime::ElementType type,
+                        const std::vector<uint16_t> &output, uint64_t cols,
                         const std::vector<uint16_t> &guard,
                         const std::vector<uint64_t> &rows,
                         const std::vector<double> &reference);

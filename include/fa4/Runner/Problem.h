@@ -27,24 +27,27 @@ inline constexpr uint64_t kGemmTileN = 128;
 /// Query rows one CTA of an attention kernel computes.
 inline constexpr uint64_t kAttentionTileQ = 128;
 
-/// C[M, N] = A[M, K] · B[N, K]ᵀ, all bf16 and row-major.
+/// C[M, N] = A[M, K] · B[N, K]ᵀ, all bf16 (or all f16) and row-major.
 ///
 /// Kernel ABI: gemm(a_map, b_map, c, m: i64, n: i64, k: i64). a_map and b_map
-/// are 2-d bf16 tensor maps over A and B with the kernel file's box and
-/// swizzle and zero out-of-bounds fill; c points to C. The grid is
+/// are 2-d tensor maps of the element type over A and B with the kernel file's
+/// box and swizzle and zero out-of-bounds fill; c points to C. The grid is
 /// (ceil(M / 128), N / 128, 1). N must be a multiple of 128 and K of 8 (rows
 /// of 16-byte multiples, as TMA needs).
 struct GemmProblem {
   uint64_t m = 0;
   uint64_t n = 0;
   uint64_t k = 0;
+  /// The element type of A, B and C: the kernel's, bf16 or f16.
+  runtime::ElementType elementType = runtime::ElementType::BF16;
 };
 
 /// O = softmax(scale · Q·Kᵀ [masked]) · V per (batch, head): Q and O are
-/// [B, H, SQ, D], K and V [B, H, SK, D], all bf16 and contiguous.
+/// [B, H, SQ, D], K and V [B, H, SK, D], all bf16 (or all f16) and
+/// contiguous.
 ///
 /// Kernel ABI: attention(q_map, k_map, v_map, o, seq_q: i64, seq_k: i64,
-/// scale_log2: f32, causal: i32). Each map is a 3-d bf16 tensor map over its
+/// scale_log2: f32, causal: i32). Each map is a 3-d tensor map over its
 /// tensor viewed as [B·H, S, D] (innermost first: D, S, B·H) with the kernel
 /// file's box and swizzle and zero out-of-bounds fill; o points to O;
 /// scale_log2 is scale · log2(e). The grid is (ceil(SQ / 128), B·H, 1). With
@@ -59,9 +62,12 @@ struct AttentionProblem {
   bool causal = false;
   /// The softmax scale; 1/sqrt(D) unless given.
   double scale = 0;
+  /// The element type of Q, K, V and O: the kernel's, bf16 or f16.
+  runtime::ElementType elementType = runtime::ElementType::BF16;
 };
 
-/// "gemm m=1024 n=1024 k=1024", as the summary line starts.
+/// "gemm m=1024 n=1024 k=1024", as the summary line starts (" f16" added
+/// for an f16 problem).
 std::string describe(const GemmProblem &problem);
 /// "attention b=2 h=16 sq=4096 sk=4096 d=128 causal", as the summary starts.
 std::string describe(const AttentionProblem &problem);
@@ -78,13 +84,20 @@ runtime::Status checkProblem(const GemmProblem &problem);
 /// and no tensor over 2^40 bytes.
 runtime::Status checkProblem(const AttentionProblem &problem);
 
+/// The element type of the tensor maps of `file`: that of its first tensor
+/// map, which must be bf16 or f16; bf16 for a file without tensor maps (which
+/// `checkKernel` refuses).
+runtime::Expected<runtime::ElementType>
+kernelElementType(const runtime::KernelFile &file);
+
 /// Checks that `file` has the GEMM ABI above (six parameters of the right
-/// kinds, 2-d bf16 tensor maps) and no fixed grid.
+/// kinds, 2-d tensor maps of the problem's element type) and no fixed grid.
 runtime::Status checkKernel(const runtime::KernelFile &file,
                             const GemmProblem &problem);
 /// Checks that `file` has the attention ABI above (eight parameters of the
-/// right kinds, 3-d bf16 tensor maps), no fixed grid, and, when the file has
-/// `meta = head_dim N`, that N is the problem's head dim.
+/// right kinds, 3-d tensor maps of the problem's element type), no fixed
+/// grid, and, when the file has `meta = head_dim N`, that N is the problem's
+/// head dim.
 runtime::Status checkKernel(const runtime::KernelFile &file,
                             const AttentionProblem &problem);
 

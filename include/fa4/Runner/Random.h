@@ -1,7 +1,7 @@
 //===- Random.h - Seeded random inputs --------------------------*- C++ -*-===//
 //
-// The runner's inputs: bf16 values uniform in [-1, 1], never zero, from a
-// counter-based generator (SplitMix64), so that element i of a tensor depends
+// The runner's inputs: bf16 or f16 values uniform in [-1, 1], never zero, from
+// a counter-based generator (SplitMix64), so that element i of a tensor depends
 // only on the seed, the tensor's stream number and i, whatever the machine
 // and however the work is split over threads.
 //
@@ -9,6 +9,8 @@
 
 #ifndef FA4_RUNNER_RANDOM_H
 #define FA4_RUNNER_RANDOM_H
+
+#include "fa4/Runtime/Types.h"
 
 #include <cstdint>
 #include <vector>
@@ -19,11 +21,11 @@ namespace fa4::runner {
 /// generator `seed`.
 uint64_t randomBits(uint64_t seed, uint64_t stream, uint64_t counter);
 
-/// Fills `values` with bf16 words uniform in [-1, 1]: element i is
-/// `randomBits(seed, stream, i)` scaled and rounded to bf16, redrawn (with
-/// further counters) in the rare case that it rounds to zero.
-void fillUniformBF16(std::vector<uint16_t> &values, uint64_t seed,
-                     uint64_t stream);
+/// Fills `values` with words of `type` (bf16 or f16) uniform in [-1, 1]:
+/// element i is `randomBits(seed, stream, i)` scaled and rounded to `type`,
+/// redrawn (with further counters) in the rare case that it rounds to zero.
+void fillUniform(std::vector<uint16_t> &values, runtime::ElementType type,
+                 uint64_t seed, uint64_t stream);
 
 } // namespace fa4::runner
 

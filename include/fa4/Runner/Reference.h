@@ -1,7 +1,8 @@
 //===- Reference.h - float64 references on the CPU --------------*- C++ -*-===//
 //
-// What the kernels must compute, in float64 on the CPU from the same bf16
-// inputs, for a chosen set of output rows only: the runner checks a sample of
+// What the kernels must compute, in float64 on the CPU from the same
+// inputs (bf16 or f16 words, the problem's element type), for a chosen set of
+// output rows only: the runner checks a sample of
 // the rows of large problems. The rows are computed on all CPU cores.
 //
 //===----------------------------------------------------------------------===//
@@ -16,7 +17,8 @@
 
 namespace fa4::runner {
 
-/// Rows `rows` of C = A·Bᵀ for A [M, K] and B [N, K] (bf16 words, row-major):
+/// Rows `rows` of C = A·Bᵀ for A [M, K] and B [N, K] (words of the problem's
+/// element type, row-major):
 /// `rows.size()` x N values, row after row.
 std::vector<double> referenceGemm(const GemmProblem &problem,
                                   const std::vector<uint16_t> &a,

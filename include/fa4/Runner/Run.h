@@ -1,7 +1,8 @@
 //===- Run.h - Running a problem with a compiled kernel ---------*- C++ -*-===//
 //
 // The runner's API, what fa4-run and later bindings call: given a loaded
-// kernel with the problem's ABI, draw seeded random inputs, build the tensor
+// kernel with the problem's ABI, draw seeded random inputs (or take given
+// ones), build the tensor
 // maps, poison the output, launch, read back and check against the float64
 // reference, and optionally time repeated launches with CUDA events. Every
 // failure that comes back from these functions is a CUDA or runtime error;
@@ -40,6 +41,15 @@ struct RunOptions {
   unsigned iters = 100;
   /// Seed of the random inputs.
   uint64_t seed = 1;
+  /// Read the output of the checked launch back and keep it in
+  /// `RunResult::output`, also without the check.
+  bool keepOutput = false;
+};
+
+/// Attention inputs given instead of random ones: Q [B, H, SQ, D], K and V
+/// [B, H, SK, D], contiguous words of the problem's element type.
+struct AttentionInputs {
+  std::vector<uint16_t> q, k, v;
 };
 
 /// What one run found.
@@ -57,6 +67,9 @@ struct RunResult {
   /// With check and bench: output elements that differ between the checked
   /// launch and the last timed one (a nondeterministic kernel, or a race).
   uint64_t benchChanged = 0;
+  /// With `RunOptions::keepOutput`: the output of the checked launch, words
+  /// of the problem's element type.
+  std::vector<uint16_t> output;
 
   /// The check passed (or did not run) and the timed launches left the same
   /// output as the checked one.
@@ -64,7 +77,8 @@ struct RunResult {
 };
 
 /// Runs `problem` with `kernel`, loaded from `file`, which must pass
-/// `checkKernel` for the problem.
+/// `checkKernel` for the problem. Attention takes its inputs from `inputs`
+/// when given (sized for the problem), else draws them.
 runtime::Expected<RunResult> run(const runtime::Kernel &kernel,
                                  const runtime::KernelFile &file,
                                  const GemmProblem &problem,
@@ -72,7 +86,8 @@ runtime::Expected<RunResult> run(const runtime::Kernel &kernel,
 runtime::Expected<RunResult> run(const runtime::Kernel &kernel,
                                  const runtime::KernelFile &file,
                                  const AttentionProblem &problem,
-                                 const RunOptions &options);
+                                 const RunOptions &options,
+                                 const AttentionInputs *inputs = nullptr);
 
 /// The one summary line of a run: "gemm m=1024 n=1024 k=1024:
 /// rel_err=3.1e-03 max_abs=2.0e-02 PASS  time=0.123 ms  17.4 TFLOP/s".

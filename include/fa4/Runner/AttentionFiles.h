@@ -1,0 +1,45 @@
+//===- AttentionFiles.h - Attention inputs from .npy files ------*- C++ -*-===//
+//
+// Q, K and V given as .npy files instead of drawn at random, and O written
+// back as one: the files fix the problem's sizes (B, H, SQ, SK, D), which must
+// agree with any size given otherwise, and with each other, before anything
+// is allocated or launched.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA4_RUNNER_ATTENTIONFILES_H
+#define FA4_RUNNER_ATTENTIONFILES_H
+
+#include "fa4/Runner/Npy.h"
+#include "fa4/Runner/Problem.h"
+#include "fa4/Runner/Run.h"
+
+#include <string>
+
+namespace fa4::runner {
+
+/// Q, K and V as read, before the kernel's element type is known.
+struct AttentionArrays {
+  NpyArray q, k, v;
+};
+
+/// Reads Q, K and V from the .npy files `q`, `k` and `v`, each of rank 4,
+/// (B, H, S, D): K and V of the same shape, Q with their B, H and D. Sets the
+/// sizes of `problem` from them; a size already set (not 0) must agree.
+runtime::Expected<AttentionArrays>
+readAttentionArrays(const std::string &q, const std::string &k,
+                    const std::string &v, AttentionProblem &problem);
+
+/// The arrays as words of `type`, converted with round-to-nearest-even.
+AttentionInputs toInputs(const AttentionArrays &arrays,
+                         runtime::ElementType type);
+
+/// Writes O of `problem`, `words` of its element type, to the .npy file
+/// `path` with the shape (B, H, SQ, D).
+runtime::Status writeAttentionOutput(const std::string &path,
+                                     const AttentionProblem &problem,
+                                     const std::vector<uint16_t> &words);
+
+} // namespace fa4::runner
+
+#endif // FA4_RUNNER_ATTENTIONFILES_H

@@ -1,0 +1,82 @@
+//===- AttentionFiles.cpp - Attention inputs from .npy files --------------===//
+//
+// Reads the three input arrays, checks their ranks and that their shapes fit
+// together and with the sizes given on the command line, and writes O. Every
+// refusal names the file and the numbers that disagree.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa4/Runner/AttentionFiles.h"
+
+using namespace fa4::runner;
+using fa4::runtime::ElementType;
+using fa4::runtime::Expected;
+using fa4::runtime::Status;
+
+namespace {
+/// One size of the problem that a file fixes.
+struct Bound {
+  const char *name;
+  uint64_t *target;
+  uint64_t value;
+  const std::string *path;
+  const NpyArray *array;
+};
+} // namespace
+
+Expected<AttentionArrays>
+fa4::runner::readAttentionArrays(const std::string &q, const std::string &k,
+                                 const std::string &v,
+                                 AttentionProblem &problem) {
+  AttentionArrays arrays;
+  for (auto [path, array] :
+       {std::pair{&q, &arrays.q}, {&k, &arrays.k}, {&v, &arrays.v}}) {
+    Expected<NpyArray> read = readNpy(*path);
+    if (!read.ok())
+      return read.status();
+    *array = read.take();
+    if (array->shape.size() != 4)
+      return Status::error(*path + ": shape " + array->shapeText() +
+                           " has rank " + std::to_string(array->shape.size()) +
+                           ", not 4 (B, H, S, D)");
+  }
+  const std::vector<uint64_t> &qs = arrays.q.shape, &ks = arrays.k.shape,
+                              &vs = arrays.v.shape;
+  if (ks != vs)
+    return Status::error(k + " and " + v + " disagree: K has shape " +
+                         arrays.k.shapeText() + ", V " + arrays.v.shapeText());
+  for (auto [i, dim] : {std::pair{0, "batch"}, {1, "heads"}, {3, "head dim"}})
+    if (qs[i] != ks[i])
+      return Status::error(q + " and " + k + " disagree on the " + dim +
+                           ": Q has shape " + arrays.q.shapeText() + ", K " +
+                           arrays.k.shapeText());
+  Bound bounds[] = {{"batch", &problem.batch, qs[0], &q, &arrays.q},
+                    {"heads", &problem.heads, qs[1], &q, &arrays.q},
+                    {"seq-q", &problem.seqQ, qs[2], &q, &arrays.q},
+                    {"seq-k", &problem.seqK, ks[2], &k, &arrays.k},
+                    {"head-dim", &problem.headDim, qs[3], &q, &arrays.q}};
+  for (const Bound &bound : bounds) {
+    if (*bound.target != 0 && *bound.target != bound.value)
+      return Status::error(std::string(bound.name) + " = " +
+                           std::to_string(*bound.target) + " disagrees with " +
+                           *bound.path + ", whose shape " +
+                           bound.array->shapeText() + " has " + bound.name +
+                           " " + std::to_string(bound.value));
+    *bound.target = bound.value;
+  }
+  return arrays;
+}
+
+AttentionInputs fa4::runner::toInputs(const AttentionArrays &arrays,
+                                      ElementType type) {
+  return {toWords(arrays.q, type), toWords(arrays.k, type),
+          toWords(arrays.v, type)};
+}
+
+Status fa4::runner::writeAttentionOutput(const std::string &path,
+                                         const AttentionProblem &problem,
+                                         const std::vector<uint16_t> &words) {
+  return writeNpy(path, problem.elementType,
+                  {problem.batch, problem.heads, problem.seqQ, problem.headDim},
+                  words);
+}
