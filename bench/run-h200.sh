@@ -5,9 +5,9 @@
 # test matrix (test/GPU/matrix-cases.txt: correctness of every case, and
 # compute-sanitizer on small ones), then benchmarks fa4 against cuDNN
 # (bench/attention.py). KERNEL_DIR holds gemm.kernel and
-# attention-hd{64,128}.kernel, compiled on a machine with the compiler:
+# attention-hd{64,128}[-f16].kernel, compiled on a machine with the compiler:
 #
-#   for k in gemm attention-hd64 attention-hd128; do
+#   for k in gemm attention-hd64 attention-hd128 attention-hd64-f16 attention-hd128-f16; do
 #     build/bin/fa4-opt lib/Kernels/$k.mlir --fa4-to-llvm |
 #       build/bin/fa4-translate --emit=kernel -o KERNEL_DIR/$k.kernel
 #   done
