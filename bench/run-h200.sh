@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-#===- run-h200.sh - the GPU session: test matrix, then the benchmark -----===#
+#===- run-h200.sh - on a GPU machine: test matrix, then the benchmark ----===#
 #
 # For the GPU machine: builds fa4-run there (run-on-device.sh), runs the GPU
 # test matrix (test/GPU/matrix-cases.txt: correctness of every case, and
