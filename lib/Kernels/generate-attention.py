@@ -208,19 +208,19 @@ CONSUMER = """
 }}
 """
 
-SYNC = """\
-        scf.if %first {
-          fa4.named_barrier.sync id(1) threads(256)
-        } else {
-          fa4.named_barrier.sync id(2) threads(256)
-        }"""
+def barrier(op, first_id, other_id):
+    """The named-barrier `op` of the ping-pong, on warpgroup 0's or 1's id."""
+    return f"""\
+        scf.if %first {{
+          fa4.named_barrier.{op} id({first_id}) threads(256)
+        }} else {{
+          fa4.named_barrier.{op} id({other_id}) threads(256)
+        }}"""
 
-ARRIVE = """\
-        scf.if %first {
-          fa4.named_barrier.arrive id(2) threads(256)
-        } else {
-          fa4.named_barrier.arrive id(1) threads(256)
-        }"""
+
+# Wait for this warpgroup's turn; hand the turn to the other one.
+SYNC = barrier("sync", 1, 2)
+ARRIVE = barrier("arrive", 2, 1)
 
 SOFTMAX = """\
         // Softmax of S_{t} (key block %{jv}): masks where needed, the new row
