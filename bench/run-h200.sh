@@ -3,8 +3,9 @@
 #
 # For the GPU machine: builds fa4-run there (run-on-device.sh), runs the GPU
 # test matrix (test/GPU/matrix-cases.txt: correctness of every case, and
-# compute-sanitizer on small ones), then benchmarks fa4 against cuDNN
-# (bench/attention.py). KERNEL_DIR holds gemm.kernel and
+# compute-sanitizer on small ones), cross-checks O and the log-sum-exp read
+# back from .npy files against torch (bench/crosscheck.py), then benchmarks
+# fa4 against cuDNN (bench/attention.py). KERNEL_DIR holds gemm.kernel and
 # attention-hd{64,128}[-f16].kernel, compiled on a machine with the compiler:
 #
 #   for k in gemm attention-hd64 attention-hd128 attention-hd64-f16 attention-hd128-f16; do
@@ -32,8 +33,12 @@ matrix=$?
 python3 "$root/bench/attention.py" --fa4-run "${FA4_RUN:-$root/build-device/bin/fa4-run}" \
   --kernel-dir "$kernels" --out "$out/bench.md" > "$out/bench.log" 2>&1
 bench=$?
+python3 "$root/bench/crosscheck.py" --fa4-run "${FA4_RUN:-$root/build-device/bin/fa4-run}" \
+  --kernel-dir "$kernels" --work "$out/crosscheck" > "$out/crosscheck.log" 2>&1
+cross=$?
 grep -cE ' PASS' "$out/matrix.log" | sed 's/^/matrix cases passed: /'
 grep -E 'FAIL|TIMEOUT|ERROR' "$out/matrix.log" | head -20
 tail -n 30 "$out/matrix.log"
+cat "$out/crosscheck.log"
 cat "$out/bench.md" 2>/dev/null || tail -n 20 "$out/bench.log"
-exit $((matrix || bench))
+exit $((matrix || bench || cross))

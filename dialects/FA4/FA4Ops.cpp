@@ -360,8 +360,11 @@ LogicalResult SubtileOp::verify() {
 
 LogicalResult GlobalStoreOp::verify() {
   auto tensor = dyn_cast<RankedTensorType>(getTile().getType());
-  if (tensor && !isa_and_nonnull<AccLayoutAttr>(tensor.getEncoding()))
-    return emitOpError() << "stores tiles in the #fa4.acc layout, got "
-                         << tensor;
+  if (!tensor)
+    return success();
+  if (!isa_and_nonnull<AccLayoutAttr, RowsLayoutAttr>(tensor.getEncoding()))
+    return emitOpError()
+           << "stores tiles in the #fa4.acc or #fa4.rows layout, got "
+           << tensor;
   return success();
 }

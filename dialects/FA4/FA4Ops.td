@@ -425,10 +425,13 @@ def FA4_GlobalStoreOp : FA4_Op<"global_store"> {
     the `#fa4.acc` layout) to global memory: element (i, j) goes to
     `base + ((row + i) * stride + col + j) * sizeof(element)` when
     `row + i < row_limit`; rows past the limit are not written (the tail of a
-    sequence).
+    sequence). A 64-element `#fa4.rows` tile (one value per row, such as a
+    row's log-sum-exp) is stored the same way with `j = 0`, by the first
+    thread of each quad.
 
     ```mlir
     fa4.global_store %o, %out[%row, %c0] rows(%seq) stride(%c128) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
+    fa4.global_store %lse, %l[%row, %c0] rows(%seq) stride(%c1) : tensor<64xf32, #fa4.rows>, !llvm.ptr<1>
     ```
   }];
   let arguments = (ins FA4_RegisterTile:$tile, LLVM_AnyPointer:$base,

@@ -13,9 +13,10 @@
 // for the blocks that need them.
 //
 // Parameters: Q, K, V as 3-d tensor maps over [B*H, S, 128] f16; O
-// [B*H*Sq, 128] f16; the sequence lengths; softmax_scale * log2(e); causal
+// [B*H*Sq, 128] f16; LSE [B*H*Sq] f32, each row's log-sum-exp of the scaled
+// scores (natural log); the sequence lengths; softmax_scale * log2(e); causal
 // (query i sees keys j <= i + Sk - Sq). Grid: (ceil(Sq / 128), B*H). Rows past
-// Sq are not stored; a row with no visible key gets zeros.
+// Sq are not stored; a row with no visible key gets zeros and an LSE of -inf.
 
 !Q = !fa4.pipeline<q, kv = 1, qk = 1, memref<64x128xf16, 3>, memref<64x128xf16, 3>>
 !K = !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xf16, 3>>
@@ -33,6 +34,7 @@
 
 func.func @attention(%qmap: !QMap {fa4.name = "q"}, %kmap: !KVMap {fa4.name = "k"},
                      %vmap: !KVMap {fa4.name = "v"}, %o: !llvm.ptr<1> {fa4.name = "o"},
+                     %lse: !llvm.ptr<1> {fa4.name = "lse"},
                      %seq_q: index {fa4.name = "seq_q"}, %seq_k: index {fa4.name = "seq_k"},
                      %scale_log2: f32 {fa4.name = "scale_log2"}, %causal: i32 {fa4.name = "causal"})
     attributes {fa4.kernel, fa4.config = #fa4.config<element_type = f16, head_dim = 128,
@@ -282,6 +284,12 @@ func.func @attention(%qmap: !QMap {fa4.name = "q"}, %kmap: !KVMap {fa4.name = "k
       %glimit = arith.addi %head_row, %seq_q : index
       %ld = arith.constant 128 : index
       fa4.global_store %out_b, %o[%grow, %c0] rows(%glimit) stride(%ld) : tensor<64x128xf16, #fa4.acc>, !llvm.ptr<1>
+      // LSE = ln 2 · (m + log2 l); m is -inf for a row that saw no key.
+      %log2_l = math.log2 %l_safe fastmath<afn> : !Rows
+      %lse2 = arith.addf %m_f, %log2_l : !Rows
+      %ln2 = arith.constant dense<0.693147182> : !Rows
+      %lse_rows = arith.mulf %lse2, %ln2 : !Rows
+      fa4.global_store %lse_rows, %lse[%grow, %c0] rows(%glimit) stride(%c1) : !Rows, !llvm.ptr<1>
     }
   }
   return

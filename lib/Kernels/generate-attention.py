@@ -26,9 +26,10 @@ HEADER = """\
 // for the blocks that need them.
 //
 // Parameters: Q, K, V as 3-d tensor maps over [B*H, S, {d}] bf16; O
-// [B*H*Sq, {d}] bf16; the sequence lengths; softmax_scale * log2(e); causal
+// [B*H*Sq, {d}] bf16; LSE [B*H*Sq] f32, each row's log-sum-exp of the scaled
+// scores (natural log); the sequence lengths; softmax_scale * log2(e); causal
 // (query i sees keys j <= i + Sk - Sq). Grid: (ceil(Sq / 128), B*H). Rows past
-// Sq are not stored; a row with no visible key gets zeros.
+// Sq are not stored; a row with no visible key gets zeros and an LSE of -inf.
 """
 
 TYPES = """
@@ -50,6 +51,7 @@ TYPES = """
 PROLOGUE = """
 func.func @attention(%qmap: !QMap {{fa4.name = "q"}}, %kmap: !KVMap {{fa4.name = "k"}},
                      %vmap: !KVMap {{fa4.name = "v"}}, %o: !llvm.ptr<1> {{fa4.name = "o"}},
+                     %lse: !llvm.ptr<1> {{fa4.name = "lse"}},
                      %seq_q: index {{fa4.name = "seq_q"}}, %seq_k: index {{fa4.name = "seq_k"}},
                      %scale_log2: f32 {{fa4.name = "scale_log2"}}, %causal: i32 {{fa4.name = "causal"}})
     attributes {{fa4.kernel, fa4.config = #fa4.config<element_type = bf16, head_dim = {d},
@@ -202,6 +204,12 @@ CONSUMER = """
       %glimit = arith.addi %head_row, %seq_q : index
       %ld = arith.constant {d} : index
       fa4.global_store %out_b, %o[%grow, %c0] rows(%glimit) stride(%ld) : tensor<64x{d}xbf16, #fa4.acc>, !llvm.ptr<1>
+      // LSE = ln 2 · (m + log2 l); m is -inf for a row that saw no key.
+      %log2_l = math.log2 %l_safe fastmath<afn> : !Rows
+      %lse2 = arith.addf %m_f, %log2_l : !Rows
+      %ln2 = arith.constant dense<0.693147182> : !Rows
+      %lse_rows = arith.mulf %lse2, %ln2 : !Rows
+      fa4.global_store %lse_rows, %lse[%grow, %c0] rows(%glimit) stride(%c1) : !Rows, !llvm.ptr<1>
     }}
   }}
   return

@@ -2,7 +2,8 @@
 //
 // Attention under the kernel ABI of Problem.h: random (or given) Q, K and V
 // of the kernel's element type, three 3-d tensor maps over the [B·H, S, D]
-// views, O with a guard of one CTA tile of rows after it, the grid of 128-row
+// views, O and the per-row log-sum-exp (f32) each with a guard of one CTA
+// tile of rows after it, the grid of 128-row
 // query tiles by heads, and up to kAttentionCheckedRows sampled query rows of
 // every (batch, head) compared with the reference.
 //
@@ -49,6 +50,12 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
   Expected<DeviceBuffer> oBuffer = upload(driver, {}, q.size() + guardElements);
   if (!oBuffer.ok())
     return oBuffer.status();
+  // The log-sum-exp: one f32 per query row, and a guard of one CTA tile.
+  uint64_t lseRows = heads * p.seqQ;
+  Expected<DeviceBuffer> lseBuffer =
+      DeviceBuffer::allocate(driver, (lseRows + kAttentionTileQ) * 4);
+  if (!lseBuffer.ok())
+    return lseBuffer.status();
 
   // [B·H, S, D] is, innermost first, (D, S, B·H) with strides 2·D and 2·S·D.
   const char *names[] = {"q_map", "k_map", "v_map"};
@@ -66,6 +73,7 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
     execution.args.addTensorMap(*map);
   }
   execution.args.addPointer(oBuffer->address())
+      .addPointer(lseBuffer->address())
       .addI64(int64_t(p.seqQ))
       .addI64(int64_t(p.seqK))
       .addF32(float(p.scale * M_LOG2E))
@@ -78,12 +86,15 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
   execution.output = &*oBuffer;
   execution.outputElements = q.size();
   execution.guardElements = guardElements;
+  execution.rowValues = &*lseBuffer;
+  execution.rowValueGuard = kAttentionTileQ;
   execution.cols = d;
   for (uint64_t head = 0; head < heads; ++head)
     for (uint64_t row : sampleRows(p.seqQ, kAttentionCheckedRows))
       execution.rows.push_back(head * p.seqQ + row);
   execution.reference = [&] {
-    return referenceAttention(p, q, k, v, execution.rows);
+    return referenceAttention(p, q, k, v, execution.rows,
+                              &execution.rowValueReference);
   };
   uint64_t seqQ = p.seqQ, numHeads = p.heads;
   execution.naming.name = [seqQ, numHeads](uint64_t row) {

@@ -80,3 +80,9 @@ Status fa4::runner::writeAttentionOutput(const std::string &path,
                   {problem.batch, problem.heads, problem.seqQ, problem.headDim},
                   words);
 }
+
+Status fa4::runner::writeAttentionLse(const std::string &path,
+                                      const AttentionProblem &problem,
+                                      const std::vector<float> &lse) {
+  return writeNpy(path, {problem.batch, problem.heads, problem.seqQ}, lse);
+}

@@ -11,9 +11,11 @@
 #include "fa4/Runner/Element.h"
 #include "fa4/Runner/Random.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <set>
 
 using namespace fa4::runner;
@@ -181,5 +183,73 @@ std::vector<std::string> fa4::runner::describeFailure(const CheckReport &report,
   lines.push_back("mismatch rows within the CTA tile: " +
                   ranges({positions.begin(), positions.end()}));
   lines.push_back("mismatch columns: " + ranges(report.mismatchCols));
+  return lines;
+}
+
+bool RowValueReport::passed() const {
+  return checkedRows > 0 && nanValues == 0 && guardChanged == 0 &&
+         mismatches == 0;
+}
+
+RowValueReport fa4::runner::checkRowValues(const std::vector<float> &values,
+                                           const std::vector<float> &guard,
+                                           const std::vector<uint64_t> &rows,
+                                           const std::vector<double> &reference) {
+  assert(reference.size() == rows.size() && "one reference per checked row");
+  RowValueReport report;
+  report.rows = values.size();
+  report.checkedRows = rows.size();
+  for (float value : values)
+    report.nanValues += std::isnan(value);
+  for (float word : guard) {
+    uint32_t bits;
+    std::memcpy(&bits, &word, sizeof(bits));
+    report.guardChanged += bits != 0xffffffffu;
+  }
+  double worst = -1;
+  for (uint64_t r = 0; r < rows.size(); ++r) {
+    double got = values[rows[r]], want = reference[r];
+    double err;
+    if (std::isinf(want) || std::isinf(got))
+      err = got == want ? 0 : INFINITY;
+    else
+      err = std::fabs(got - want) / std::max(1.0, std::fabs(want));
+    if (std::isnan(got))
+      err = INFINITY;
+    report.mismatches += !(err <= kMaxRowValueError);
+    if (std::isfinite(err))
+      report.maxError = std::max(report.maxError, err);
+    if (err > worst) {
+      worst = err;
+      report.worstRow = rows[r];
+      report.worstGot = got;
+      report.worstWant = want;
+    }
+  }
+  return report;
+}
+
+std::vector<std::string>
+fa4::runner::describeFailure(const RowValueReport &report,
+                             const RowNaming &naming, const std::string &what) {
+  std::vector<std::string> lines;
+  if (report.passed())
+    return lines;
+  if (report.nanValues)
+    lines.push_back(what + " nan: " + std::to_string(report.nanValues) +
+                    " of " + std::to_string(report.rows) +
+                    " values are NaN (unwritten poison, or computed)");
+  if (report.guardChanged)
+    lines.push_back(what + " out of bounds: " +
+                    std::to_string(report.guardChanged) +
+                    " values of the guard region after it were written");
+  if (report.mismatches)
+    lines.push_back(what + " mismatch: " + std::to_string(report.mismatches) +
+                    " of " + std::to_string(report.checkedRows) +
+                    " checked values off by more than " +
+                    number("%.0e", kMaxRowValueError) +
+                    " * max(1, |ref|); worst " + naming.name(report.worstRow) +
+                    ": got " + number("%.6g", report.worstGot) + ", want " +
+                    number("%.6g", report.worstWant));
   return lines;
 }

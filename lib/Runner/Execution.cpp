@@ -79,29 +79,60 @@ static Status benchmark(const Kernel &kernel, const Execution &execution,
   return Status::success();
 }
 
+/// Reads the per-row output and its guard back from the device.
+static Status readBackRowValues(const Execution &execution,
+                                std::vector<float> &values,
+                                std::vector<float> &guard) {
+  uint64_t count = execution.outputElements / execution.cols;
+  std::vector<float> all(count + execution.rowValueGuard);
+  if (Status s = execution.rowValues->copyToHost(all.data(), all.size() * 4);
+      !s.ok())
+    return s;
+  values.assign(all.begin(), all.begin() + count);
+  guard.assign(all.begin() + count, all.end());
+  return Status::success();
+}
+
 Expected<RunResult> fa4::runner::execute(const Kernel &kernel,
                                          Execution &execution,
                                          const RunOptions &options,
                                          RunResult result) {
   if (Status s = execution.output->fill8(0xff); !s.ok())
     return s;
+  if (execution.rowValues)
+    if (Status s = execution.rowValues->fill8(0xff); !s.ok())
+      return s;
   if (Status s = launch(kernel, execution.config, execution.args); !s.ok())
     return s;
   if (Status s = kernel.driver().synchronize(); !s.ok())
     return s;
 
   std::vector<uint16_t> output, guard;
-  if (options.check || options.keepOutput)
+  std::vector<float> values, valueGuard;
+  if (options.check || options.keepOutput) {
     if (Status s = readBack(execution, output, guard); !s.ok())
       return s;
+    if (execution.rowValues)
+      if (Status s = readBackRowValues(execution, values, valueGuard); !s.ok())
+        return s;
+  }
   if (options.check) {
     std::vector<double> reference = execution.reference();
     result.check = checkOutput(execution.elementType, output, execution.cols,
                                guard, execution.rows, reference);
     result.failure = describeFailure(*result.check, execution.naming);
+    if (execution.rowValues) {
+      result.lseCheck = checkRowValues(values, valueGuard, execution.rows,
+                                       execution.rowValueReference);
+      for (std::string &line :
+           describeFailure(*result.lseCheck, execution.naming, "lse"))
+        result.failure.push_back(std::move(line));
+    }
   }
-  if (options.keepOutput)
+  if (options.keepOutput) {
     result.output = output;
+    result.lse = values;
+  }
   if (!options.bench)
     return result;
   if (Status s = benchmark(kernel, execution, options, result); !s.ok())
@@ -122,17 +153,23 @@ Expected<RunResult> fa4::runner::execute(const Kernel &kernel,
 }
 
 bool RunResult::passed() const {
-  return (!check || check->passed()) && benchChanged == 0;
+  return (!check || check->passed()) && (!lseCheck || lseCheck->passed()) &&
+         benchChanged == 0;
 }
 
 std::string fa4::runner::formatSummary(const RunResult &result) {
   char text[256];
   std::string line = result.problem + ":";
   if (result.check) {
-    std::snprintf(text, sizeof(text), " rel_err=%.1e max_abs=%.1e %s",
-                  result.check->relativeError, result.check->maxAbsError,
-                  result.passed() ? "PASS" : "FAIL");
+    std::snprintf(text, sizeof(text), " rel_err=%.1e max_abs=%.1e",
+                  result.check->relativeError, result.check->maxAbsError);
     line += text;
+    if (result.lseCheck) {
+      std::snprintf(text, sizeof(text), " lse_err=%.1e",
+                    result.lseCheck->maxError);
+      line += text;
+    }
+    line += result.passed() ? " PASS" : " FAIL";
   } else {
     line += std::string(" check=off") + (result.passed() ? "" : " FAIL");
   }

@@ -39,6 +39,12 @@ struct Execution {
   std::vector<uint64_t> rows;
   std::function<std::vector<double>()> reference;
   RowNaming naming;
+  /// An optional second output of one f32 per output row (attention's
+  /// log-sum-exp) followed by a guard of `rowValueGuard` floats, and its
+  /// reference for `rows`, which `reference` fills in.
+  runtime::DeviceBuffer *rowValues = nullptr;
+  uint64_t rowValueGuard = 0;
+  std::vector<double> rowValueReference;
 };
 
 /// The tensor map of kernel parameter `param` (of its element type) (its box

@@ -294,15 +294,15 @@ std::vector<uint16_t> fa4::runner::toWords(const NpyArray &array,
   return words;
 }
 
-std::string fa4::runner::serializeNpy(ElementType type,
-                                      const std::vector<uint64_t> &shape,
-                                      const std::vector<uint16_t> &words) {
+/// A version 1.0 .npy header of `descr` and `shape` followed by `data`.
+static std::string npyBytes(const char *descr,
+                            const std::vector<uint64_t> &shape,
+                            const std::string &data) {
   NpyArray array;
   array.shape = shape;
-  std::string header =
-      std::string("{'descr': '") +
-      npyDescr(type == ElementType::F16 ? NpyType::F16 : NpyType::BF16Bits) +
-      "', 'fortran_order': False, 'shape': " + array.shapeText() + ", }";
+  std::string header = std::string("{'descr': '") + descr +
+                       "', 'fortran_order': False, 'shape': " +
+                       array.shapeText() + ", }";
   // Pad with spaces so that the data starts at a multiple of 64 bytes.
   size_t total = kMagic.size() + 4 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
@@ -313,24 +313,55 @@ std::string fa4::runner::serializeNpy(ElementType type,
   bytes += char(header.size() & 0xff);
   bytes += char(header.size() >> 8);
   bytes += header;
-  for (uint16_t word : words) {
-    bytes += char(word & 0xff);
-    bytes += char(word >> 8);
-  }
-  return bytes;
+  return bytes + data;
 }
 
-Status fa4::runner::writeNpy(const std::string &path, ElementType type,
-                             const std::vector<uint64_t> &shape,
-                             const std::vector<uint16_t> &words) {
+std::string fa4::runner::serializeNpy(ElementType type,
+                                      const std::vector<uint64_t> &shape,
+                                      const std::vector<uint16_t> &words) {
+  std::string data;
+  for (uint16_t word : words) {
+    data += char(word & 0xff);
+    data += char(word >> 8);
+  }
+  return npyBytes(
+      npyDescr(type == ElementType::F16 ? NpyType::F16 : NpyType::BF16Bits),
+      shape, data);
+}
+
+std::string fa4::runner::serializeNpy(const std::vector<uint64_t> &shape,
+                                      const std::vector<float> &values) {
+  std::string data;
+  for (float value : values) {
+    uint32_t word;
+    std::memcpy(&word, &value, sizeof(word));
+    for (unsigned byte = 0; byte < 4; ++byte)
+      data += char((word >> (8 * byte)) & 0xff);
+  }
+  return npyBytes(npyDescr(NpyType::F32), shape, data);
+}
+
+/// Writes `bytes` to the file at `path`.
+static Status writeFile(const std::string &path, const std::string &bytes) {
   std::ofstream out(path, std::ios::binary);
   if (!out)
     return Status::error("cannot write '" + path +
                          "': " + std::strerror(errno));
-  std::string bytes = serializeNpy(type, shape, words);
   out.write(bytes.data(), std::streamsize(bytes.size()));
   out.close();
   if (!out)
     return Status::error("cannot write '" + path + "'");
   return Status::success();
+}
+
+Status fa4::runner::writeNpy(const std::string &path, ElementType type,
+                             const std::vector<uint64_t> &shape,
+                             const std::vector<uint16_t> &words) {
+  return writeFile(path, serializeNpy(type, shape, words));
+}
+
+Status fa4::runner::writeNpy(const std::string &path,
+                             const std::vector<uint64_t> &shape,
+                             const std::vector<float> &values) {
+  return writeFile(path, serializeNpy(shape, values));
 }

@@ -69,8 +69,10 @@ uint64_t fa4::runner::visibleKeys(const AttentionProblem &problem, uint64_t i) {
 std::vector<double> fa4::runner::referenceAttention(
     const AttentionProblem &problem, const std::vector<uint16_t> &q,
     const std::vector<uint16_t> &k, const std::vector<uint16_t> &v,
-    const std::vector<uint64_t> &rows) {
+    const std::vector<uint64_t> &rows, std::vector<double> *lse) {
   uint64_t d = problem.headDim, sq = problem.seqQ, sk = problem.seqK;
+  if (lse)
+    lse->assign(rows.size(), -INFINITY);
   std::vector<float> kf = toFloat(problem.elementType, k),
                      vf = toFloat(problem.elementType, v);
   std::vector<double> result(rows.size() * d, 0.0);
@@ -102,6 +104,8 @@ std::vector<double> fa4::runner::referenceAttention(
           out[c] += p[j] * double(vh[j * d + c]);
       for (uint64_t c = 0; c < d; ++c)
         result[r * d + c] = out[c] / sum;
+      if (lse)
+        (*lse)[r] = max + std::log(sum);
     }
   });
   return result;

@@ -17,5 +17,9 @@
 // PTX: ex2.approx.ftz.f32
 // PTX: shfl.sync.bfly
 // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1;
+// The log-sum-exp: ln 2 · (m + lg2 l), stored by one thread of each quad.
+// PTX: lg2.approx.f32
+// PTX: mul.rn.ftz.f32 {{.*}}, 0f3F317218;
+// PTX: st.global.b32
 // REPORT: Compiling entry function 'attention' for 'sm_90a'
 // REPORT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

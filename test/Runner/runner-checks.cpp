@@ -129,6 +129,19 @@ static int runNpy() {
   bits.data = std::string("\x81\x3f", 2);
   std::printf("bf16 0x3f81 as f16 0x%04x\n",
               toWords(bits, ElementType::F16)[0]);
+  // The log-sum-exp file: f32 values, -inf included, read back bit-exact.
+  std::vector<float> lse = {1.5f, -INFINITY, 0.25f};
+  std::string lseBytes = serializeNpy({1, 1, 3}, lse);
+  fa4::runtime::Expected<NpyArray> lseArray = parseNpy(lseBytes, "lse.npy");
+  if (!lseArray.ok()) {
+    std::printf("%s\n", lseArray.status().message().c_str());
+    return 1;
+  }
+  std::vector<float> lseBack(lseArray->elements());
+  std::memcpy(lseBack.data(), lseArray->data.data(), lseArray->data.size());
+  std::printf("lse: %zu bytes, %s %s, values %g %g %g\n", lseBytes.size(),
+              npyDescr(lseArray->type), lseArray->shapeText().c_str(),
+              lseBack[0], lseBack[1], lseBack[2]);
   return 0;
 }
 
@@ -228,9 +241,14 @@ static int runReference() {
                         v = words({1, 0, 0, 1, 1, 1});
   // Query 0 scores 0, 0, 0: the mean of V, [2/3, 2/3].
   // Query 1 scores 0, 1, 2: weights e^0, e^1, e^2 over their sum.
-  printRows("attention", referenceAttention(attention, q, k, v, {0, 1}), 2);
+  std::vector<double> lse;
+  printRows("attention",
+            referenceAttention(attention, q, k, v, {0, 1}, &lse), 2);
   double e1 = std::exp(1.0), e2 = std::exp(2.0), sum = 1 + e1 + e2;
   std::printf("expected row 1: %.6g %.6g\n", (1 + e2) / sum, (e1 + e2) / sum);
+  // The log-sum-exp: ln 3 for query 0, ln(1 + e + e^2) for query 1.
+  std::printf("lse: %.6g %.6g expected %.6g %.6g\n", lse[0], lse[1],
+              std::log(3.0), std::log(sum));
 
   // Causal with SK - SQ = 1: query 0 sees keys 0 and 1, query 1 all three.
   attention.causal = true;
@@ -243,8 +261,9 @@ static int runReference() {
   AttentionProblem wide{1, 1, 3, 1, 2, true, 1.0};
   printRows("no-keys",
             referenceAttention(wide, words({1, 0, 1, 0, 1, 0}), words({1, 0}),
-                               words({5, 7}), {0, 1, 2}),
+                               words({5, 7}), {0, 1, 2}, &lse),
             2);
+  std::printf("no-keys lse: %g %g %g\n", lse[0], lse[1], lse[2]);
   return 0;
 }
 
@@ -334,6 +353,44 @@ static int runCheck() {
   return 0;
 }
 
+/// Checks a per-row output of 300 values (row r holds r / 100 - 1, rows 0
+/// and 1 -inf) broken by `breakIt`, all rows checked.
+template <typename F> static void reportRowValues(const char *name, F breakIt) {
+  std::vector<double> reference;
+  std::vector<uint64_t> rows;
+  for (uint64_t r = 0; r < 300; ++r) {
+    rows.push_back(r);
+    reference.push_back(r < 2 ? -INFINITY : double(r) / 100 - 1);
+  }
+  std::vector<float> values(reference.begin(), reference.end());
+  std::vector<float> guard(8);
+  std::memset(guard.data(), 0xff, guard.size() * sizeof(float));
+  breakIt(values, guard);
+  RowValueReport report = checkRowValues(values, guard, rows, reference);
+  std::printf("%s: lse_err=%.1e %s\n", name, report.maxError,
+              report.passed() ? "PASS" : "FAIL");
+  RowNaming naming{[](uint64_t row) { return "row " + std::to_string(row); },
+                   [](uint64_t row) { return row % 128; }};
+  for (const std::string &line : describeFailure(report, naming, "lse"))
+    std::printf("  %s\n", line.c_str());
+}
+
+static int runRowValues() {
+  using Values = std::vector<float>;
+  reportRowValues("exact", [](Values &, Values &) {});
+  // 5e-4 relative passes; 2e-3 relative does not.
+  reportRowValues("small", [](Values &v, Values &) { v[250] *= 1.0005f; });
+  reportRowValues("large", [](Values &v, Values &) { v[250] *= 1.002f; });
+  reportRowValues("finite-for-inf", [](Values &v, Values &) { v[1] = -30; });
+  reportRowValues("inf-for-finite",
+                  [](Values &v, Values &) { v[7] = -INFINITY; });
+  reportRowValues("poison-left", [](Values &v, Values &) {
+    std::memset(&v[42], 0xff, sizeof(float));
+  });
+  reportRowValues("guard-written", [](Values &, Values &g) { g[2] = 0; });
+  return 0;
+}
+
 int main(int argc, char **argv) {
   struct {
     const char *name;
@@ -341,11 +398,12 @@ int main(int argc, char **argv) {
   } commands[] = {{"bf16", runBF16},     {"f16", runF16},
                   {"npy", runNpy},       {"random", runRandom},
                   {"sample", runSample}, {"reference", runReference},
-                  {"check", runCheck}};
+                  {"check", runCheck},   {"row-values", runRowValues}};
   for (const auto &command : commands)
     if (argc == 2 && std::strcmp(argv[1], command.name) == 0)
       return command.run();
   std::fprintf(stderr, "usage: fa4-runner-checks "
-                       "bf16|f16|npy|random|sample|reference|check\n");
+                       "bf16|f16|npy|random|sample|reference|check|"
+                       "row-values\n");
   return 2;
 }

@@ -50,6 +50,7 @@ static constexpr OptionSpec kOptions[] = {
     {"q", true, Scope::Attention},
     {"v", true, Scope::Attention},
     {"out", true, Scope::Attention},
+    {"lse", true, Scope::Attention},
     {"dtype", true, Scope::Any},
     {"emit", true, Scope::Any},
     {"check", false, Scope::Any},
@@ -180,6 +181,8 @@ static Status readAttention(const Given &given, Arguments &args) {
   }
   if (auto it = given.find("out"); it != given.end())
     args.outFile = it->second;
+  if (auto it = given.find("lse"); it != given.end())
+    args.lseFile = it->second;
   for (auto [name, target] : {std::pair{"batch", &p.batch},
                               {"heads", &p.heads},
                               {"seq-q", &p.seqQ},

@@ -39,7 +39,7 @@ struct Arguments {
   /// Attention: .npy files of Q, K and V (all three or none), and of O to
   /// write after the run. With the inputs, the attention sizes not given are
   /// 0 until the files fix them, and so is the scale when not given.
-  std::string qFile, kFile, vFile, outFile;
+  std::string qFile, kFile, vFile, outFile, lseFile;
   /// No arguments at all: the built-in default problem.
   bool defaultProblem = false;
   ProblemKind problem = ProblemKind::Gemm;

@@ -78,6 +78,8 @@ OPTIONS
                          attention: read Q, K and V from .npy files instead
                          of drawing them (all three or none; see below)
   --out FILE             attention: write O to a .npy file after the run
+  --lse FILE             attention: write the log-sum-exp of each query row
+                         to a .npy file after the run
   --dtype bf16|f16       the element type of fa4's own kernel (default
                          bf16); with --kernel, must be the kernel file's
   --emit=STAGE           print a stage of fa4's own kernel (above)
@@ -105,7 +107,9 @@ NPY FILES
   type). The files fix B, H, SQ (from Q), SK (from K) and D; a size option
   given as well must agree. The check runs on these inputs. --out writes O,
   shape (B, H, SQ, D), as '<u2' bf16 bits (or '<f2' for an f16 kernel),
-  version 1.0, after the run.
+  version 1.0, after the run. --lse writes the log-sum-exp
+  ln sum_j exp(scale * q.k_j) of each query row (natural log, -inf for a row
+  that sees no key), shape (B, H, SQ), as '<f4', version 1.0.
   Refused with status 2, before anything launches: a file that cannot be
   read, a bad magic, a version other than 1.0 and 2.0, another dtype, Fortran
   order, a malformed header, a rank other than 4, data shorter or longer
@@ -122,6 +126,9 @@ WHAT A RUN DOES
     - any element of the whole output is NaN (unwritten, or computed as NaN),
     - any element of the guard region was written (a write past the end),
     - rel_err = ||out - ref|| / ||ref|| over the checked rows exceeds 1e-2,
+    - attention: a log-sum-exp value is NaN, written past the end, or off
+      by more than 1e-3 * max(1, |ref|) in a checked row (lse_err is the
+      largest of those relative errors; a row that sees no key must be -inf),
   where ref is computed in float64 on the CPU for the checked rows: every row
   when M <= 256 (gemm) or SQ <= 64 (attention); otherwise a deterministic
   sample of 256 rows of C, or of 64 query rows of every batch and head: one
@@ -141,7 +148,7 @@ EXIT STATUS
   0  the run passed (or ran, with --no-check), or --emit printed its stage
   1  the check failed
   2  bad arguments, or a kernel file, an input file or a problem refused
-     before anything ran, or --out could not be written
+     before anything ran, or --out or --lse could not be written
   3  no GPU or no CUDA driver: nothing ran
   4  a CUDA error while loading, launching, copying or timing
 )";

@@ -55,7 +55,7 @@ static Status checkInput(const Problem &problem,
 }
 
 /// Loads the kernel on `driver` and runs the problem of `args`, on `inputs`
-/// when given; writes O to --out.
+/// when given; writes O to --out and the log-sum-exp to --lse.
 static int runOnGpu(const run::Arguments &args,
                     Expected<std::unique_ptr<runtime::Driver>> &driver,
                     const runtime::KernelFile &file,
@@ -80,7 +80,7 @@ static int runOnGpu(const run::Arguments &args,
   std::fflush(stdout);
 
   runner::RunOptions options = args.options;
-  options.keepOutput = !args.outFile.empty();
+  options.keepOutput = !args.outFile.empty() || !args.lseFile.empty();
   Expected<runner::RunResult> result =
       args.problem == run::ProblemKind::Gemm
           ? runner::run(*kernel, file, args.gemm, options)
@@ -96,6 +96,13 @@ static int runOnGpu(const run::Arguments &args,
         !s.ok())
       return fail(kRefused, s.message());
     std::printf("wrote O to %s\n", args.outFile.c_str());
+  }
+  if (!args.lseFile.empty()) {
+    if (Status s = runner::writeAttentionLse(args.lseFile, args.attention,
+                                             result->lse);
+        !s.ok())
+      return fail(kRefused, s.message());
+    std::printf("wrote the log-sum-exp to %s\n", args.lseFile.c_str());
   }
   return result->passed() ? kPassed : kCheckFailed;
 }

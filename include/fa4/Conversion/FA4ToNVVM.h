@@ -37,6 +37,9 @@ void populateMmaToNVVMPatterns(LLVMTypeConverter &converter,
 /// Global stores of register tiles and program ids.
 void populateMemoryToNVVMPatterns(LLVMTypeConverter &converter,
                                   RewritePatternSet &patterns);
+/// f32 math with no NVPTX lowering (log2) to the approximate hardware units.
+void populateMathToNVVMPatterns(LLVMTypeConverter &converter,
+                                RewritePatternSet &patterns);
 
 /// The whole lowering of fa4 kernels to the LLVM dialect, registered as
 /// `fa4-to-llvm`: explicit pipeline states, shared-memory allocation,

@@ -3,7 +3,7 @@
 // Q, K and V given as .npy files instead of drawn at random, and O written
 // back as one: the files fix the problem's sizes (B, H, SQ, SK, D), which must
 // agree with any size given otherwise, and with each other, before anything
-// is allocated or launched.
+// is allocated or launched; the log-sum-exp is written as one too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,6 +39,12 @@ AttentionInputs toInputs(const AttentionArrays &arrays,
 runtime::Status writeAttentionOutput(const std::string &path,
                                      const AttentionProblem &problem,
                                      const std::vector<uint16_t> &words);
+
+/// Writes the log-sum-exp of each query row of `problem` to the .npy file
+/// `path`, shape (B, H, SQ), dtype '<f4'.
+runtime::Status writeAttentionLse(const std::string &path,
+                                  const AttentionProblem &problem,
+                                  const std::vector<float> &lse);
 
 } // namespace fa4::runner
 

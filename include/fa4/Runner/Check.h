@@ -6,7 +6,8 @@
 // after it for writes past the end; the rows of a deterministic sample are
 // compared with a float64 reference. The output passes when nothing is NaN,
 // the guard is intact and ‖out − ref‖ / ‖ref‖ over the sampled rows is at
-// most 1e-2. When it fails, the report says where: the worst element and the
+// most 1e-2. A second output of one f32 per row (attention's log-sum-exp) is
+// checked the same way, value by value. When it fails, the report says where: the worst element and the
 // rows and columns of the elements off by more than a bf16 tolerance.
 //
 //===----------------------------------------------------------------------===//
@@ -78,6 +79,38 @@ CheckReport checkOutput(runtime::ElementType type,
                         const std::vector<uint64_t> &rows,
                         const std::vector<double> &reference);
 
+/// The largest error of a value per output row (attention's log-sum-exp)
+/// that passes: |got − want| ≤ kMaxRowValueError · max(1, |want|); where the
+/// reference is −inf (a query row that sees no key) the value must be −inf.
+inline constexpr double kMaxRowValueError = 1e-3;
+
+/// The outcome of checking an f32 output of one value per row.
+struct RowValueReport {
+  uint64_t rows = 0;        ///< Values in the output.
+  uint64_t checkedRows = 0; ///< Values compared with the reference.
+  /// NaN values in the whole output (0xff poison left unwritten, or computed).
+  uint64_t nanValues = 0;
+  /// Values of the guard region after the output that changed.
+  uint64_t guardChanged = 0;
+  /// Checked values off by more than the limit, and the worst of them:
+  /// max |got − want| / max(1, |want|) over the checked values.
+  uint64_t mismatches = 0;
+  double maxError = 0;
+  uint64_t worstRow = 0;
+  double worstGot = 0;
+  double worstWant = 0;
+
+  /// No NaN, an intact guard, every checked value within the limit.
+  bool passed() const;
+};
+
+/// Checks `values` (one f32 per row) against `reference` (the values of the
+/// rows `rows`); `guard` held 0xffffffff words before the launch.
+RowValueReport checkRowValues(const std::vector<float> &values,
+                              const std::vector<float> &guard,
+                              const std::vector<uint64_t> &rows,
+                              const std::vector<double> &reference);
+
 /// How a failure report names an output row and its position in the CTA
 /// tile: e.g. "row 300" and 300 % 128 for a GEMM, "head 3 row 17" and
 /// 17 % 128 for attention.
@@ -91,6 +124,10 @@ struct RowNaming {
 /// and columns of the mismatches.
 std::vector<std::string> describeFailure(const CheckReport &report,
                                          const RowNaming &naming);
+/// The same for a per-row output called `what` ("lse").
+std::vector<std::string> describeFailure(const RowValueReport &report,
+                                         const RowNaming &naming,
+                                         const std::string &what);
 
 } // namespace fa4::runner
 

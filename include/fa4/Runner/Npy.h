@@ -63,10 +63,18 @@ std::string serializeNpy(runtime::ElementType type,
                          const std::vector<uint64_t> &shape,
                          const std::vector<uint16_t> &words);
 
+/// A version 1.0 .npy file of `shape` holding `values` as `<f4`.
+std::string serializeNpy(const std::vector<uint64_t> &shape,
+                         const std::vector<float> &values);
+
 /// Writes `serializeNpy(type, shape, words)` to `path`.
 runtime::Status writeNpy(const std::string &path, runtime::ElementType type,
                          const std::vector<uint64_t> &shape,
                          const std::vector<uint16_t> &words);
+/// Writes `serializeNpy(shape, values)` to `path`.
+runtime::Status writeNpy(const std::string &path,
+                         const std::vector<uint64_t> &shape,
+                         const std::vector<float> &values);
 
 } // namespace fa4::runner
 

@@ -46,13 +46,15 @@ struct GemmProblem {
 /// [B, H, SQ, D], K and V [B, H, SK, D], all bf16 (or all f16) and
 /// contiguous.
 ///
-/// Kernel ABI: attention(q_map, k_map, v_map, o, seq_q: i64, seq_k: i64,
-/// scale_log2: f32, causal: i32). Each map is a 3-d tensor map over its
-/// tensor viewed as [B·H, S, D] (innermost first: D, S, B·H) with the kernel
-/// file's box and swizzle and zero out-of-bounds fill; o points to O;
-/// scale_log2 is scale · log2(e). The grid is (ceil(SQ / 128), B·H, 1). With
-/// causal, query row i sees key rows j <= i + (SK - SQ); a row that sees no
-/// key has the output 0. D must be a multiple of 8.
+/// Kernel ABI: attention(q_map, k_map, v_map, o, lse, seq_q: i64,
+/// seq_k: i64, scale_log2: f32, causal: i32). Each map is a 3-d tensor map
+/// over its tensor viewed as [B·H, S, D] (innermost first: D, S, B·H) with
+/// the kernel file's box and swizzle and zero out-of-bounds fill; o points to
+/// O; lse to the f32 log-sum-exp [B, H, SQ] of each query row, ln Σ_j
+/// exp(scale · q·k_j); scale_log2 is scale · log2(e). The grid is
+/// (ceil(SQ / 128), B·H, 1). With causal, query row i sees key rows
+/// j <= i + (SK - SQ); a row that sees no key has the output 0 and the
+/// log-sum-exp −inf. D must be a multiple of 8.
 struct AttentionProblem {
   uint64_t batch = 0;
   uint64_t heads = 0;

@@ -27,12 +27,15 @@ std::vector<double> referenceGemm(const GemmProblem &problem,
 
 /// Rows `rows` of O viewed as [B·H·SQ, D] (row r is query r % SQ of head
 /// r / SQ): `rows.size()` x D values, row after row. The softmax is computed
-/// with the row maximum subtracted; a row that sees no key is 0.
+/// with the row maximum subtracted; a row that sees no key is 0. With `lse`,
+/// also each row's log-sum-exp ln Σ_j exp(scale · q·k_j), −inf for a row that
+/// sees no key.
 std::vector<double> referenceAttention(const AttentionProblem &problem,
                                        const std::vector<uint16_t> &q,
                                        const std::vector<uint16_t> &k,
                                        const std::vector<uint16_t> &v,
-                                       const std::vector<uint64_t> &rows);
+                                       const std::vector<uint64_t> &rows,
+                                       std::vector<double> *lse = nullptr);
 
 /// The number of keys query row `i` (0 <= i < SQ) sees: all SK, or with
 /// causal masking min(SK, max(0, i + 1 + SK - SQ)).

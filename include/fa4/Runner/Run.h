@@ -59,6 +59,8 @@ struct RunResult {
   double flops = 0;
   /// Set when checked.
   std::optional<CheckReport> check;
+  /// Set when checked, for attention: the log-sum-exp output.
+  std::optional<RowValueReport> lseCheck;
   /// Lines saying what is wrong, when the check failed.
   std::vector<std::string> failure;
   /// Set when benchmarked: the median and the fastest launch, in ms.
@@ -70,8 +72,11 @@ struct RunResult {
   /// With `RunOptions::keepOutput`: the output of the checked launch, words
   /// of the problem's element type.
   std::vector<uint16_t> output;
+  /// With `RunOptions::keepOutput`, for attention: the log-sum-exp of each
+  /// query row, [B, H, SQ] in natural log.
+  std::vector<float> lse;
 
-  /// The check passed (or did not run) and the timed launches left the same
+  /// The checks passed (or did not run) and the timed launches left the same
   /// output as the checked one.
   bool passed() const;
 };
@@ -90,7 +95,8 @@ runtime::Expected<RunResult> run(const runtime::Kernel &kernel,
                                  const AttentionInputs *inputs = nullptr);
 
 /// The one summary line of a run: "gemm m=1024 n=1024 k=1024:
-/// rel_err=3.1e-03 max_abs=2.0e-02 PASS  time=0.123 ms  17.4 TFLOP/s".
+/// rel_err=3.1e-03 max_abs=2.0e-02 PASS  time=0.123 ms  17.4 TFLOP/s"; an
+/// attention run adds the log-sum-exp's error after max_abs: "lse_err=2.4e-07".
 std::string formatSummary(const RunResult &result);
 
 } // namespace fa4::runner

@@ -135,6 +135,7 @@ struct ConvertFA4ToNVVMPass
     populateRoleToNVVMPatterns(converter, patterns);
     populateMmaToNVVMPatterns(converter, patterns);
     populateMemoryToNVVMPatterns(converter, patterns);
+    populateMathToNVVMPatterns(converter, patterns);
     populateFuncToLLVMConversionPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);

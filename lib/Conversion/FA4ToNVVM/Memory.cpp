@@ -1,7 +1,8 @@
 //===- Memory.cpp - global stores and program ids to NVVM -----------------===//
 //
-// Lowering of `fa4.global_store` (each thread's pairs of an #fa4.acc tile,
-// rows past the limit masked) and of the tile dialect's program ids.
+// Lowering of `fa4.global_store` (each thread's pairs of an #fa4.acc tile, or
+// a quad's two values of an #fa4.rows tile, rows past the limit masked) and
+// of the tile dialect's program ids.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +46,36 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
         b, adaptor.getCol(),
         LLVM::MulOp::create(b, LLVM::URemOp::create(b, lane, i64Const(b, 4)),
                             i64Const(b, 2)));
+
+    // A #fa4.rows tile: two values a thread, rows 16w + l/4 and +8, the same
+    // in the four threads of a quad; the first of them stores.
+    if (type.getNumElements() == 2) {
+      Value leader = LLVM::ICmpOp::create(
+          b, LLVM::ICmpPredicate::eq,
+          LLVM::URemOp::create(b, lane, i64Const(b, 4)), i64Const(b, 0));
+      Value rowCol = adaptor.getCol();
+      for (int64_t h = 0; h < 2; ++h) {
+        Value r = LLVM::AddOp::create(b, row, i64Const(b, 8 * h));
+        Value inside = LLVM::AndOp::create(
+            b, leader,
+            LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::ult, r,
+                                 adaptor.getRowLimit()));
+        Value index = LLVM::AddOp::create(
+            b, LLVM::MulOp::create(b, r, adaptor.getStride()), rowCol);
+        Value ptr = LLVM::GEPOp::create(b, adaptor.getBase().getType(),
+                                        elementType, adaptor.getBase(),
+                                        ArrayRef<LLVM::GEPArg>{index});
+        auto oneType = VectorType::get({1}, elementType);
+        Value value = LLVM::ShuffleVectorOp::create(
+            b, oneType, tile, tile, ArrayRef<int32_t>{static_cast<int32_t>(h)});
+        Value mask = LLVM::UndefOp::create(b, VectorType::get({1}, b.getI1Type()));
+        mask = LLVM::InsertElementOp::create(b, mask, inside, i32Const(b, 0));
+        LLVM::MaskedStoreOp::create(b, value, ptr, mask,
+                                    b.getI32IntegerAttr(elementBytes));
+      }
+      rewriter.eraseOp(op);
+      return success();
+    }
 
     auto pairType = VectorType::get({2}, elementType);
     auto maskType = VectorType::get({2}, b.getI1Type());

@@ -348,7 +348,7 @@ func.func @f(%q: memref<64x128xbf16, 3>, %i: index) {
 // -----
 
 func.func @f(%o: tensor<64x128xbf16>, %p: !llvm.ptr<1>, %i: index) {
-  // expected-error @below {{stores tiles in the #fa4.acc layout, got 'tensor<64x128xbf16>'}}
+  // expected-error @below {{stores tiles in the #fa4.acc or #fa4.rows layout, got 'tensor<64x128xbf16>'}}
   fa4.global_store %o, %p[%i, %i] rows(%i) stride(%i) : tensor<64x128xbf16>, !llvm.ptr<1>
   return
 }
