@@ -154,7 +154,9 @@ def Tile_LoadOp : Tile_Op<"load", [MemoryEffects<[MemRead]>]> {
   let description = [{
     Reads block (`coords`) of the descriptor's tensor, one coordinate per
     dimension in units of the block shape. Elements past the tensor's edge
-    read as zero.
+    read as zero. The tile has the block's shape, or that shape without its
+    leading 1s (a `1x128x64` block of a `[B·H, S, D]` tensor loads a
+    `128x64` tile).
 
     ```mlir
     %k = tile.load %kd[%j, %c0] : !tile.desc<128x128xbf16> -> tensor<128x128xbf16>
@@ -172,7 +174,8 @@ def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
   let summary = "store one block of a descriptor at tile coordinates";
   let description = [{
     Writes `value` to block (`coords`) of the descriptor's tensor. Elements
-    past the tensor's edge are not written.
+    past the tensor's edge are not written. As for loads, the tile may drop
+    the block's leading 1s.
 
     ```mlir
     tile.store %o, %od[%m, %c0] : tensor<128x128xbf16>, !tile.desc<128x128xbf16>

@@ -59,10 +59,22 @@ static LogicalResult verifyBlockAccess(Operation *op, DescriptorType desc,
     return op->emitOpError()
            << "a " << rank << "-d descriptor is " << what << " with " << rank
            << " tile coordinates, got " << numCoords;
-  if (tensor != desc.getBlockType())
+  // The block's leading unit dimensions may be dropped: a [1, 128, 64]
+  // block of a [B·H, S, D] tensor moves a 128 x 64 tile.
+  ArrayRef<int64_t> block = desc.getBlockShape();
+  auto type = dyn_cast<RankedTensorType>(tensor);
+  bool matches = type && type.getElementType() == desc.getElementType() &&
+                 !type.getEncoding();
+  if (matches) {
+    size_t dropped = block.size() - std::min(block.size(), size_t(type.getRank()));
+    matches = type.getShape() == block.drop_front(dropped) &&
+              llvm::all_of(block.take_front(dropped),
+                           [](int64_t size) { return size == 1; });
+  }
+  if (!matches)
     return op->emitOpError()
            << "tile type " << tensor << " differs from the descriptor's block "
-           << desc.getBlockType();
+           << desc.getBlockType() << " (leading 1s of the block may be dropped)";
   return success();
 }
 

@@ -52,7 +52,7 @@ func.func @f(%d: !tile.desc<64x64xbf16>, %i: index) {
 // -----
 
 func.func @f(%d: !tile.desc<64x64xbf16>, %i: index) {
-  // expected-error @below {{tile type 'tensor<64x32xbf16>' differs from the descriptor's block 'tensor<64x64xbf16>'}}
+  // expected-error @below {{tile type 'tensor<64x32xbf16>' differs from the descriptor's block 'tensor<64x64xbf16>' (leading 1s of the block may be dropped)}}
   %t = tile.load %d[%i, %i] : !tile.desc<64x64xbf16> -> tensor<64x32xbf16>
   return
 }
@@ -142,5 +142,13 @@ func.func @f(%a: tensor<128xf32>) {
 func.func @f() {
   // expected-error @below {{axis 2 is out of range for a 2-d tile}}
   %r = tile.iota axis 2 : tensor<128x64xi32>
+  return
+}
+
+// -----
+
+func.func @f(%d: !tile.desc<2x128x64xbf16>, %i: index) {
+  // expected-error @below {{tile type 'tensor<128x64xbf16>' differs from the descriptor's block 'tensor<2x128x64xbf16>' (leading 1s of the block may be dropped)}}
+  %t = tile.load %d[%i, %i, %i] : !tile.desc<2x128x64xbf16> -> tensor<128x64xbf16>
   return
 }

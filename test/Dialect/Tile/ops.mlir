@@ -63,3 +63,14 @@ func.func @loop(%kd: !tile.desc<64x128xbf16>, %n: index) -> tensor<64x128xf32> {
   }
   return %r : tensor<64x128xf32>
 }
+
+// A [1, 128, 64] block of a [B·H, S, D] tensor moves a 128 x 64 tile.
+// CHECK-LABEL: func.func @unit_leading
+func.func @unit_leading(%d: !tile.desc<1x128x64xbf16>, %i: index) {
+  // CHECK: tile.load %{{.*}} : !tile.desc<1x128x64xbf16> -> tensor<128x64xbf16>
+  %t = tile.load %d[%i, %i, %i] : !tile.desc<1x128x64xbf16> -> tensor<128x64xbf16>
+  // CHECK: tile.store %{{.*}} : tensor<1x128x64xbf16>, !tile.desc<1x128x64xbf16>
+  %u = tile.load %d[%i, %i, %i] : !tile.desc<1x128x64xbf16> -> tensor<1x128x64xbf16>
+  tile.store %u, %d[%i, %i, %i] : tensor<1x128x64xbf16>, !tile.desc<1x128x64xbf16>
+  return
+}
