@@ -153,10 +153,12 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "bk0 " << bk0 << " x qk_stages " << qkStages
                        << " does not split the padded head dim " << paddedD
                        << " (expected bk0 = padded head dim / qk_stages)";
-  if (bk0 * eb > swizzle)
-    return emitError() << "K box inner extent " << bk0 * eb << " B (bk0 " << bk0
-                       << " x " << eb << " B) exceeds the " << swizzle
-                       << " B swizzle span";
+  // A qk stage wider than the swizzle span is loaded as several TMA boxes
+  // of one span each, as a V tile is.
+  if (bk0 * eb > swizzle && (bk0 * eb) % swizzle != 0)
+    return emitError() << "K band of " << bk0 * eb << " B (bk0 " << bk0
+                       << " x " << eb << " B) is neither within nor a whole "
+                       << "number of " << swizzle << " B swizzle spans";
   if (bk0 % 16 != 0)
     return emitError() << "bk0 " << bk0
                        << " is not a multiple of 16, the MMA contraction step";

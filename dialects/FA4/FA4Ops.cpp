@@ -10,6 +10,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::fa4;
@@ -78,16 +79,30 @@ LogicalResult PipelineCreateOp::verify() {
   if (!config || type.getKind() == PipelineKind::operand)
     return success();
 
+  // K arrives whole (one qk stage) from TMA pipelining, and in the plan's
+  // qk stages after fa4-split-qk.
+  if (type.getKind() == PipelineKind::k && type.getQkStages() != 1 &&
+      type.getQkStages() != config.getQkStages())
+    return emitOpError() << "K pipeline has " << type.getQkStages()
+                         << " qk stages but the config plans "
+                         << config.getQkStages()
+                         << " (or 1 before the qk split)";
+
   SmallVector<int64_t, 2> expected;
   StringRef meaning;
   switch (type.getKind()) {
   case PipelineKind::q:
     expected = {config.getBm(), config.getPaddedHeadDim()};
     meaning = "bm x head_dim";
+    // One Q tile that the consumer warpgroups share.
+    if (type.getTiles().size() == 1 &&
+        type.getTile(0).getDimSize(0) == config.getBm() * config.getQTiles())
+      expected[0] = config.getBm() * config.getQTiles();
     break;
   case PipelineKind::k:
-    expected = {config.getBn(), config.getBk0()};
-    meaning = "bn x bk0";
+    expected = {config.getBn(),
+                config.getPaddedHeadDim() / type.getQkStages()};
+    meaning = "bn x head_dim / qk stages";
     break;
   case PipelineKind::v:
     expected = {config.getBn(), config.getPaddedHeadDimV()};
@@ -113,11 +128,6 @@ LogicalResult PipelineCreateOp::verify() {
                          << type.getKvStages()
                          << " kv stages but the config plans "
                          << config.getKvStages();
-  if (type.getKind() == PipelineKind::k &&
-      type.getQkStages() != config.getQkStages())
-    return emitOpError() << "K pipeline has " << type.getQkStages()
-                         << " qk stages but the config plans "
-                         << config.getQkStages();
   return success();
 }
 
@@ -242,8 +252,25 @@ LogicalResult RoleOp::verify() {
 }
 
 LogicalResult WarpgroupIdOp::verify() {
-  if (!(*this)->getParentOfType<RoleOp>())
-    return emitOpError() << "must be nested in an 'fa4.role'";
+  if ((*this)->getParentOfType<RoleOp>())
+    return success();
+  auto function = (*this)->getParentOfType<FunctionOpInterface>();
+  if (function && function->hasAttr(FA4Dialect::getConfigAttrName()))
+    return success();
+  return emitOpError() << "must be nested in an 'fa4.role', or in a kernel "
+                          "with an #fa4.config before its roles are formed";
+}
+
+LogicalResult WarpgroupRowsOp::verify() {
+  auto source = cast<RankedTensorType>(getTile().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (source.getRank() != 2 || result.getRank() != 2 ||
+      source.getElementType() != result.getElementType() ||
+      source.getDimSize(1) != result.getDimSize(1) ||
+      result.getDimSize(0) <= 0 ||
+      source.getDimSize(0) % result.getDimSize(0) != 0)
+    return emitOpError() << "takes a whole share of the rows of a 2-d tile: "
+                         << result << " is not a share of " << source;
   return success();
 }
 

@@ -274,7 +274,9 @@ def FA4_WarpgroupIdOp : FA4_Op<"warpgroup_id", [Pure]> {
   let summary = "the index of the calling warpgroup within its role";
   let description = [{
     0 for the role's first warpgroup, 1 for its second, and so on: a consumer
-    role of two warpgroups uses it to pick its Q tile.
+    role of two warpgroups uses it to pick its Q tile. In a kernel with an
+    `#fa4.config` whose roles are not formed yet (a tile program on its way
+    to the fa4 level) it names the consumer warpgroup that will run it.
 
     Example:
 
@@ -284,6 +286,25 @@ def FA4_WarpgroupIdOp : FA4_Op<"warpgroup_id", [Pure]> {
   }];
   let results = (outs Index:$id);
   let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def FA4_WarpgroupRowsOp : FA4_Op<"warpgroup_rows", [Pure]> {
+  let summary = "the rows of a CTA tile that this consumer warpgroup owns";
+  let description = [{
+    The consumer warpgroups of a kernel split the rows of its CTA tiles:
+    warpgroup `w` owns rows `[w * R, (w + 1) * R)` of each, where `R` is the
+    result's row count. Layout assignment inserts it where a shared-memory
+    operand of the whole CTA (a loaded Q or A tile) feeds one warpgroup's
+    MMA; TMA pipelining turns it into a view of the loaded buffer.
+
+    ```mlir
+    %q_wg = fa4.warpgroup_rows %q : tensor<128x128xbf16> -> tensor<64x128xbf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$tile);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$tile attr-dict `:` type($tile) `->` type($result)";
   let hasVerifier = 1;
 }
 

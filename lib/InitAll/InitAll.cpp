@@ -48,4 +48,9 @@ void mlir::fa4::registerAllPasses() {
       "lower fa4 kernels to the LLVM and NVVM dialects (explicit pipeline "
       "states, shared memory, register tiles, scf to cf, fa4 to NVVM)",
       buildFA4ToLLVMPipeline);
+  PassPipelineRegistration<>(
+      "fa4-tile-to-fa4",
+      "turn a tile program with an #fa4.config into a warp-specialized, "
+      "TMA-pipelined fa4 kernel (layouts, TMA pipelines, qk split, roles)",
+      buildTileToFA4Pipeline);
 }

@@ -9,7 +9,7 @@
 // RUN: not fa4-opt %s --fa4-attach-config="head-dim=128 kv-stages=4" 2>&1 | FileCheck %s --check-prefix=SMEM
 // RUN: not fa4-opt %s --fa4-attach-config="head-dim=128 dtype=f32" 2>&1 | FileCheck %s --check-prefix=DTYPE
 // RUN: not fa4-opt %s --fa4-attach-config="head-dim=128 target=sm_80" 2>&1 | FileCheck %s --check-prefix=TARGET
-// RUN: not fa4-opt %s --fa4-attach-config="head-dim=128 qk-stages=1" 2>&1 | FileCheck %s --check-prefix=BOX
+// RUN: not fa4-opt %s --fa4-attach-config="head-dim=192 qk-stages=2" 2>&1 | FileCheck %s --check-prefix=BOX
 
 // D64: func.func @kernel() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 64, head_dim_v = 64, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 4, qk_stages = 1, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>}
 // D128: func.func @kernel() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128
@@ -19,7 +19,7 @@
 // SMEM: error: shared memory plan needs 295136 B (Q 32768 B, K 131072 B, V 131072 B, barriers 224 B) but sm_90a allows 232448 B
 // DTYPE: error: dtype 'f32' is not bf16 or f16
 // TARGET: error: target 'sm_80' is not sm_90a or sm_100a
-// BOX: error: K box inner extent 256 B (bk0 128 x 2 B) exceeds the 128 B swizzle span
+// BOX: error: K band of 192 B (bk0 96 x 2 B) is neither within nor a whole number of 128 B swizzle spans
 
 func.func @kernel() {
   return

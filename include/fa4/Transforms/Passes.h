@@ -11,7 +11,9 @@
 #include "FA4/FA4Dialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
@@ -25,6 +27,11 @@ namespace mlir::fa4 {
 
 #define GEN_PASS_REGISTRATION
 #include "fa4/Transforms/Passes.h.inc"
+
+/// From a tile program whose kernels carry an `#fa4.config` to fa4 kernels,
+/// registered as `fa4-tile-to-fa4`: layout assignment, TMA pipelining, the
+/// qk split, warp specialization, CSE.
+void buildTileToFA4Pipeline(OpPassManager &pm);
 
 } // namespace mlir::fa4
 

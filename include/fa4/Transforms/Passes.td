@@ -99,4 +99,71 @@ def FA4DistributeRegisterTiles
                            "::mlir::NVVM::NVVMDialect"];
 }
 
+def FA4AssignLayouts : Pass<"fa4-assign-layouts", "ModuleOp"> {
+  let summary = "give a tile program's register tiles the layouts of one consumer warpgroup";
+  let description = [{
+    The first step from a tile program to the fa4 level, on every function
+    with an `#fa4.config`. The plan's consumer warpgroups split the CTA's
+    rows (`bm * q_tiles`): a 2-d register tile of those rows becomes one
+    warpgroup's `bm x N` tile in the wgmma accumulator layout `#fa4.acc`, a
+    row vector its `bm` rows in `#fa4.rows` (loop-carried values, constants,
+    masks and all). Loaded blocks stay whole, in shared memory; a dot whose A
+    operand is one reads `fa4.warpgroup_rows` of it. Row indices
+    (`tile.iota` along axis 0) gain the warpgroup's first row, and stores
+    through a `tile.make_desc` of a kernel pointer become `fa4.global_store`
+    with the tensor's edge as the row limit (the pointer becomes
+    `!llvm.ptr<1>`). A register tile of other rows is an error that names
+    its shape and the plan's rows.
+
+    ```
+    fa4-opt --fa4-attach-config=head-dim=128 --fa4-assign-layouts
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
+def FA4PipelineTMA : Pass<"fa4-pipeline-tma", "ModuleOp"> {
+  let summary = "turn descriptor loads into TMA pipelines and dots into asynchronous MMAs";
+  let description = [{
+    Each `tile.load` of a kernel's descriptor argument becomes a pipeline of
+    shared-memory stages filled by TMA: a load outside loops (Q) a pipeline of
+    one stage, loaded once; a load inside the loop a pipeline of the plan's
+    kv stages (`k` when the dot reads it transposed, `v` when it reads it as
+    it is, `operand` for an A operand), with the producer's acquire and load
+    where the program loaded it, the consumer's wait just before the dot that
+    reads it and its release after that dot's MMA completes; pipeline states
+    ride the loop as iteration arguments. Descriptor arguments become
+    `!fa4.tensor_map`s with 128-byte-swizzled boxes of 64 columns. A dot
+    becomes `fa4.mma.async` over 64-column chunks of the contraction (an A
+    operand in registers in one), then `fa4.mma.wait`. K stays complete
+    here; `fa4-split-qk` stages it over the head dimension.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def FA4SplitQk : Pass<"fa4-split-qk", "ModuleOp"> {
+  let summary = "stage K over the head dimension in the plan's qk stages";
+  let description = [{
+    Splits every `k` pipeline of a kernel whose plan has `qk_stages > 1` into
+    that many stages of head-dim columns: the producer acquires and loads each
+    stage on its own barrier, and the consumer waits for each stage just
+    before the MMA chunk that reads it, so that the first chunk of Q·Kᵀ waits
+    only for its own columns; each stage is released on its own.
+  }];
+}
+
+def FA4WarpSpecialize : Pass<"fa4-warp-specialize", "ModuleOp"> {
+  let summary = "split a pipelined kernel into a TMA producer role and consumer roles";
+  let description = [{
+    Moves the body of a kernel with pipelines into an `fa4.warp_specialize`
+    with the roles of its plan: the producer role keeps the producer side of
+    every pipeline (acquires, TMA loads, its states) and what they need (loop
+    bounds, coordinates); the consumer role keeps everything else (waits,
+    MMAs, the softmax, releases, stores). Pipelines are created before the
+    roles.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 #endif // FA4_TRANSFORMS_PASSES_TD

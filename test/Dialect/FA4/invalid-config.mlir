@@ -40,8 +40,8 @@ func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_di
 
 // -----
 
-// expected-error @below {{K box inner extent 256 B (bk0 128 x 2 B) exceeds the 128 B swizzle span}}
-func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 128, bk1 = 128, kv_stages = 3, qk_stages = 1, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>} { return }
+// expected-error @below {{K band of 192 B (bk0 96 x 2 B) is neither within nor a whole number of 128 B swizzle spans}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 192, head_dim_v = 192, bm = 64, bn = 128, bk0 = 96, bk1 = 128, kv_stages = 2, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>} { return }
 
 // -----
 

@@ -5,7 +5,7 @@
 #hd128 = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>
 
 func.func @f() attributes {fa4.config = #hd128} {
-  // expected-error @below {{K pipeline tile 128x128xbf16 does not match the config's 128x64xbf16 (bn x bk0)}}
+  // expected-error @below {{K pipeline tile 128x128xbf16 does not match the config's 128x64xbf16 (bn x head_dim / qk stages)}}
   %k = fa4.pipeline.create consumers(256) : !fa4.pipeline<k, kv = 3, qk = 2, memref<128x128xbf16, 3>>
   return
 }
@@ -25,8 +25,8 @@ func.func @f() attributes {fa4.config = #hd128} {
 #hd128 = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>
 
 func.func @f() attributes {fa4.config = #hd128} {
-  // expected-error @below {{Q pipeline tile 128x128xbf16 does not match the config's 64x128xbf16 (bm x head_dim)}}
-  %q = fa4.pipeline.create consumers(128) : !fa4.pipeline<q, kv = 1, qk = 1, memref<128x128xbf16, 3>>
+  // expected-error @below {{Q pipeline tile 96x128xbf16 does not match the config's 64x128xbf16 (bm x head_dim)}}
+  %q = fa4.pipeline.create consumers(128) : !fa4.pipeline<q, kv = 1, qk = 1, memref<96x128xbf16, 3>>
   return
 }
 
@@ -45,8 +45,8 @@ func.func @f() attributes {fa4.config = #hd128} {
 #hd128 = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>
 
 func.func @f() attributes {fa4.config = #hd128} {
-  // expected-error @below {{K pipeline has 1 qk stages but the config plans 2}}
-  %k = fa4.pipeline.create consumers(256) : !fa4.pipeline<k, kv = 3, qk = 1, memref<128x64xbf16, 3>>
+  // expected-error @below {{K pipeline has 4 qk stages but the config plans 2 (or 1 before the qk split)}}
+  %k = fa4.pipeline.create consumers(256) : !fa4.pipeline<k, kv = 3, qk = 4, memref<128x32xbf16, 3>>
   return
 }
 
@@ -209,7 +209,7 @@ func.func @f() {
 // -----
 
 func.func @f() {
-  // expected-error @below {{must be nested in an 'fa4.role'}}
+  // expected-error @below {{must be nested in an 'fa4.role', or in a kernel with an #fa4.config before its roles are formed}}
   %wg = fa4.warpgroup_id
   return
 }
@@ -372,3 +372,11 @@ func.func @f() attributes {fa4.kernel = 1 : i64} { return }
 
 // expected-error @below {{'fa4.shared_memory_bytes' must be a non-negative integer}}
 func.func @f() attributes {fa4.shared_memory_bytes = -1 : i64} { return }
+
+// -----
+
+func.func @f(%q: tensor<128x128xbf16>) {
+  // expected-error @below {{takes a whole share of the rows of a 2-d tile: 'tensor<48x128xbf16>' is not a share of 'tensor<128x128xbf16>'}}
+  %r = fa4.warpgroup_rows %q : tensor<128x128xbf16> -> tensor<48x128xbf16>
+  return
+}

@@ -156,3 +156,19 @@ func.func @layouts(%s: tensor<64x128xf32, #fa4.acc>, %m: tensor<64xf32, #fa4.row
   fa4.global_store %o1, %out[%i, %i] rows(%i) stride(%i) : vector<64xf32>, !llvm.ptr<1>
   return
 }
+
+// A consumer warpgroup's rows of a CTA tile, in a kernel whose roles are not
+// formed yet.
+// CHECK-LABEL: func.func @warpgroup_rows
+func.func @warpgroup_rows(%q: tensor<128x128xbf16>) -> tensor<64x128xbf16>
+    attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128,
+      head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3,
+      qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a,
+      roles = [#fa4.role<producer, warps = 4, regs = 24>,
+               #fa4.role<consumer, warps = 8, regs = 240>]>} {
+  // CHECK: fa4.warpgroup_id
+  %wg = fa4.warpgroup_id
+  // CHECK: fa4.warpgroup_rows %{{.*}} : tensor<128x128xbf16> -> tensor<64x128xbf16>
+  %r = fa4.warpgroup_rows %q : tensor<128x128xbf16> -> tensor<64x128xbf16>
+  return %r : tensor<64x128xbf16>
+}

@@ -1,0 +1,288 @@
+//===- AssignLayouts.cpp - register tiles of one consumer warpgroup -------===//
+//
+// The `fa4-assign-layouts` pass: the first step from a tile program to the
+// fa4 level. The consumer warpgroups of the kernel's plan split the rows of
+// its CTA tiles, so every tile held in registers becomes the share of one
+// warpgroup in an fa4 layout (2-d tiles in the wgmma accumulator layout
+// #fa4.acc, row vectors in #fa4.rows); loaded tiles stay whole, in shared
+// memory, and a dot that reads one as its A operand reads the warpgroup's
+// rows of it (`fa4.warpgroup_rows`). Row indices (`tile.iota` along axis 0)
+// gain the warpgroup's first row, and stores of register tiles through a
+// `tile.make_desc` of a kernel pointer become `fa4.global_store`s with the
+// tensor's edge as their row limit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa4/Transforms/Passes.h"
+
+#include "FA4/FA4Dialect.h"
+#include "Tile/TileDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+namespace mlir::fa4 {
+#define GEN_PASS_DEF_FA4ASSIGNLAYOUTS
+#include "fa4/Transforms/Passes.h.inc"
+} // namespace mlir::fa4
+
+using namespace mlir;
+using namespace mlir::fa4;
+
+/// A tile that lives in shared memory: a loaded block, or its transpose.
+static bool isShared(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (isa_and_nonnull<tile::LoadOp>(def))
+    return true;
+  if (auto trans = dyn_cast_or_null<tile::TransOp>(def))
+    return isShared(trans.getSrc());
+  return false;
+}
+
+namespace {
+/// Layout assignment of one kernel under its plan.
+class LayoutAssignment {
+public:
+  LayoutAssignment(func::FuncOp function, ConfigAttr config)
+      : function(function), rows(config.getBm()),
+        ctaRows(config.getBm() * config.getQTiles()) {}
+
+  LogicalResult run();
+
+private:
+  /// The warpgroup's share of a register tile of type `type`, or null with
+  /// an error at `loc`.
+  RankedTensorType share(RankedTensorType type, Location loc);
+  LogicalResult retype(Value value, Location loc);
+  LogicalResult retypeConstant(arith::ConstantOp constant);
+  void offsetRowIota(tile::IotaOp iota);
+  LogicalResult lowerStore(tile::StoreOp store);
+  /// The first row of this warpgroup's share, as an index.
+  Value firstRow();
+
+  func::FuncOp function;
+  int64_t rows;
+  int64_t ctaRows;
+  Value firstRowValue;
+};
+} // namespace
+
+RankedTensorType LayoutAssignment::share(RankedTensorType type,
+                                         Location loc) {
+  MLIRContext *context = type.getContext();
+  if (type.getRank() == 2 && type.getDimSize(0) == ctaRows)
+    return RankedTensorType::get({rows, type.getDimSize(1)},
+                                 type.getElementType(),
+                                 AccLayoutAttr::get(context));
+  if (type.getRank() == 1 && type.getDimSize(0) == ctaRows)
+    return RankedTensorType::get({rows}, type.getElementType(),
+                                 RowsLayoutAttr::get(context));
+  mlir::emitError(loc) << "a register tile " << type
+                       << " does not have the plan's " << ctaRows
+                       << " rows (" << ctaRows / rows
+                       << " consumer warpgroups of " << rows
+                       << " rows): fa4 keeps 2-d tiles and row vectors of "
+                          "the CTA's rows in registers";
+  return nullptr;
+}
+
+LogicalResult LayoutAssignment::retype(Value value, Location loc) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || type.getEncoding() || isShared(value))
+    return success();
+  RankedTensorType shared = share(type, loc);
+  if (!shared)
+    return failure();
+  value.setType(shared);
+  return success();
+}
+
+LogicalResult LayoutAssignment::retypeConstant(arith::ConstantOp constant) {
+  auto type = dyn_cast<RankedTensorType>(constant.getType());
+  if (!type || !type.getEncoding())
+    return success();
+  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  if (!dense || !dense.isSplat())
+    return constant.emitOpError()
+           << "a register tile constant must be a splat to be split among "
+              "the consumer warpgroups";
+  constant.setValueAttr(
+      DenseElementsAttr::get(type, dense.getSplatValue<Attribute>()));
+  return success();
+}
+
+Value LayoutAssignment::firstRow() {
+  if (firstRowValue)
+    return firstRowValue;
+  auto b = ImplicitLocOpBuilder::atBlockBegin(function.getLoc(),
+                                              &function.getBody().front());
+  Value wg = WarpgroupIdOp::create(b);
+  firstRowValue = arith::MulIOp::create(
+      b, wg, arith::ConstantIndexOp::create(b, rows));
+  return firstRowValue;
+}
+
+void LayoutAssignment::offsetRowIota(tile::IotaOp iota) {
+  Value first = firstRow();
+  auto type = cast<RankedTensorType>(iota.getType());
+  ImplicitLocOpBuilder b(iota.getLoc(), iota);
+  b.setInsertionPointAfter(iota);
+  Value scalar = first;
+  if (!type.getElementType().isIndex())
+    scalar = arith::IndexCastOp::create(b, type.getElementType(), first);
+  Value offset = tile::SplatOp::create(b, type, scalar);
+  auto shifted = arith::AddIOp::create(b, iota, offset);
+  iota.getResult().replaceAllUsesExcept(shifted, shifted);
+}
+
+LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
+  auto tileType = cast<RankedTensorType>(store.getValue().getType());
+  if (!tileType.getEncoding())
+    return store.emitOpError()
+           << "stores a shared-memory tile: fa4 stores register tiles";
+  auto desc = store.getDesc().getDefiningOp<tile::MakeDescOp>();
+  auto base = desc ? dyn_cast<BlockArgument>(desc.getBase()) : nullptr;
+  if (!base || base.getOwner() != &function.getBody().front())
+    return store.emitOpError()
+           << "stores through a tile.make_desc of a kernel pointer argument";
+  ArrayRef<int64_t> block = desc.getDesc().getType().getBlockShape();
+  int64_t rank = block.size();
+  bool acc = isa<AccLayoutAttr>(tileType.getEncoding());
+  int64_t rowDim = rank - (acc ? 2 : 1);
+  if (rowDim < 0 || block[rowDim] != ctaRows)
+    return store.emitOpError()
+           << "stores blocks of " << ctaRows << " rows (the plan's CTA rows), "
+           << "not " << desc.getDesc().getType();
+
+  ImplicitLocOpBuilder b(store.getLoc(), store);
+  auto index = [&](int64_t value) {
+    return arith::ConstantIndexOp::create(b, value);
+  };
+  ValueRange coords = store.getCoords(), shape = desc.getShape(),
+             strides = desc.getStrides();
+  // Leading (unit) block dimensions are whole rows of the row dimension:
+  // their element offset over the row stride.
+  Value lead = index(0);
+  for (int64_t i = 0; i < rowDim; ++i) {
+    Value rowsPer = arith::DivUIOp::create(b, strides[i], strides[rowDim]);
+    lead = arith::AddIOp::create(b, lead,
+                                 arith::MulIOp::create(b, coords[i], rowsPer));
+  }
+  Value row = arith::AddIOp::create(
+      b, lead,
+      arith::AddIOp::create(
+          b, arith::MulIOp::create(b, coords[rowDim], index(ctaRows)),
+          firstRow()));
+  Value limit = arith::AddIOp::create(b, lead, shape[rowDim]);
+  Value col = acc ? arith::MulIOp::create(b, coords[rowDim + 1],
+                                          index(block[rowDim + 1]))
+                        .getResult()
+                  : index(0);
+  GlobalStoreOp::create(b, store.getValue(), base, row, col, limit,
+                        strides[rowDim]);
+  store.erase();
+  return success();
+}
+
+LogicalResult LayoutAssignment::run() {
+  // Loaded tiles stay in shared memory, where only the MMA reads them.
+  WalkResult uses = function.walk([&](Operation *op) {
+    if (!isa<tile::LoadOp, tile::TransOp>(op) || !isShared(op->getResult(0)))
+      return WalkResult::advance();
+    for (Operation *user : op->getUsers())
+      if (!isa<tile::TransOp, tile::DotOp>(user)) {
+        user->emitOpError() << "uses a loaded tile: fa4 feeds loaded tiles "
+                               "(whole, a warpgroup's rows or transposed) to "
+                               "dots only";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  if (uses.wasInterrupted())
+    return failure();
+
+  // Register tiles: every tensor that is not a loaded block.
+  WalkResult walk = function.walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (failed(retype(arg, op->getLoc())))
+            return WalkResult::interrupt();
+    for (Value result : op->getResults())
+      if (failed(retype(result, op->getLoc())))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+
+  SmallVector<Operation *> ops;
+  function.walk([&](Operation *op) { ops.push_back(op); });
+  for (Operation *op : ops) {
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      if (failed(retypeConstant(constant)))
+        return failure();
+    } else if (auto iota = dyn_cast<tile::IotaOp>(op)) {
+      if (iota.getAxis() == 0 &&
+          isa<AccLayoutAttr, RowsLayoutAttr>(
+              cast<RankedTensorType>(iota.getType()).getEncoding()))
+        offsetRowIota(iota);
+    } else if (auto dot = dyn_cast<tile::DotOp>(op)) {
+      auto a = cast<RankedTensorType>(dot.getA().getType());
+      if (isShared(dot.getA()) && a.getDimSize(0) == ctaRows) {
+        OpBuilder b(dot);
+        Value mine = WarpgroupRowsOp::create(
+            b, dot.getLoc(),
+            RankedTensorType::get({rows, a.getDimSize(1)},
+                                  a.getElementType()),
+            dot.getA());
+        dot.getAMutable().assign(mine);
+      }
+    } else if (auto store = dyn_cast<tile::StoreOp>(op)) {
+      if (failed(lowerStore(store)))
+        return failure();
+    }
+  }
+
+  // Descriptors of kernel pointers served only the stores; the pointers
+  // become global LLVM pointers.
+  function.walk([](tile::MakeDescOp desc) {
+    if (desc->use_empty())
+      desc.erase();
+  });
+  Block &entry = function.getBody().front();
+  auto global = LLVM::LLVMPointerType::get(function.getContext(), 1);
+  for (BlockArgument arg : entry.getArguments()) {
+    if (!isa<tile::PointerType>(arg.getType()))
+      continue;
+    for (Operation *user : arg.getUsers())
+      if (!isa<GlobalStoreOp>(user))
+        return user->emitOpError()
+               << "uses a kernel pointer; fa4 stores through pointers only";
+    arg.setType(global);
+  }
+  function.setFunctionType(FunctionType::get(
+      function.getContext(), entry.getArgumentTypes(),
+      function.getFunctionType().getResults()));
+  return success();
+}
+
+namespace {
+struct AssignLayoutsPass
+    : public fa4::impl::FA4AssignLayoutsBase<AssignLayoutsPass> {
+  void runOnOperation() override {
+    WalkResult result = getOperation().walk([&](func::FuncOp function) {
+      auto config = function->getAttrOfType<ConfigAttr>(
+          FA4Dialect::getConfigAttrName());
+      if (!config)
+        return WalkResult::advance();
+      if (failed(LayoutAssignment(function, config).run()))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+} // namespace

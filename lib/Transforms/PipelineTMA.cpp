@@ -1,0 +1,412 @@
+//===- PipelineTMA.cpp - descriptor loads to TMA pipelines ----------------===//
+//
+// The `fa4-pipeline-tma` pass: after layout assignment, every `tile.load` of
+// a kernel's descriptor argument becomes a pipeline of shared-memory stages
+// filled by TMA, and every `tile.dot` that reads loaded tiles an
+// asynchronous MMA chain that waits for them and releases them. The producer
+// and the consumer side of each pipeline still sit in one body here, in
+// program order; `fa4-warp-specialize` gives them their own warps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa4/Transforms/Passes.h"
+
+#include "FA4/FA4Dialect.h"
+#include "Tile/TileDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::fa4 {
+#define GEN_PASS_DEF_FA4PIPELINETMA
+#include "fa4/Transforms/Passes.h.inc"
+} // namespace mlir::fa4
+
+using namespace mlir;
+using namespace mlir::fa4;
+
+/// Columns of one 128-byte swizzle span: a TMA box's inner extent and the
+/// contraction chunk of one MMA of shared-memory operands.
+static int64_t spanColumns(Type element) {
+  return 128 / (element.getIntOrFloatBitWidth() / 8);
+}
+
+namespace {
+/// How a dot reads a loaded tile.
+enum class Use { A, BTransposed, B };
+
+/// One descriptor load on its way to a pipeline.
+struct Load {
+  tile::LoadOp op;
+  /// The loop the load runs in, or null when it runs once.
+  scf::ForOp loop;
+  /// The descriptor's block shape.
+  SmallVector<int64_t> block;
+  /// The dots that read it, and how.
+  SmallVector<std::pair<tile::DotOp, Use>> dots;
+  Value pipeline;
+  /// The producer's and the consumer's states where the load was.
+  Value producerState, consumerState;
+  /// The buffer the consumer waited for.
+  Value buffer;
+};
+
+class Pipelining {
+public:
+  Pipelining(func::FuncOp function, ConfigAttr config)
+      : function(function), config(config) {}
+  LogicalResult run();
+
+private:
+  LogicalResult classify(Load &load);
+  LogicalResult createPipeline(Load &load);
+  void threadStates();
+  void produce(Load &load);
+  LogicalResult rewriteDot(tile::DotOp dot);
+  Value firstRow(OpBuilder &b, Location loc);
+
+  func::FuncOp function;
+  ConfigAttr config;
+  SmallVector<Load> loads;
+  DenseMap<Value, Load *> loadOf;
+  Value firstRowValue;
+};
+} // namespace
+
+LogicalResult Pipelining::classify(Load &load) {
+  tile::LoadOp op = load.op;
+  auto arg = dyn_cast<BlockArgument>(op.getDesc());
+  if (!arg || arg.getOwner() != &function.getBody().front())
+    return op.emitOpError() << "loads through a descriptor that is not a "
+                               "kernel argument: TMA needs a host-built map";
+  if (!arg.hasOneUse())
+    return op.emitOpError() << "descriptor argument #" << arg.getArgNumber()
+                            << " is loaded more than once: fa4 gives each "
+                               "descriptor one pipeline";
+  Operation *parent = op->getParentOp();
+  if (auto loop = dyn_cast<scf::ForOp>(parent)) {
+    if (loop->getParentOp() != function)
+      return op.emitOpError() << "loads in a nested loop: fa4 pipelines the "
+                                 "loads of one loop";
+    load.loop = loop;
+  } else if (parent != function) {
+    return op.emitOpError()
+           << "loads inside '" << parent->getName()
+           << "': fa4 pipelines loads of the kernel body or of its loop";
+  }
+
+  auto addDot = [&](Operation *user, Value operand, bool transposed) {
+    auto dot = dyn_cast<tile::DotOp>(user);
+    if (!dot)
+      return false;
+    if (dot.getA() == operand && !transposed)
+      load.dots.push_back({dot, Use::A});
+    else if (dot.getB() == operand)
+      load.dots.push_back({dot, transposed ? Use::BTransposed : Use::B});
+    else
+      return false;
+    return true;
+  };
+  for (Operation *user : op->getUsers()) {
+    bool ok = true;
+    if (isa<WarpgroupRowsOp, tile::TransOp>(user)) {
+      bool transposed = isa<tile::TransOp>(user);
+      for (Operation *inner : user->getUsers())
+        ok &= addDot(inner, user->getResult(0), transposed);
+    } else {
+      ok = addDot(user, op.getResult(), false);
+    }
+    if (!ok)
+      return user->emitOpError()
+             << "uses a loaded tile: fa4 feeds loaded tiles (whole, a "
+                "warpgroup's rows or transposed) to dots only";
+  }
+  if (load.dots.empty())
+    return op.emitOpError() << "loads a tile that no dot reads";
+  for (auto [dot, use] : load.dots)
+    if (load.loop && dot->getBlock() != load.loop.getBody())
+      return dot.emitOpError()
+             << "reads a tile loaded in the loop from another block: fa4 "
+                "releases a stage after the dot that reads it";
+  if (load.loop && load.dots.size() != 1)
+    return op.emitOpError() << "loads a tile that " << load.dots.size()
+                            << " dots read in the loop: fa4 releases a stage "
+                               "after its one dot";
+  return success();
+}
+
+LogicalResult Pipelining::createPipeline(Load &load) {
+  tile::LoadOp op = load.op;
+  auto descType = cast<tile::DescriptorType>(op.getDesc().getType());
+  ArrayRef<int64_t> block = descType.getBlockShape();
+  load.block.assign(block.begin(), block.end());
+  int64_t rank = block.size();
+  if (rank < 2 || !llvm::all_of(block.drop_back(2),
+                                [](int64_t size) { return size == 1; }))
+    return op.emitOpError() << "loads " << descType
+                            << ": fa4 loads 2-d blocks (with leading 1s)";
+  Type element = descType.getElementType();
+  int64_t rows = block[rank - 2], cols = block[rank - 1];
+  int64_t span = spanColumns(element);
+  if (cols % span != 0)
+    return op.emitOpError() << "loads blocks of " << cols << " columns: TMA "
+                            << "with the 128-byte swizzle moves " << span
+                            << "-column boxes";
+
+  MLIRContext *context = function.getContext();
+  auto buffer = MemRefType::get({rows, cols}, element, AffineMap(),
+                                IntegerAttr::get(IntegerType::get(context, 64),
+                                                 3));
+  PipelineKind kind = PipelineKind::q;
+  int64_t kv = 1;
+  if (load.loop) {
+    kv = config.getKvStages();
+    switch (load.dots.front().second) {
+    case Use::A:
+      kind = PipelineKind::operand;
+      break;
+    case Use::BTransposed:
+      kind = PipelineKind::k;
+      break;
+    case Use::B:
+      kind = PipelineKind::v;
+      break;
+    }
+  }
+  auto pipelineType = PipelineType::get(context, kind, kv, 1, {buffer});
+
+  // The descriptor argument becomes a tensor map of span-wide boxes.
+  SmallVector<int64_t> box(block);
+  box.back() = span;
+  auto arg = cast<BlockArgument>(op.getDesc());
+  arg.setType(TensorMapType::get(context, element, box, 128));
+
+  int64_t consumerThreads = 0;
+  for (RoleAttr role : config.getRoleList())
+    if (role.getKind() != RoleKind::producer)
+      consumerThreads += 32 * role.getWarps();
+  OpBuilder b(&function.getBody().front(), function.getBody().front().begin());
+  load.pipeline = PipelineCreateOp::create(b, op.getLoc(), pipelineType,
+                                           consumerThreads, IntegerAttr());
+  return success();
+}
+
+/// Gives each load's pipeline a producer and a consumer state where the
+/// load is: started before the kernel body, or carried by the loop (all the
+/// loop's pipelines at once, since growing a loop replaces it).
+void Pipelining::threadStates() {
+  DenseMap<Operation *, SmallVector<Load *>> byLoop;
+  SmallVector<scf::ForOp> loops;
+  for (Load &load : loads) {
+    Location loc = load.op.getLoc();
+    if (!load.loop) {
+      OpBuilder b(load.op);
+      load.producerState = PipelineStartOp::create(b, loc, load.pipeline,
+                                                   PipelineSide::producer);
+      load.consumerState = PipelineStartOp::create(b, loc, load.pipeline,
+                                                   PipelineSide::consumer);
+      continue;
+    }
+    if (!byLoop.count(load.loop))
+      loops.push_back(load.loop);
+    byLoop[load.loop].push_back(&load);
+  }
+  IRRewriter rewriter(function.getContext());
+  for (scf::ForOp loop : loops) {
+    ArrayRef<Load *> carried = byLoop[loop];
+    SmallVector<Value> inits;
+    OpBuilder b(loop);
+    for (Load *load : carried)
+      for (PipelineSide side : {PipelineSide::producer, PipelineSide::consumer})
+        inits.push_back(PipelineStartOp::create(b, load->op.getLoc(),
+                                                load->pipeline, side));
+    auto grown = cast<scf::ForOp>(*loop.replaceWithAdditionalYields(
+        rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &yb, Location loc, ArrayRef<BlockArgument> args) {
+          SmallVector<Value> next;
+          for (auto [i, arg] : llvm::enumerate(args))
+            next.push_back(PipelineStepOp::create(
+                yb, loc, carried[i / 2]->pipeline, arg));
+          return next;
+        }));
+    ArrayRef<BlockArgument> args =
+        grown.getRegionIterArgs().take_back(inits.size());
+    for (auto [i, load] : llvm::enumerate(carried)) {
+      load->loop = grown;
+      load->producerState = args[2 * i];
+      load->consumerState = args[2 * i + 1];
+    }
+  }
+}
+
+/// The producer's acquire and TMA load where the program loaded the block.
+void Pipelining::produce(Load &load) {
+  tile::LoadOp op = load.op;
+  ImplicitLocOpBuilder b(op.getLoc(), op);
+  SmallVector<Value> coords;
+  for (auto [coord, size] : llvm::zip(op.getCoords(), load.block))
+    coords.push_back(
+        size == 1 ? coord
+                  : arith::MulIOp::create(
+                        b, coord, arith::ConstantIndexOp::create(b, size))
+                        .getResult());
+  ProducerAcquireOp::create(b, load.pipeline, load.producerState);
+  ProducerLoadOp::create(b, load.pipeline, load.producerState, 0, 0,
+                         op.getDesc(), coords);
+}
+
+Value Pipelining::firstRow(OpBuilder &b, Location loc) {
+  if (firstRowValue)
+    return firstRowValue;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&function.getBody().front());
+  Value wg = WarpgroupIdOp::create(b, loc);
+  firstRowValue = arith::MulIOp::create(
+      b, loc, wg, arith::ConstantIndexOp::create(b, loc, config.getBm()));
+  return firstRowValue;
+}
+
+/// The loaded tile a dot operand reads: the load behind a warpgroup's rows
+/// or a transpose.
+static Value loadedTile(Value operand) {
+  if (Operation *def = operand.getDefiningOp())
+    if (isa<WarpgroupRowsOp, tile::TransOp>(def))
+      return def->getOperand(0);
+  return operand;
+}
+
+LogicalResult Pipelining::rewriteDot(tile::DotOp dot) {
+  Load *a = loadOf.lookup(loadedTile(dot.getA()));
+  Load *b = loadOf.lookup(loadedTile(dot.getB()));
+  if (!b)
+    return dot.emitOpError() << "reads a B operand that is not a loaded tile: "
+                                "the MMA reads B from shared memory";
+  Location loc = dot.getLoc();
+  OpBuilder builder(dot);
+  // Wait for what the loop loaded just before the dot; what was loaded once
+  // was waited for where it was loaded.
+  for (Load *load : {a, b}) {
+    if (!load || load->buffer)
+      continue;
+    if (load->loop)
+      builder.setInsertionPoint(dot);
+    else
+      builder.setInsertionPoint(load->op);
+    load->buffer = ConsumerWaitOp::create(
+                       builder, load->op.getLoc(),
+                       TypeRange{cast<PipelineType>(load->pipeline.getType())
+                                     .getTiles()[0]},
+                       load->pipeline, load->consumerState)
+                       .getResult(0);
+  }
+  builder.setInsertionPoint(dot);
+  ImplicitLocOpBuilder ib(loc, builder);
+  auto index = [&](int64_t value) {
+    return arith::ConstantIndexOp::create(ib, value);
+  };
+  auto accType = cast<RankedTensorType>(dot.getAcc().getType());
+  auto bType = cast<MemRefType>(b->buffer.getType());
+  bool bTransposed = isa_and_nonnull<tile::TransOp>(dot.getB().getDefiningOp());
+  Type element = bType.getElementType();
+  int64_t span = spanColumns(element);
+  int64_t contraction =
+      cast<RankedTensorType>(dot.getA().getType()).getDimSize(1);
+  Value acc = dot.getAcc();
+
+  if (!a) {
+    // A in registers: one MMA over the whole contraction.
+    if (bTransposed)
+      return dot.emitOpError() << "reads A from registers and a transposed "
+                                  "B: fa4 multiplies register A by "
+                                  "mn-major B (P·V)";
+    acc = MmaAsyncOp::create(ib, accType, dot.getA(), b->buffer, acc,
+                             ib.getUnitAttr());
+  } else {
+    if (!bTransposed && contraction > span)
+      return dot.emitOpError()
+             << "contracts over " << contraction << " rows of an mn-major B "
+             << "with A in shared memory: fa4 chunks the contraction by "
+             << span << " columns of k-major tiles";
+    int64_t rows = accType.getDimSize(0);
+    Value row = isa_and_nonnull<WarpgroupRowsOp>(dot.getA().getDefiningOp())
+                    ? firstRow(builder, loc)
+                    : index(0);
+    auto aChunk = MemRefType::get({rows, std::min(span, contraction)}, element,
+                                  AffineMap(), bType.getMemorySpace());
+    auto bChunk = MemRefType::get({bType.getDimSize(0), span}, element,
+                                  AffineMap(), bType.getMemorySpace());
+    for (int64_t c = 0; c * span < contraction; ++c) {
+      Value aView =
+          SubtileOp::create(ib, aChunk, a->buffer, row, index(c * span));
+      Value bView = b->buffer;
+      if (bTransposed && bType.getDimSize(1) != span)
+        bView = SubtileOp::create(ib, bChunk, b->buffer, index(0),
+                                  index(c * span));
+      acc = MmaAsyncOp::create(ib, accType, aView, bView, acc,
+                               bTransposed ? UnitAttr() : ib.getUnitAttr());
+    }
+  }
+  Value result =
+      MmaWaitOp::create(ib, TypeRange{accType}, ValueRange{acc}, 0).getResult(
+          0);
+  for (Load *load : {a, b})
+    if (load && load->loop)
+      ConsumerReleaseOp::create(ib, load->pipeline, load->consumerState);
+  dot.replaceAllUsesWith(result);
+  dot.erase();
+  return success();
+}
+
+LogicalResult Pipelining::run() {
+  function.walk([&](tile::LoadOp op) { loads.push_back({op}); });
+  for (Load &load : loads)
+    if (failed(classify(load)) || failed(createPipeline(load)))
+      return failure();
+  threadStates();
+  for (Load &load : loads)
+    produce(load);
+  for (Load &load : loads)
+    loadOf[load.op.getResult()] = &load;
+
+  SmallVector<tile::DotOp> dots;
+  function.walk([&](tile::DotOp dot) { dots.push_back(dot); });
+  for (tile::DotOp dot : dots)
+    if (failed(rewriteDot(dot)))
+      return failure();
+
+  // The views of loaded tiles went with the dots.
+  SmallVector<Operation *> dead;
+  function.walk([&](Operation *op) {
+    if (isa<WarpgroupRowsOp, tile::TransOp>(op))
+      dead.push_back(op);
+  });
+  for (Operation *op : dead)
+    op->erase();
+  for (Load &load : loads)
+    load.op.erase();
+  Block &entry = function.getBody().front();
+  function.setFunctionType(FunctionType::get(
+      function.getContext(), entry.getArgumentTypes(),
+      function.getFunctionType().getResults()));
+  return success();
+}
+
+namespace {
+struct PipelineTMAPass : public fa4::impl::FA4PipelineTMABase<PipelineTMAPass> {
+  void runOnOperation() override {
+    WalkResult result = getOperation().walk([&](func::FuncOp function) {
+      auto config = function->getAttrOfType<ConfigAttr>(
+          FA4Dialect::getConfigAttrName());
+      if (!config)
+        return WalkResult::advance();
+      if (failed(Pipelining(function, config).run()))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,65 @@
+// fa4-pipeline-tma: each descriptor load becomes a pipeline (Q loaded once;
+// K, V, A and B in the plan's kv stages), descriptor arguments become tensor
+// maps of 64-column boxes, the loop carries a producer and a consumer state
+// per pipeline, and each dot an MMA chain over 64-column chunks that waits
+// for its tiles, then completes and releases them.
+// RUN: fa4-opt %S/Inputs/attention-tile.mlir --fa4-attach-config=head-dim=128 --fa4-assign-layouts --fa4-pipeline-tma | FileCheck %s
+// RUN: fa4-opt %S/Inputs/gemm-tile.mlir --fa4-attach-config="head-dim=64 kv-stages=4" --fa4-assign-layouts --fa4-pipeline-tma | FileCheck %s --check-prefix=GEMM
+// RUN: fa4-opt %s --split-input-file --fa4-attach-config=head-dim=128 --fa4-assign-layouts --fa4-pipeline-tma --verify-diagnostics
+
+// CHECK-LABEL: func.func @attention
+// CHECK-SAME: !fa4.tensor_map<bf16, box = [1, 128, 64], swizzle = 128> {fa4.name = "q"}
+// CHECK-DAG: %[[V:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<v, kv = 3, qk = 1, memref<128x128xbf16, 3>>
+// CHECK-DAG: %[[K:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<k, kv = 3, qk = 1, memref<128x128xbf16, 3>>
+// CHECK-DAG: %[[Q:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<q, kv = 1, qk = 1, memref<128x128xbf16, 3>>
+// CHECK: %[[QP:.*]] = fa4.pipeline.start %[[Q]] producer
+// CHECK: %[[QC:.*]] = fa4.pipeline.start %[[Q]] consumer
+// CHECK: fa4.producer.acquire %[[Q]][%[[QP]]]
+// CHECK: fa4.producer.load %[[Q]][%[[QP]]]
+// CHECK: %[[QBUF:.*]] = fa4.consumer.wait %[[Q]][%[[QC]]]
+// CHECK: scf.for {{.*}} iter_args({{.*}}, %[[KP:.*]] = %{{.*}}, %[[KC:.*]] = %{{.*}}, %[[VP:.*]] = %{{.*}}, %[[VC:.*]] = %{{.*}}) -> ({{.*}}, !fa4.pipeline_state, !fa4.pipeline_state, !fa4.pipeline_state, !fa4.pipeline_state)
+// CHECK: fa4.producer.acquire %[[K]][%[[KP]]]
+// CHECK: fa4.producer.load %[[K]][%[[KP]]], %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}]
+// CHECK: %[[KBUF:.*]] = fa4.consumer.wait %[[K]][%[[KC]]]
+// CHECK: %[[A0:.*]] = fa4.subtile %[[QBUF]][%{{.*}}, %c0{{.*}}] : memref<128x128xbf16, 3> -> memref<64x64xbf16, 3>
+// CHECK: %[[B0:.*]] = fa4.subtile %[[KBUF]][%c0{{.*}}, %c0{{.*}}] : memref<128x128xbf16, 3> -> memref<128x64xbf16, 3>
+// CHECK: %[[S0:.*]] = fa4.mma.async %[[A0]], %[[B0]], %{{.*}} : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>
+// CHECK: %[[A1:.*]] = fa4.subtile %[[QBUF]][%{{.*}}, %c64{{.*}}]
+// CHECK: %[[B1:.*]] = fa4.subtile %[[KBUF]][%c0{{.*}}, %c64{{.*}}]
+// CHECK: %[[S1:.*]] = fa4.mma.async %[[A1]], %[[B1]], %[[S0]]
+// CHECK: fa4.mma.wait %[[S1]] pending(0)
+// CHECK: fa4.consumer.release %[[K]][%[[KC]]]
+// CHECK: fa4.producer.acquire %[[V]][%[[VP]]]
+// CHECK: %[[VBUF:.*]] = fa4.consumer.wait %[[V]][%[[VC]]]
+// CHECK: %[[PV:.*]] = fa4.mma.async %{{.*}}, %[[VBUF]], %{{.*}} b_mn_major : tensor<64x128xbf16, #fa4.acc>, memref<128x128xbf16, 3>
+// CHECK: fa4.mma.wait %[[PV]] pending(0)
+// CHECK: fa4.consumer.release %[[V]][%[[VC]]]
+// CHECK-DAG: fa4.pipeline.step %[[K]][%[[KP]]]
+// CHECK-DAG: fa4.pipeline.step %[[K]][%[[KC]]]
+// CHECK-DAG: fa4.pipeline.step %[[V]][%[[VP]]]
+// CHECK-DAG: fa4.pipeline.step %[[V]][%[[VC]]]
+// CHECK-NOT: tile.load
+// CHECK-NOT: tile.dot
+
+// GEMM-LABEL: func.func @gemm
+// GEMM-DAG: fa4.pipeline.create consumers(256) : !fa4.pipeline<operand, kv = 4, qk = 1, memref<128x64xbf16, 3>>
+// GEMM-DAG: fa4.pipeline.create consumers(256) : !fa4.pipeline<k, kv = 4, qk = 1, memref<128x64xbf16, 3>>
+// GEMM: %[[ABUF:.*]] = fa4.consumer.wait
+// GEMM: %[[BBUF:.*]] = fa4.consumer.wait
+// GEMM: %[[AW:.*]] = fa4.subtile %[[ABUF]][%{{.*}}, %c0{{.*}}] : memref<128x64xbf16, 3> -> memref<64x64xbf16, 3>
+// GEMM: fa4.mma.async %[[AW]], %[[BBUF]], %{{.*}} : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, tensor<64x128xf32, #fa4.acc>
+
+func.func @twice(%k: !tile.desc<1x128x128xbf16>, %q: tensor<128x128xbf16>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> tensor<128x128xf32> {
+    // expected-error @below {{loads a tile that 2 dots read in the loop: fa4 releases a stage after its one dot}}
+    %kt = tile.load %k[%c0, %j, %c0] : !tile.desc<1x128x128xbf16> -> tensor<128x128xbf16>
+    %ktt = tile.trans %kt : tensor<128x128xbf16> -> tensor<128x128xbf16>
+    %s = tile.dot %q, %ktt, %acc : tensor<128x128xbf16>, tensor<128x128xbf16>, tensor<128x128xf32>
+    %t = tile.dot %q, %ktt, %s : tensor<128x128xbf16>, tensor<128x128xbf16>, tensor<128x128xf32>
+    scf.yield %t : tensor<128x128xf32>
+  }
+  return
+}
