@@ -1,0 +1,203 @@
+//===- Ops.h - the operators and functions of the DSL -----------*- C++ -*-===//
+//
+// What a DSL program computes with, as free functions and operators on the
+// handles of Values.h: index arithmetic, Boolean logic, elementwise tile math
+// (arith and math on ranked tensors), dot, transposes, reductions,
+// broadcasts, and block loads and stores through descriptors. Each call
+// builds its ops at the author's line (the trailing `SourceLoc`, or the
+// location the operand wrapper recorded) and verifies them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA4_DSL_OPS_H
+#define FA4_DSL_OPS_H
+
+#include "fa4/DSL/Values.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+namespace fa4::dsl {
+
+//===----------------------------------------------------------------------===//
+// Index and Bool scalars
+//===----------------------------------------------------------------------===//
+
+// Index arithmetic (`arith.addi`, `arith.subi`, `arith.muli` on index) and
+// comparisons (`arith.cmpi` with signed predicates). The location is that of
+// the right operand.
+Index operator+(const Index &lhs, IndexArg rhs);
+Index operator-(const Index &lhs, IndexArg rhs);
+Index operator*(const Index &lhs, IndexArg rhs);
+Index operator-(IndexArg operand);
+Bool operator<(const Index &lhs, IndexArg rhs);
+Bool operator<=(const Index &lhs, IndexArg rhs);
+Bool operator>(const Index &lhs, IndexArg rhs);
+Bool operator>=(const Index &lhs, IndexArg rhs);
+Bool operator==(const Index &lhs, IndexArg rhs);
+Bool operator!=(const Index &lhs, IndexArg rhs);
+
+namespace detail {
+/// `lhs - rhs`, at the right operand.
+Index subtract(IndexArg lhs, IndexArg rhs);
+} // namespace detail
+
+// An integer on the left: `128 * m`.
+template <typename T, EnableIfInteger<T> = 0>
+Index operator+(T lhs, IndexArg rhs) {
+  return rhs.index + IndexArg(lhs, rhs.loc);
+}
+template <typename T, EnableIfInteger<T> = 0>
+Index operator-(T lhs, IndexArg rhs) {
+  return detail::subtract(IndexArg(lhs, rhs.loc), rhs);
+}
+template <typename T, EnableIfInteger<T> = 0>
+Index operator*(T lhs, IndexArg rhs) {
+  return rhs.index * IndexArg(lhs, rhs.loc);
+}
+
+/// `ceil(lhs / rhs)` (`arith.ceildivsi`).
+Index ceilDiv(const Index &lhs, IndexArg rhs,
+              SourceLoc loc = SourceLoc::current());
+/// The smaller and the larger of two indices (`arith.minsi`, `arith.maxsi`).
+Index min(const Index &lhs, IndexArg rhs, SourceLoc loc = SourceLoc::current());
+Index max(const Index &lhs, IndexArg rhs, SourceLoc loc = SourceLoc::current());
+template <typename T, EnableIfInteger<T> = 0>
+Index min(T lhs, const Index &rhs, SourceLoc loc = SourceLoc::current()) {
+  return min(rhs, IndexArg(lhs, loc), loc);
+}
+template <typename T, EnableIfInteger<T> = 0>
+Index max(T lhs, const Index &rhs, SourceLoc loc = SourceLoc::current()) {
+  return max(rhs, IndexArg(lhs, loc), loc);
+}
+/// `cond ? ifTrue : ifFalse` (`arith.select`).
+Index select(const Bool &cond, IndexArg ifTrue, IndexArg ifFalse,
+             SourceLoc loc = SourceLoc::current());
+
+// Boolean logic on i1 (`arith.andi`, `arith.ori`, `arith.xori` with true).
+// Both operands are always evaluated: these build ops, they do not branch.
+Bool operator&&(const Bool &lhs, BoolArg rhs);
+Bool operator||(const Bool &lhs, BoolArg rhs);
+Bool operator!(BoolArg operand);
+
+//===----------------------------------------------------------------------===//
+// f32 and i32 scalars
+//===----------------------------------------------------------------------===//
+
+// Arithmetic and comparisons of a scalar argument with a scalar of its type
+// or a number (`arith.addf`/`arith.addi`, `arith.cmpf o*`/`arith.cmpi s*`).
+Scalar operator+(const Scalar &lhs, ScalarArg rhs);
+Scalar operator-(const Scalar &lhs, ScalarArg rhs);
+Scalar operator*(const Scalar &lhs, ScalarArg rhs);
+Scalar operator/(const Scalar &lhs, ScalarArg rhs);
+Bool operator<(const Scalar &lhs, ScalarArg rhs);
+Bool operator<=(const Scalar &lhs, ScalarArg rhs);
+Bool operator>(const Scalar &lhs, ScalarArg rhs);
+Bool operator>=(const Scalar &lhs, ScalarArg rhs);
+Bool operator==(const Scalar &lhs, ScalarArg rhs);
+Bool operator!=(const Scalar &lhs, ScalarArg rhs);
+
+//===----------------------------------------------------------------------===//
+// Elementwise tile math
+//===----------------------------------------------------------------------===//
+
+// Elementwise arithmetic of two tiles of one type, or of a tile and an
+// `Operand` made that tile's type: `arith.addf`/`arith.addi` and so on
+// (`arith.divsi` for integer division). The location is that of the operand
+// that is not the tile on the operator's side (the right one for `s - 1.0`).
+Tile operator+(const Tile &lhs, Operand rhs);
+Tile operator-(const Tile &lhs, Operand rhs);
+Tile operator*(const Tile &lhs, Operand rhs);
+Tile operator/(const Tile &lhs, Operand rhs);
+Tile operator+(NonTileOperand lhs, const Tile &rhs);
+Tile operator-(NonTileOperand lhs, const Tile &rhs);
+Tile operator*(NonTileOperand lhs, const Tile &rhs);
+Tile operator/(NonTileOperand lhs, const Tile &rhs);
+/// `arith.negf`, or `0 - t` for an integer tile.
+Tile operator-(TileArg operand);
+
+// Elementwise comparisons giving an i1 tile: `arith.cmpf` with ordered
+// predicates (`une` for `!=`) for float tiles, `arith.cmpi` with signed
+// predicates for integer tiles.
+Tile operator<(const Tile &lhs, Operand rhs);
+Tile operator<=(const Tile &lhs, Operand rhs);
+Tile operator>(const Tile &lhs, Operand rhs);
+Tile operator>=(const Tile &lhs, Operand rhs);
+Tile operator==(const Tile &lhs, Operand rhs);
+Tile operator!=(const Tile &lhs, Operand rhs);
+Tile operator<(NonTileOperand lhs, const Tile &rhs);
+Tile operator<=(NonTileOperand lhs, const Tile &rhs);
+Tile operator>(NonTileOperand lhs, const Tile &rhs);
+Tile operator>=(NonTileOperand lhs, const Tile &rhs);
+Tile operator==(NonTileOperand lhs, const Tile &rhs);
+Tile operator!=(NonTileOperand lhs, const Tile &rhs);
+
+// Logic on i1 tiles (masks); a `Bool` operand is splat.
+Tile operator&&(const Tile &lhs, Operand rhs);
+Tile operator||(const Tile &lhs, Operand rhs);
+Tile operator&&(NonTileOperand lhs, const Tile &rhs);
+Tile operator||(NonTileOperand lhs, const Tile &rhs);
+Tile operator!(TileArg operand);
+
+/// The elementwise larger and smaller of two tiles (`arith.maximumf`,
+/// `arith.minimumf`; `arith.maxsi`, `arith.minsi` for integer tiles).
+Tile max(const Tile &lhs, const Tile &rhs,
+         SourceLoc loc = SourceLoc::current());
+Tile min(const Tile &lhs, const Tile &rhs,
+         SourceLoc loc = SourceLoc::current());
+// `max(t, 0.0)` would otherwise convert 0.0 to an axis and reduce.
+Tile max(const Tile &lhs, double rhs,
+         SourceLoc loc = SourceLoc::current()) = delete;
+
+/// `mask ? ifTrue : ifFalse` elementwise (`arith.select`); at least one of
+/// the values is a tile of the mask's shape, which fixes the result type.
+Tile where(const Tile &mask, Operand ifTrue, Operand ifFalse,
+           SourceLoc loc = SourceLoc::current());
+
+/// Elementwise 2^x (`tile.exp2`).
+Tile exp2(const Tile &tile, SourceLoc loc = SourceLoc::current());
+/// Elementwise log2 x (`math.log2` with `fastmath<afn>`).
+Tile log2(const Tile &tile, SourceLoc loc = SourceLoc::current());
+
+//===----------------------------------------------------------------------===//
+// Dot, shapes and reductions
+//===----------------------------------------------------------------------===//
+
+/// `acc + a · b` (`tile.dot`), in the accumulator's type.
+Tile dot(const Tile &a, const Tile &b, const Tile &acc,
+         SourceLoc loc = SourceLoc::current());
+/// The transpose of a 2-d tile (`tile.trans`).
+Tile trans(const Tile &tile, SourceLoc loc = SourceLoc::current());
+/// The maximum and the sum along `axis`, which the result drops
+/// (`tile.reduce`): `max(s, 1)` is the row maximum of `s`.
+Tile max(const Tile &tile, int axis, SourceLoc loc = SourceLoc::current());
+Tile sum(const Tile &tile, int axis, SourceLoc loc = SourceLoc::current());
+/// `tile` repeated along the new dimension `axis` of `shape`
+/// (`tile.broadcast`); `Tile::col` and `Tile::row` say the same implicitly.
+Tile broadcast(const Tile &tile, int axis, llvm::ArrayRef<int64_t> shape,
+               SourceLoc loc = SourceLoc::current());
+/// A tile of `shape` holding a scalar everywhere (`tile.splat`): an index
+/// becomes an i32 tile (through `arith.index_cast`), a `Scalar` a tile of its
+/// type, a `Bool` an i1 tile.
+Tile splat(const Index &value, llvm::ArrayRef<int64_t> shape,
+           SourceLoc loc = SourceLoc::current());
+Tile splat(const Scalar &value, llvm::ArrayRef<int64_t> shape,
+           SourceLoc loc = SourceLoc::current());
+Tile splat(const Bool &value, llvm::ArrayRef<int64_t> shape,
+           SourceLoc loc = SourceLoc::current());
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+/// Block `coords` of `desc` (`tile.load`), one coordinate per block
+/// dimension in units of the block: a tile of the block's shape without its
+/// leading 1s (a `1x128x64` block loads a 128x64 tile).
+Tile load(const Desc &desc, llvm::ArrayRef<IndexArg> coords,
+          SourceLoc loc = SourceLoc::current());
+/// Write `tile` to block `coords` of `desc` (`tile.store`).
+void store(const Desc &desc, llvm::ArrayRef<IndexArg> coords, const Tile &tile,
+           SourceLoc loc = SourceLoc::current());
+
+} // namespace fa4::dsl
+
+#endif // FA4_DSL_OPS_H

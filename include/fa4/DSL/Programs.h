@@ -1,0 +1,57 @@
+//===- Programs.h - kernels written in the DSL ------------------*- C++ -*-===//
+//
+// The reference programs of the fa4 DSL, each a function that writes one
+// kernel at the tile level: forward attention (the algorithm of
+// test/Programs/Kernels/generate-attention.py's hand-scheduled kernels, without the
+// schedule) and a GEMM.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA4_DSL_PROGRAMS_H
+#define FA4_DSL_PROGRAMS_H
+
+#include "fa4/DSL/Values.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+namespace fa4::dsl {
+
+/// What varies between attention kernels; the softmax scale and causality
+/// are kernel arguments.
+struct AttentionOptions {
+  /// 64, 128 or 256.
+  int64_t headDim = 128;
+  /// The element type of Q, K, V and O: bf16 or f16.
+  DType elementType = bf16;
+};
+
+/// Forward attention as a tile program, `@attention(q, k, v, o, lse, seq_q,
+/// seq_k, scale_log2, causal)`: Q, K and V are descriptors with blocks of
+/// 1x128xD over [B*H, S, D]; O (B*H x Sq x D) and LSE (B*H x Sq, f32, the
+/// natural log-sum-exp of each row's scaled scores) are pointers. Program
+/// (m, bh) computes query rows [128 m, 128 m + 128) of head bh with the
+/// online softmax in base 2, visiting the key blocks up to the diagonal when
+/// `causal` is nonzero (query i sees keys j <= i + seq_k - seq_q); a row
+/// with no visible key gets zeros and an LSE of -inf. Null, with an error,
+/// for options it does not support.
+mlir::OwningOpRef<mlir::ModuleOp>
+buildAttention(mlir::MLIRContext *context, const AttentionOptions &options);
+
+/// What varies between GEMM kernels.
+struct GemmOptions {
+  int64_t blockM = 128;
+  int64_t blockN = 128;
+  int64_t blockK = 64;
+};
+
+/// `@gemm(a, b, c, m, n, k)`: C[M, N] = A[M, K] · B[N, K]ᵀ with bf16 inputs
+/// and output and f32 accumulation. A and B are descriptors with blocks of
+/// blockM x blockK and blockN x blockK; C is a pointer. Program (i, j)
+/// computes block (i, j) of C.
+mlir::OwningOpRef<mlir::ModuleOp> buildGemm(mlir::MLIRContext *context,
+                                            const GemmOptions &options);
+
+} // namespace fa4::dsl
+
+#endif // FA4_DSL_PROGRAMS_H

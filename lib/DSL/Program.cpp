@@ -1,0 +1,326 @@
+//===- Program.cpp - a kernel being written in the DSL --------------------===//
+//
+// The kernel's module and arguments, the values without operands (program
+// ids, constant tiles, iotas, descriptors), loops and conditionals, and the
+// locations, constants and verification every DSL function uses.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa4/DSL/Program.h"
+
+#include "Build.h"
+#include "Tile/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Verifier.h"
+
+using namespace fa4::dsl;
+namespace tile = mlir::fa4::tile;
+
+using llvm::ArrayRef;
+using llvm::SmallVector;
+using llvm::StringRef;
+using mlir::RankedTensorType;
+using mlir::Type;
+using mlir::Value;
+
+Program::Program(mlir::MLIRContext *context, StringRef name, SourceLoc loc)
+    : builder(context) {
+  context->loadDialect<tile::TileDialect, mlir::arith::ArithDialect,
+                       mlir::func::FuncDialect, mlir::math::MathDialect,
+                       mlir::scf::SCFDialect>();
+  mlir::Location location = getLocation(loc);
+  module = mlir::ModuleOp::create(builder, location);
+  builder.setInsertionPointToEnd(module->getBody());
+  kernel = mlir::func::FuncOp::create(builder, location, name,
+                                      builder.getFunctionType({}, {}));
+  kernel->setAttr("fa4.kernel", builder.getUnitAttr());
+  builder.setInsertionPointToEnd(kernel.addEntryBlock());
+}
+
+Program::~Program() = default;
+
+//===----------------------------------------------------------------------===//
+// Locations, types, errors, constants
+//===----------------------------------------------------------------------===//
+
+mlir::Location Program::getLocation(SourceLoc loc) {
+  return mlir::FileLineColLoc::get(getContext(), loc.file, loc.line,
+                                   loc.column);
+}
+
+Type Program::getType(DType type) {
+  switch (type) {
+  case DType::BF16:
+    return builder.getBF16Type();
+  case DType::F16:
+    return builder.getF16Type();
+  case DType::F32:
+    return builder.getF32Type();
+  case DType::I32:
+    return builder.getI32Type();
+  case DType::I1:
+    return builder.getI1Type();
+  }
+  llvm_unreachable("unknown DType");
+}
+
+mlir::InFlightDiagnostic Program::emitError(SourceLoc loc) {
+  hadError = true;
+  return mlir::emitError(getLocation(loc));
+}
+
+bool Program::verify(mlir::Operation *op) {
+  if (succeeded(mlir::verify(op, /*verifyRecursively=*/false)))
+    return true;
+  hadError = true;
+  return false;
+}
+
+Value Program::getConstant(mlir::TypedAttr value, SourceLoc loc) {
+  if (Value known = constants.lookup(value))
+    return known;
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  if (lastConstant)
+    builder.setInsertionPointAfter(lastConstant);
+  else
+    builder.setInsertionPointToStart(&kernel.getBody().front());
+  auto constant = create<mlir::arith::ConstantOp>(loc, value);
+  lastConstant = constant;
+  constants[value] = constant;
+  return constant;
+}
+
+Value Program::getIndex(const IndexArg &arg) {
+  if (arg.isNumber)
+    return getConstant(builder.getIndexAttr(arg.number), arg.loc);
+  return arg.index.getValue();
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel arguments
+//===----------------------------------------------------------------------===//
+
+Value Program::addArgument(StringRef name, Type type, SourceLoc loc) {
+  unsigned position = kernel.getNumArguments();
+  auto attrs = builder.getDictionaryAttr(
+      builder.getNamedAttr("fa4.name", builder.getStringAttr(name)));
+  if (mlir::failed(
+          kernel.insertArgument(position, type, attrs, getLocation(loc)))) {
+    emitError(loc) << "cannot add kernel argument '" << name << "'";
+    return {};
+  }
+  return kernel.getArgument(position);
+}
+
+Desc Program::desc(StringRef name, ArrayRef<int64_t> blockShape, DType type,
+                   SourceLoc loc) {
+  auto descType = tile::DescriptorType::getChecked(
+      [&] { return emitError(loc); }, getContext(), blockShape, getType(type));
+  if (!descType)
+    return {};
+  return {this, addArgument(name, descType, loc)};
+}
+
+Ptr Program::ptr(StringRef name, DType type, SourceLoc loc) {
+  return {this,
+          addArgument(name, tile::PointerType::get(getContext(), getType(type)),
+                      loc)};
+}
+
+Index Program::index(StringRef name, SourceLoc loc) {
+  return {this, addArgument(name, builder.getIndexType(), loc)};
+}
+
+Scalar Program::f32(StringRef name, SourceLoc loc) {
+  return {this, addArgument(name, builder.getF32Type(), loc)};
+}
+
+Scalar Program::i32(StringRef name, SourceLoc loc) {
+  return {this, addArgument(name, builder.getI32Type(), loc)};
+}
+
+//===----------------------------------------------------------------------===//
+// Values without operands
+//===----------------------------------------------------------------------===//
+
+Index Program::programId(int64_t dim, SourceLoc loc) {
+  return {this, create<tile::ProgramIdOp>(loc, builder.getIndexType(),
+                                          builder.getI64IntegerAttr(dim))};
+}
+
+Index Program::numPrograms(int64_t dim, SourceLoc loc) {
+  return {this, create<tile::NumProgramsOp>(loc, builder.getIndexType(),
+                                            builder.getI64IntegerAttr(dim))};
+}
+
+Tile Program::full(ArrayRef<int64_t> shape, double value, DType type,
+                   SourceLoc loc) {
+  if (!detail::checkShape(*this, shape, loc))
+    return {};
+  return {this, detail::buildNumber(*this, value,
+                                    RankedTensorType::get(shape, getType(type)),
+                                    loc)};
+}
+
+Tile Program::zeros(ArrayRef<int64_t> shape, DType type, SourceLoc loc) {
+  return full(shape, 0, type, loc);
+}
+
+Tile Program::iota(ArrayRef<int64_t> shape, int64_t axis, SourceLoc loc) {
+  if (!detail::checkShape(*this, shape, loc))
+    return {};
+  auto type = RankedTensorType::get(shape, builder.getI32Type());
+  return {this,
+          create<tile::IotaOp>(loc, type, builder.getI64IntegerAttr(axis))};
+}
+
+Desc Program::makeDesc(const Ptr &base, ArrayRef<IndexArg> shape,
+                       ArrayRef<IndexArg> strides, ArrayRef<int64_t> blockShape,
+                       SourceLoc loc) {
+  if (!base.isValid())
+    return {};
+  SmallVector<Value> sizes, steps;
+  for (const IndexArg &size : shape)
+    sizes.push_back(getIndex(size));
+  for (const IndexArg &stride : strides)
+    steps.push_back(getIndex(stride));
+  if (llvm::is_contained(sizes, Value()) || llvm::is_contained(steps, Value()))
+    return {};
+  auto pointer = llvm::cast<tile::PointerType>(base.getValue().getType());
+  auto type = tile::DescriptorType::getChecked([&] { return emitError(loc); },
+                                               getContext(), blockShape,
+                                               pointer.getElementType());
+  if (!type)
+    return {};
+  return {this,
+          create<tile::MakeDescOp>(loc, type, base.getValue(), sizes, steps)};
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+/// The values of `tiles`, or nothing if one is invalid.
+static std::optional<SmallVector<Value>> getValues(ArrayRef<Tile> tiles) {
+  SmallVector<Value> values;
+  for (const Tile &tile : tiles) {
+    if (!tile.isValid())
+      return std::nullopt;
+    values.push_back(tile.getValue());
+  }
+  return values;
+}
+
+void Program::buildFor(const IndexArg &lo, const IndexArg &hi,
+                       const IndexArg &step, ArrayRef<Tile> init,
+                       llvm::MutableArrayRef<Tile> results, LoopBody body,
+                       SourceLoc loc) {
+  Value lower = getIndex(lo), upper = getIndex(hi), stride = getIndex(step);
+  std::optional<SmallVector<Value>> inits = getValues(init);
+  if (!lower || !upper || !stride || !inits)
+    return;
+  // The body is built in the loop once the loop is in the kernel, so that
+  // the ops in it verify as they are built.
+  mlir::Location location = getLocation(loc);
+  auto loop =
+      mlir::scf::ForOp::create(builder, location, lower, upper, stride, *inits);
+  {
+    mlir::OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToEnd(loop.getBody());
+    SmallVector<Tile> carried, next(init.size());
+    for (Value arg : loop.getRegionIterArgs())
+      carried.push_back({this, arg});
+    body({this, loop.getInductionVar()}, carried, next);
+    // A carried tile the body failed to compute was reported; it stays as
+    // it was.
+    SmallVector<Value> yielded;
+    for (auto [tile, arg] : llvm::zip(next, loop.getRegionIterArgs())) {
+      if (tile.isValid() && tile.getType() != arg.getType())
+        emitError(loc) << "the loop body gives " << tile.getType()
+                       << " for carried tile #" << yielded.size() << " of type "
+                       << arg.getType();
+      yielded.push_back(tile.isValid() && tile.getType() == arg.getType()
+                            ? tile.getValue()
+                            : Value(arg));
+    }
+    mlir::scf::YieldOp::create(builder, location, yielded);
+  }
+  verify(loop);
+  for (auto [index, result] : llvm::enumerate(loop.getResults()))
+    results[index] = {this, result};
+}
+
+void Program::buildIf(const Bool &cond, Branch thenBody, Branch elseBody,
+                      llvm::MutableArrayRef<Tile> results, SourceLoc loc) {
+  if (!cond.isValid())
+    return;
+  // The branches give the types of the scf.if: they are built in one
+  // without results, in the kernel so that their ops verify as they are
+  // built, and moved to the scf.if of their types.
+  mlir::Location location = getLocation(loc);
+  auto untyped = mlir::scf::IfOp::create(builder, location, mlir::TypeRange(),
+                                         cond.getValue(),
+                                         /*addThenBlock=*/false,
+                                         /*addElseBlock=*/false);
+  auto buildBranch = [&](mlir::Region &region, Branch branch) {
+    SmallVector<Tile> tiles(results.size());
+    mlir::OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToEnd(&region.emplaceBlock());
+    branch(tiles);
+    return tiles;
+  };
+  SmallVector<Tile> thenTiles = buildBranch(untyped.getThenRegion(), thenBody);
+  SmallVector<Tile> elseTiles = buildBranch(untyped.getElseRegion(), elseBody);
+  std::optional<SmallVector<Value>> thenValues = getValues(thenTiles);
+  std::optional<SmallVector<Value>> elseValues = getValues(elseTiles);
+  bool typed = thenValues && elseValues;
+  for (auto [index, pair] : llvm::enumerate(llvm::zip(thenTiles, elseTiles))) {
+    auto [thenTile, elseTile] = pair;
+    if (typed && thenTile.getType() != elseTile.getType()) {
+      emitError(loc) << "the branches give " << thenTile.getType() << " and "
+                     << elseTile.getType() << " for result #" << index;
+      typed = false;
+    }
+  }
+  mlir::OpBuilder::InsertionGuard guard(builder);
+  if (!typed) {
+    // The error was reported; the conditional stays without results.
+    for (mlir::Region &region : untyped->getRegions()) {
+      builder.setInsertionPointToEnd(&region.front());
+      mlir::scf::YieldOp::create(builder, location);
+    }
+    return;
+  }
+  builder.setInsertionPoint(untyped);
+  auto branch = mlir::scf::IfOp::create(
+      builder, location, mlir::ValueRange(*thenValues).getTypes(),
+      cond.getValue(), /*addThenBlock=*/false, /*addElseBlock=*/false);
+  branch.getThenRegion().takeBody(untyped.getThenRegion());
+  branch.getElseRegion().takeBody(untyped.getElseRegion());
+  untyped.erase();
+  builder.setInsertionPointToEnd(branch.thenBlock());
+  mlir::scf::YieldOp::create(builder, location, *thenValues);
+  builder.setInsertionPointToEnd(branch.elseBlock());
+  mlir::scf::YieldOp::create(builder, location, *elseValues);
+  verify(branch);
+  for (auto [index, result] : llvm::enumerate(branch.getResults()))
+    results[index] = {this, result};
+}
+
+//===----------------------------------------------------------------------===//
+// The result
+//===----------------------------------------------------------------------===//
+
+mlir::OwningOpRef<mlir::ModuleOp> Program::finish(SourceLoc loc) {
+  if (!module)
+    return {};
+  builder.setInsertionPointToEnd(&kernel.getBody().front());
+  create<mlir::func::ReturnOp>(loc);
+  mlir::OwningOpRef<mlir::ModuleOp> result = std::move(module);
+  if (hadError || mlir::failed(mlir::verify(*result)))
+    return {};
+  return result;
+}

@@ -1,0 +1,102 @@
+//===- Attention.cpp - forward attention in the DSL -----------------------===//
+//
+// Forward attention written like a Triton kernel: the algorithm of
+// test/Programs/Kernels/generate-attention.py's hand-scheduled kernels (online softmax
+// in base 2, masks only on the key blocks that need them, zeros and an LSE
+// of -inf for rows that see no key) at the tile level, for fa4's passes to
+// schedule.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa4/DSL/DSL.h"
+#include "fa4/DSL/Programs.h"
+
+#include <limits>
+
+using namespace fa4::dsl;
+
+/// The algorithm, for one head dim and element type.
+static mlir::OwningOpRef<mlir::ModuleOp>
+writeAttention(mlir::MLIRContext *context, int64_t d, DType type) {
+  const int64_t bm = 128, bn = 128;
+  const double inf = std::numeric_limits<double>::infinity();
+  const double ln2 = 0.693147182;
+  Program p(context, "attention");
+  Desc q = p.desc("q", {1, bm, d}, type);
+  Desc k = p.desc("k", {1, bn, d}, type);
+  Desc v = p.desc("v", {1, bn, d}, type);
+  Ptr o = p.ptr("o", type);
+  Ptr lse = p.ptr("lse", f32);
+  Index seqQ = p.index("seq_q"), seqK = p.index("seq_k");
+  Scalar scaleLog2 = p.f32("scale_log2");
+  Bool causal = p.i32("causal") != 0;
+
+  // Program (m, bh) computes query rows [m0, m0 + bm) of head bh, of which
+  // row i sees the keys up to i + seqK - seqQ when causal: row m0 those up to
+  // `diagonal`.
+  Index m = p.programId(0), bh = p.programId(1), heads = p.numPrograms(1);
+  Index m0 = m * bm, diagonal = m0 + (seqK - seqQ);
+  Tile qTile = load(q, {bh, m, 0});
+
+  // The key blocks to visit: all, or when causal those up to the diagonal
+  // of the last row.
+  Index blocks = ceilDiv(seqK, bn);
+  blocks =
+      select(causal, min(blocks, ceilDiv(max(0, diagonal + bm), bn)), blocks);
+
+  // Online softmax in base 2 over the key blocks: the running row max (in
+  // log2 units), the running row sum, and the unnormalized output.
+  auto [mF, lF, accF] = p.forLoop(
+      0, blocks, 1,
+      {p.full({bm}, -inf, f32), p.zeros({bm}, f32), p.zeros({bm, d}, f32)},
+      [&](Index j, Tile mI, Tile lI, Tile acc) -> Tiles<3> {
+        Tile s = dot(qTile, trans(load(k, {bh, j, 0})), p.zeros({bm, bn}, f32));
+        // Mask keys past seqK, and above the diagonal when causal, only in
+        // the blocks that reach past either.
+        Index key0 = j * bn;
+        Bool needsMask =
+            key0 + bn > seqK || (causal && key0 + (bn - 1) > diagonal);
+        s = p.ifElse(
+            needsMask,
+            [&] {
+              Tile key = p.iota({bm, bn}, 1) + key0;
+              Tile lastKey = p.iota({bm, bn}, 0) + diagonal;
+              return where(key < seqK && (key <= lastKey || !causal), s, -inf);
+            },
+            [&] { return s; });
+        Tile mNew = max(mI, max(s, 1) * scaleLog2);
+        // A row that has seen no key yet keeps a max of -inf: subtract 0.
+        Tile mUse = where(mNew == -inf, 0.0, mNew);
+        Tile pr = exp2(s * scaleLog2 - mUse.col());
+        Tile alpha = exp2(mI - mUse);
+        Tile lNew = lI * alpha + sum(pr, 1);
+        Tile accNew = dot(pr.to(type), load(v, {bh, j, 0}), acc * alpha.col());
+        return {mNew, lNew, accNew};
+      });
+
+  // O = acc / l, zeros for rows that saw no key; LSE = ln 2 (m + log2 l),
+  // -inf for those rows.
+  Tile lSafe = where(lF == 0.0, 1.0, lF);
+  Desc od = p.makeDesc(o, {heads, seqQ, d}, {seqQ * d, d, 1}, {1, bm, d});
+  store(od, {bh, m, 0}, (accF / lSafe.col()).to(type));
+  Desc lsed = p.makeDesc(lse, {heads, seqQ}, {seqQ, 1}, {1, bm});
+  store(lsed, {bh, m}, (mF + log2(lSafe)) * ln2);
+  return p.finish();
+}
+
+mlir::OwningOpRef<mlir::ModuleOp>
+fa4::dsl::buildAttention(mlir::MLIRContext *context,
+                         const AttentionOptions &options) {
+  if (options.headDim != 64 && options.headDim != 128 &&
+      options.headDim != 256) {
+    mlir::emitError(mlir::UnknownLoc::get(context))
+        << "attention head dim " << options.headDim << " is not 64, 128 or 256";
+    return {};
+  }
+  if (options.elementType != bf16 && options.elementType != f16) {
+    mlir::emitError(mlir::UnknownLoc::get(context))
+        << "attention takes bf16 or f16 inputs";
+    return {};
+  }
+  return writeAttention(context, options.headDim, options.elementType);
+}

@@ -1,0 +1,166 @@
+//===- dsl-programs.cpp - the DSL's programs and its errors ---------------===//
+//
+// The driver behind the DSL lit tests. `attention-hd64`, `attention-hd128`,
+// `attention-hd256` (and their `-f16` variants) and `gemm` print the module
+// of a reference program with its locations. `errors` builds small broken
+// programs and lets their diagnostics print, then says for each that it gave
+// no module; errors.test runs FileCheck on this file, whose ERR lines sit
+// next to the statements they expect at, so that each diagnostic must name
+// this file and the exact line.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa4/DSL/DSL.h"
+#include "fa4/DSL/Programs.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+
+using namespace fa4::dsl;
+
+//===----------------------------------------------------------------------===//
+// Broken programs
+//===----------------------------------------------------------------------===//
+
+/// Finish `program` and say whether it gave a module: a broken one must not.
+static bool refused(Program &program, const char *name) {
+  bool built = static_cast<bool>(program.finish());
+  llvm::errs() << name << ": " << (built ? "module" : "no module") << "\n";
+  return !built;
+}
+
+// The ERR lines stay whole, each above the line it expects.
+// clang-format off
+static int runErrors(mlir::MLIRContext *context) {
+  bool ok = true;
+  {
+    Program p(context, "dot_shapes");
+    Tile a = load(p.desc("a", {128, 64}, bf16), {0, 0});
+    // ERR: dsl-programs.cpp:[[@LINE+1]]:{{[0-9]+}}: error: 'tile.dot' op dot of 128x64 and 128x64: contraction sizes 64 and 128 differ
+    Tile s = dot(a, a, p.zeros({128, 64}, f32));
+    // Later uses of the invalid product report nothing more.
+    store(p.desc("s", {128, 64}, f32), {0, 0}, exp2(s));
+    // ERR: dot-shapes: no module
+    ok &= refused(p, "dot-shapes");
+  }
+  {
+    Program p(context, "load_rank");
+    Desc q = p.desc("q", {1, 128, 64}, bf16);
+    Index m = p.programId(0);
+    // ERR: dsl-programs.cpp:[[@LINE+1]]:{{[0-9]+}}: error: 'tile.load' op a 3-d descriptor is loaded with 3 tile coordinates, got 2
+    load(q, {m, 0});
+    // ERR: load-rank: no module
+    ok &= refused(p, "load-rank");
+  }
+  {
+    Program p(context, "elementwise_shapes");
+    Tile a = p.zeros({128, 64}, f32), b = p.zeros({64, 64}, f32);
+    // ERR: dsl-programs.cpp:[[@LINE+1]]:{{[0-9]+}}: error: '+' of 'tensor<128x64xf32>' and 'tensor<64x64xf32>' tiles: the shapes differ
+    Tile c = a + b;
+    store(p.desc("c", {128, 64}, f32), {0, 0}, exp2(c * 2.0));
+    // ERR: elementwise-shapes: no module
+    ok &= refused(p, "elementwise-shapes");
+  }
+  {
+    Program p(context, "broadcast_rank");
+    Tile s = p.zeros({128, 64}, f32);
+    // ERR: dsl-programs.cpp:[[@LINE+1]]:{{[0-9]+}}: error: col() of 'tensor<128x64xf32>': only 1-d tiles broadcast as a column or a row
+    s - s.col();
+    // ERR: broadcast-rank: no module
+    ok &= refused(p, "broadcast-rank");
+  }
+  {
+    Program p(context, "column_length");
+    Tile s = p.zeros({128, 64}, f32), m = p.zeros({64}, f32);
+    // ERR: dsl-programs.cpp:[[@LINE+1]]:{{[0-9]+}}: error: '-' of 'tensor<128x64xf32>' and a column of 64 elements: the tile has 128 rows
+    s - m.col();
+    // ERR: column-length: no module
+    ok &= refused(p, "column-length");
+  }
+  {
+    Program p(context, "scalar_type");
+    Scalar flag = p.i32("flag");
+    // ERR: dsl-programs.cpp:[[@LINE+1]]:{{[0-9]+}}: error: '*' of 'tensor<128xf32>' and a scalar of 'i32': the element types differ
+    p.zeros({128}, f32) * flag;
+    // ERR: dsl-programs.cpp:[[@LINE+1]]:{{[0-9]+}}: error: the number 0.5 is not a value of 'i32'
+    p.iota({128}, 0) + 0.5;
+    // ERR: scalar-type: no module
+    ok &= refused(p, "scalar-type");
+  }
+  {
+    Program p(context, "reduce_axis");
+    // ERR: dsl-programs.cpp:[[@LINE+1]]:{{[0-9]+}}: error: 'tile.reduce' op axis 2 is out of range for a 2-d tile
+    sum(p.zeros({128, 64}, f32), 2);
+    // ERR: reduce-axis: no module
+    ok &= refused(p, "reduce-axis");
+  }
+  {
+    Program p(context, "branch_types");
+    Bool flag = p.index("n") > 0;
+    // ERR: dsl-programs.cpp:[[@LINE+1]]:{{[0-9]+}}: error: the branches give 'tensor<128xf32>' and 'tensor<64xf32>' for result #0
+    p.ifElse(flag, [&] { return p.zeros({128}, f32); },
+             [&] { return p.zeros({64}, f32); });
+    // ERR: branch-types: no module
+    ok &= refused(p, "branch-types");
+  }
+  {
+    Program p(context, "loop_types");
+    Index n = p.index("n");
+    // ERR: dsl-programs.cpp:[[@LINE+1]]:{{[0-9]+}}: error: the loop body gives 'tensor<128xbf16>' for carried tile #0 of type 'tensor<128xf32>'
+    p.forLoop(0, n, 1, {p.zeros({128}, f32)},
+              [&](Index, Tile acc) { return acc.to(bf16); });
+    // ERR: loop-types: no module
+    ok &= refused(p, "loop-types");
+  }
+  return ok ? 0 : 1;
+}
+// clang-format on
+
+//===----------------------------------------------------------------------===//
+// The driver
+//===----------------------------------------------------------------------===//
+
+/// The options of the attention program `name`
+/// (`attention-hd<D>[-f16]`), or nothing for another name.
+static std::optional<AttentionOptions> parseAttention(llvm::StringRef name) {
+  AttentionOptions options;
+  if (name.consume_back("-f16"))
+    options.elementType = f16;
+  if (!name.consume_front("attention-hd") ||
+      name.getAsInteger(10, options.headDim))
+    return std::nullopt;
+  return options;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    llvm::errs() << "usage: fa4-dsl-programs attention-hd<D>[-f16] | gemm | "
+                    "errors\n";
+    return 2;
+  }
+  mlir::MLIRContext context;
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  llvm::StringRef name = argv[1];
+  if (name == "errors")
+    return runErrors(&context);
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  if (name == "gemm") {
+    module = buildGemm(&context, GemmOptions());
+  } else if (std::optional<AttentionOptions> options = parseAttention(name)) {
+    module = buildAttention(&context, *options);
+  } else {
+    llvm::errs() << "fa4-dsl-programs: no program '" << name << "'\n";
+    return 2;
+  }
+  if (!module)
+    return 1;
+  module->print(llvm::outs(), mlir::OpPrintingFlags().enableDebugInfo());
+  llvm::outs() << "\n";
+  return 0;
+}
