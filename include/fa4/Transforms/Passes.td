@@ -166,4 +166,21 @@ def FA4WarpSpecialize : Pass<"fa4-warp-specialize", "ModuleOp"> {
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def FA4OverlapSoftmax : Pass<"fa4-overlap-softmax", "ModuleOp"> {
+  let summary = "overlap the softmax with the MMAs: deferred P·V and ping-pong warpgroups";
+  let description = [{
+    FA3/FA4's consumer schedule on sm_90a, for a consumer loop that computes
+    S = Q·Kᵀ, a softmax, and acc = acc·α + P·V with P in registers: the P·V
+    of a key block is deferred by one iteration, so that iteration j issues
+    S_j and P_(j-1)·V_(j-1) back to back, runs the softmax of S_j while they
+    run, then waits for P·V and rescales; the first iteration is peeled and
+    the last P·V follows the loop. Two consumer warpgroups take turns issuing
+    their MMAs through named barriers 1 and 2 (warpgroup 1 hands warpgroup 0
+    the first turn), so one warpgroup's softmax overlaps the other's MMAs.
+    Loops of another shape (a GEMM) are left as they are.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // FA4_TRANSFORMS_PASSES_TD
