@@ -6,12 +6,10 @@
 # compute-sanitizer on small ones), cross-checks O and the log-sum-exp read
 # back from .npy files against torch (bench/crosscheck.py), then benchmarks
 # fa4 against cuDNN (bench/attention.py). KERNEL_DIR holds gemm.kernel and
-# attention-hd{64,128}[-f16].kernel, compiled on a machine with the compiler:
+# attention-hd{64,128}[-f16].kernel, compiled on a machine with the compiler
+# (fa4's DSL programs through its passes):
 #
-#   for k in gemm attention-hd64 attention-hd128 attention-hd64-f16 attention-hd128-f16; do
-#     build/bin/fa4-opt lib/Kernels/$k.mlir --fa4-to-llvm |
-#       build/bin/fa4-translate --emit=kernel -o KERNEL_DIR/$k.kernel
-#   done
+#   scripts/compile-kernels.sh KERNEL_DIR
 #
 #   bench/run-h200.sh KERNEL_DIR
 #

@@ -1,16 +1,23 @@
 //===- Compiler.cpp - compile fa4's kernels to kernel files ---------------===//
 //
-// Parses an fa4-level kernel, lowers it with the fa4-to-llvm pipeline,
-// describes its launch, translates it to LLVM IR and PTX and assembles the
-// cubin, keeping each stage's text.
+// Builds fa4's DSL programs with their plans, lowers a tile program with
+// the tile-to-fa4 passes and an fa4-level kernel with the fa4-to-llvm
+// pipeline, describes its launch, translates it to LLVM IR and PTX and
+// assembles the cubin, keeping each stage's text.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fa4/Compiler/Compiler.h"
 
+#include "FA4/FA4Dialect.h"
+#include "Tile/TileDialect.h"
 #include "fa4/Conversion/FA4ToNVVM.h"
+#include "fa4/DSL/Programs.h"
 #include "fa4/InitAll.h"
 #include "fa4/Target/KernelFileEmission.h"
+#include "fa4/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
@@ -25,9 +32,6 @@ using namespace mlir;
 using namespace mlir::fa4;
 
 namespace {
-/// The shipped programs, embedded at build time from lib/Kernels.
-#include "ShippedKernels.inc"
-
 std::string print(Operation *op) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -44,20 +48,57 @@ std::string print(const llvm::Module &module) {
 } // namespace
 
 ArrayRef<StringRef> mlir::fa4::getShippedKernels() {
-  static const SmallVector<StringRef> names = [] {
-    SmallVector<StringRef> result;
-    for (const auto &kernel : kShippedKernels)
-      result.push_back(kernel.name);
-    return result;
-  }();
+  static const StringRef names[] = {
+      "attention-hd64",     "attention-hd128",     "attention-hd256",
+      "attention-hd64-f16", "attention-hd128-f16", "attention-hd256-f16",
+      "gemm"};
   return names;
 }
 
-std::optional<StringRef> mlir::fa4::getShippedKernelSource(StringRef name) {
-  for (const auto &kernel : kShippedKernels)
-    if (name == kernel.name)
-      return StringRef(kernel.source);
-  return std::nullopt;
+OwningOpRef<ModuleOp> mlir::fa4::buildShippedProgram(MLIRContext &context,
+                                                     StringRef name,
+                                                     const PlanOptions &plan) {
+  Location loc = UnknownLoc::get(&context);
+  if (!llvm::is_contained(getShippedKernels(), name)) {
+    emitError(loc) << "fa4 has no program named '" << name << "'";
+    return nullptr;
+  }
+  ConfigRequest request;
+  request.elementType = BFloat16Type::get(&context);
+  request.kvStages = plan.kvStages;
+  request.qkStages = plan.qkStages;
+  OwningOpRef<ModuleOp> module;
+  if (name == "gemm") {
+    // 128 x 64 tiles of A and B through four stages: the plan of a head
+    // dim of 64.
+    request.headDim = 64;
+    if (!request.kvStages)
+      request.kvStages = 4;
+    module = ::fa4::dsl::buildGemm(&context, {});
+  } else {
+    StringRef rest = name.drop_front(strlen("attention-hd"));
+    bool f16 = rest.consume_back("-f16");
+    ::fa4::dsl::AttentionOptions options;
+    rest.getAsInteger(10, options.headDim);
+    if (f16) {
+      options.elementType = ::fa4::dsl::f16;
+      request.elementType = Float16Type::get(&context);
+    }
+    request.headDim = options.headDim;
+    // The program's key blocks are 128 rows.
+    request.bn = 128;
+    module = ::fa4::dsl::buildAttention(&context, options);
+  }
+  if (!module)
+    return nullptr;
+  FailureOr<ConfigAttr> config =
+      ConfigAttr::derive([&] { return emitError(loc); }, &context, request);
+  if (failed(config))
+    return nullptr;
+  module->walk([&](func::FuncOp function) {
+    function->setAttr(FA4Dialect::getConfigAttrName(), *config);
+  });
+  return module;
 }
 
 std::unique_ptr<MLIRContext> mlir::fa4::createCompilerContext() {
@@ -70,35 +111,42 @@ std::unique_ptr<MLIRContext> mlir::fa4::createCompilerContext() {
 }
 
 FailureOr<::fa4::runtime::KernelFile>
-mlir::fa4::compileKernel(MLIRContext &context, StringRef source, StringRef name,
-                         const TargetOptions &options,
+mlir::fa4::compileModule(ModuleOp module, const TargetOptions &options,
                          CompileArtifacts &artifacts) {
   auto start = std::chrono::steady_clock::now();
-  artifacts.stages["fa4"] = source.str();
-  ParserConfig config(&context);
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(source, config, name);
-  if (!module)
-    return failure();
+  MLIRContext &context = *module.getContext();
+  bool tileProgram = false;
+  module.walk([&](Operation *op) {
+    if (isa<tile::LoadOp, tile::DotOp>(op))
+      tileProgram = true;
+  });
+  if (tileProgram) {
+    artifacts.stages["tile"] = print(module);
+    PassManager pm(&context);
+    buildTileToFA4Pipeline(pm);
+    if (failed(pm.run(module)))
+      return failure();
+  }
+  artifacts.stages["fa4"] = print(module);
 
   PassManager pm(&context);
   buildFA4ToLLVMPipeline(pm);
-  if (failed(pm.run(*module)))
+  if (failed(pm.run(module)))
     return failure();
-  artifacts.stages["llvm-dialect"] = print(module->getOperation());
+  artifacts.stages["llvm-dialect"] = print(module);
 
-  FailureOr<::fa4::runtime::KernelFile> file = describeKernel(*module, options);
+  FailureOr<::fa4::runtime::KernelFile> file = describeKernel(module, options);
   if (failed(file))
     return failure();
 
   llvm::LLVMContext llvmContext;
   FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
-      translateToLLVMIR(*module, llvmContext, options);
+      translateToLLVMIR(module, llvmContext, options);
   if (failed(llvmModule))
     return failure();
   artifacts.stages["llvm-ir"] = print(**llvmModule);
 
-  Location loc = module->getLoc();
+  Location loc = module.getLoc();
   FailureOr<std::string> ptx = emitPTX(**llvmModule, options, loc);
   if (failed(ptx))
     return failure();
@@ -114,4 +162,16 @@ mlir::fa4::compileKernel(MLIRContext &context, StringRef source, StringRef name,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
   return file;
+}
+
+FailureOr<::fa4::runtime::KernelFile>
+mlir::fa4::compileKernel(MLIRContext &context, StringRef source, StringRef name,
+                         const TargetOptions &options,
+                         CompileArtifacts &artifacts) {
+  ParserConfig config(&context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(source, config, name);
+  if (!module)
+    return failure();
+  return compileModule(*module, options, artifacts);
 }

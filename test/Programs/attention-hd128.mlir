@@ -1,8 +1,8 @@
-// The attention-hd128 kernel of lib/Kernels lowers to the LLVM dialect, translates to PTX
+// The attention-hd128 kernel of test/Programs/Kernels lowers to the LLVM dialect, translates to PTX
 // for sm_90a and assembles with ptxas without spills.
-// RUN: fa4-opt %fa4_src_root/lib/Kernels/attention-hd128.mlir --fa4-to-llvm | FileCheck %s
-// RUN: fa4-opt %fa4_src_root/lib/Kernels/attention-hd128.mlir --fa4-to-llvm | fa4-translate --emit=ptx | FileCheck %s --check-prefix=PTX
-// RUN: %if ptxas %{ fa4-opt %fa4_src_root/lib/Kernels/attention-hd128.mlir --fa4-to-llvm | fa4-translate --emit=cubin -o %t.cubin --ptxas-report=%t.report %}
+// RUN: fa4-opt %fa4_src_root/test/Programs/Kernels/attention-hd128.mlir --fa4-to-llvm | FileCheck %s
+// RUN: fa4-opt %fa4_src_root/test/Programs/Kernels/attention-hd128.mlir --fa4-to-llvm | fa4-translate --emit=ptx | FileCheck %s --check-prefix=PTX
+// RUN: %if ptxas %{ fa4-opt %fa4_src_root/test/Programs/Kernels/attention-hd128.mlir --fa4-to-llvm | fa4-translate --emit=cubin -o %t.cubin --ptxas-report=%t.report %}
 // RUN: %if ptxas %{ FileCheck %s --check-prefix=REPORT < %t.report %}
 // CHECK-LABEL: llvm.func @attention
 // CHECK-SAME: fa4.shared_memory_bytes = 231472 : i64, fa4.threads = 384 : i64, nvvm.kernel

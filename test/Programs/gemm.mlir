@@ -1,8 +1,8 @@
-// The gemm kernel of lib/Kernels lowers to the LLVM dialect, translates to PTX
+// The gemm kernel of test/Programs/Kernels lowers to the LLVM dialect, translates to PTX
 // for sm_90a and assembles with ptxas without spills.
-// RUN: fa4-opt %fa4_src_root/lib/Kernels/gemm.mlir --fa4-to-llvm | FileCheck %s
-// RUN: fa4-opt %fa4_src_root/lib/Kernels/gemm.mlir --fa4-to-llvm | fa4-translate --emit=ptx | FileCheck %s --check-prefix=PTX
-// RUN: %if ptxas %{ fa4-opt %fa4_src_root/lib/Kernels/gemm.mlir --fa4-to-llvm | fa4-translate --emit=cubin -o %t.cubin --ptxas-report=%t.report %}
+// RUN: fa4-opt %fa4_src_root/test/Programs/Kernels/gemm.mlir --fa4-to-llvm | FileCheck %s
+// RUN: fa4-opt %fa4_src_root/test/Programs/Kernels/gemm.mlir --fa4-to-llvm | fa4-translate --emit=ptx | FileCheck %s --check-prefix=PTX
+// RUN: %if ptxas %{ fa4-opt %fa4_src_root/test/Programs/Kernels/gemm.mlir --fa4-to-llvm | fa4-translate --emit=cubin -o %t.cubin --ptxas-report=%t.report %}
 // RUN: %if ptxas %{ FileCheck %s --check-prefix=REPORT < %t.report %}
 // PTX: .target sm_90a
 // PTX: .maxntid 384, 1, 1

@@ -246,14 +246,14 @@ static Status readRunOptions(const Given &given, Arguments &args) {
     if (!args.kernelPath.empty())
       return Status::error("--emit prints a stage of fa4's own kernel; it "
                            "does not apply with --kernel");
-    static const char *kStages[] = {"fa4", "llvm", "llvm-ir", "ptx",
-                                    "ptxas-report"};
+    static const char *kStages[] = {"tile", "fa4",    "llvm",
+                                    "llvm-ir", "ptx", "ptxas-report"};
     bool known = false;
     for (const char *stage : kStages)
       known |= it->second == stage;
     if (!known)
       return Status::error("--emit = '" + it->second +
-                           "' is not fa4, llvm, llvm-ir, ptx or ptxas-report");
+                           "' is not tile, fa4, llvm, llvm-ir, ptx or ptxas-report");
     args.emit = it->second;
   }
   return Status::success();

@@ -24,18 +24,19 @@ bool hasCompiler();
 /// One of fa4's own kernels, compiled here.
 struct CompiledKernel {
   runtime::KernelFile file;
-  /// The text of each stage, by name: `fa4`, `llvm-dialect`, `llvm-ir`,
-  /// `ptx` and `ptxas-report`.
+  /// The text of each stage, by name: `tile`, `fa4`, `llvm-dialect`,
+  /// `llvm-ir`, `ptx` and `ptxas-report`.
   std::map<std::string, std::string> stages;
-  /// The target architecture and the compile time, fa4 IR to the cubin.
+  /// The target architecture and the compile time, the DSL program built
+  /// to the cubin.
   std::string arch;
   double seconds = 0;
 };
 
 /// Compile fa4's shipped kernel `name` (`gemm`, `attention-hd64`,
 /// `attention-hd128`, ...) for sm_90a. When `dumpDir` is not empty, write the
-/// kernel file and each stage (fa4 IR, LLVM dialect, LLVM IR, PTX, ptxas
-/// report) there. Prints nothing.
+/// kernel file and each stage (tile IR, fa4 IR, LLVM dialect, LLVM IR, PTX,
+/// ptxas report) there. Prints nothing.
 runtime::Expected<CompiledKernel> compileShipped(const std::string &name,
                                                  const std::string &dumpDir);
 

@@ -1,8 +1,8 @@
 //===- CompileWithCompiler.cpp - fa4-run's compile hook -------------------===//
 //
-// Compiles a shipped kernel with the compiler library, writes its artifacts
-// when asked, and hands back the kernel file, the text of each stage and the
-// compile time.
+// Builds a shipped DSL program and compiles it with the compiler library,
+// writes its artifacts when asked, and hands back the kernel file, the text
+// of each stage and the compile time (the DSL program built, to the cubin).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +14,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
 
 namespace rt = ::fa4::runtime;
 
@@ -35,9 +37,7 @@ static rt::Status writeFile(const std::string &dir, const std::string &name,
 
 rt::Expected<fa4::run::CompiledKernel>
 fa4::run::compileShipped(const std::string &name, const std::string &dumpDir) {
-  std::optional<llvm::StringRef> source =
-      mlir::fa4::getShippedKernelSource(name);
-  if (!source)
+  if (!llvm::is_contained(mlir::fa4::getShippedKernels(), name))
     return rt::Status::error("fa4 has no kernel named '" + name + "'");
   std::unique_ptr<mlir::MLIRContext> context =
       mlir::fa4::createCompilerContext();
@@ -45,16 +45,27 @@ fa4::run::compileShipped(const std::string &name, const std::string &dumpDir) {
   llvm::raw_string_ostream os(diagnostics);
   mlir::ScopedDiagnosticHandler handler(
       context.get(), [&](mlir::Diagnostic &diagnostic) {
-        os << diagnostic.getLocation() << ": " << diagnostic << "\n";
+        if (!isa<mlir::UnknownLoc>(diagnostic.getLocation()))
+          os << diagnostic.getLocation() << ": ";
+        os << diagnostic << "\n";
         return mlir::success();
       });
   mlir::fa4::TargetOptions options;
   mlir::fa4::CompileArtifacts artifacts;
+  auto start = std::chrono::steady_clock::now();
+  mlir::OwningOpRef<mlir::ModuleOp> program =
+      mlir::fa4::buildShippedProgram(*context, name);
+  if (!program)
+    return rt::Status::error("building '" + name + "' failed:\n" +
+                             diagnostics);
   mlir::FailureOr<rt::KernelFile> file =
-      mlir::fa4::compileKernel(*context, *source, name, options, artifacts);
+      mlir::fa4::compileModule(*program, options, artifacts);
   if (failed(file))
     return rt::Status::error("compiling '" + name + "' failed:\n" +
                              diagnostics);
+  artifacts.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   CompiledKernel compiled;
   compiled.file = std::move(*file);
   compiled.stages = std::move(artifacts.stages);
@@ -67,7 +78,8 @@ fa4::run::compileShipped(const std::string &name, const std::string &dumpDir) {
                              "': " + error.message());
   static const struct {
     const char *stage, *file;
-  } kStages[] = {{"fa4", "kernel.fa4.mlir"},
+  } kStages[] = {{"tile", "kernel.tile.mlir"},
+                 {"fa4", "kernel.fa4.mlir"},
                  {"llvm-dialect", "kernel.llvm.mlir"},
                  {"llvm-ir", "kernel.ll"},
                  {"ptx", "kernel.ptx"},

@@ -21,7 +21,8 @@ USAGE
           --seq-k SK --head-dim D [--causal] [--scale X] [options]
   fa4-run [--kernel FILE] --problem attention --q Q.npy --k K.npy --v V.npy
           [--out O.npy] [--causal] [--scale X] [options]
-  fa4-run --problem ... --emit=fa4|llvm|llvm-ir|ptx|ptxas-report [--dtype T]
+  fa4-run --problem ... --emit=tile|fa4|llvm|llvm-ir|ptx|ptxas-report
+          [--dtype T]
 
   With no arguments, fa4-run runs the default problem: attention with batch
   4, 16 heads, sequence 4096 (queries and keys), head dim 128, bf16, not
@@ -30,19 +31,23 @@ USAGE
   FILE is a kernel file, as `fa4-translate --emit=kernel` writes it. Without
   --kernel, fa4-run compiles fa4's own kernel for the problem (gemm, or
   attention-hd<D>, or attention-hd<D>-f16 with --dtype f16, for head dim 64
-  or 128) when it was built with the compiler; an
+  or 128): the program written in fa4's C++ DSL (lib/DSL/Programs), through
+  the tile-to-fa4 passes and the fa4-to-llvm lowering, when it was built
+  with the compiler; an
   fa4-run built without it (-DFA4_ENABLE_COMPILER=OFF) needs --kernel. Options
   take their value as `--name value` or `--name=value`; each may appear once.
 
   --emit=STAGE     print one stage of fa4's own kernel to stdout and exit 0
-                   without running: fa4 (the fa4-level source), llvm (the
-                   LLVM dialect), llvm-ir, ptx or ptxas-report. Not with
-                   --kernel.
+                   without running: tile (the DSL program at the tile
+                   level), fa4 (the warp-specialized, pipelined fa4 kernel),
+                   llvm (the LLVM dialect), llvm-ir, ptx or ptxas-report.
+                   Not with --kernel.
   --dump-dir DIR   write the compiled kernel file and each compilation stage
-                   (kernel.fa4.mlir, kernel.llvm.mlir, kernel.ll, kernel.ptx,
-                   kernel.ptxas.txt) to DIR. Without a GPU a compiled kernel
-                   and its stages go to fa4-artifacts/ unless DIR is given.
-  A compile reports its time: fa4-level IR to the cubin.
+                   (kernel.tile.mlir, kernel.fa4.mlir, kernel.llvm.mlir,
+                   kernel.ll, kernel.ptx, kernel.ptxas.txt) to DIR. Without
+                   a GPU a compiled kernel and its stages go to
+                   fa4-artifacts/ unless DIR is given.
+  A compile reports its time: the DSL program built, to the cubin.
 
 PROBLEMS AND THE KERNEL ABIS
   gemm       C[M,N] = A[M,K] * B[N,K]^T; A, B, C bf16 (or f16) row-major.

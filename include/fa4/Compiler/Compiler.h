@@ -1,11 +1,10 @@
-//===- Compiler.h - compile fa4's kernels to kernel files ---------*- C++
-//-*-===//
+//===- Compiler.h - compile fa4's kernels to kernel files -------*- C++ -*-===//
 //
-// The compiler as one call: a kernel program that fa4 ships (or any fa4-level
-// module) goes through the fa4-to-llvm pipeline, LLVM IR, PTX and ptxas into
-// a kernel file the runtime loads. Each stage's text can be kept for
-// `--emit` and `--dump-dir`. This is the API fa4-run (and any later binding)
-// calls.
+// The compiler as one call: a kernel program written in fa4's DSL (or any
+// tile-level or fa4-level module) goes through the tile-to-fa4 passes, the
+// fa4-to-llvm pipeline, LLVM IR, PTX and ptxas into a kernel file the
+// runtime loads. Each stage's text can be kept for `--emit` and
+// `--dump-dir`. This is the API fa4-run (and any later binding) calls.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,33 +14,53 @@
 #include "fa4/Runtime/KernelFile.h"
 #include "fa4/Target/Target.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "mlir/Support/LLVM.h"
 
 #include <map>
+#include <optional>
 #include <string>
 
 namespace mlir::fa4 {
 
-/// The kernels fa4 ships: `attention-hd64`, `attention-hd128` (bf16),
-/// `attention-hd64-f16`, `attention-hd128-f16`, `gemm`.
+/// The programs fa4 ships, written in its DSL: `attention-hd64`,
+/// `attention-hd128`, `attention-hd256` (bf16) and their `-f16` variants,
+/// and `gemm`.
 ArrayRef<StringRef> getShippedKernels();
 
-/// The fa4-level source of a shipped kernel, or nothing for an unknown name.
-std::optional<StringRef> getShippedKernelSource(StringRef name);
+/// Plan choices that override the derived ones.
+struct PlanOptions {
+  std::optional<int64_t> kvStages;
+  std::optional<int64_t> qkStages;
+};
+
+/// Builds the shipped program `name` at the tile level with its plan
+/// (`#fa4.config`, derived from its head dim and element type) attached.
+/// Null, with diagnostics, for an unknown name or an impossible plan.
+OwningOpRef<ModuleOp> buildShippedProgram(MLIRContext &context,
+                                          StringRef name,
+                                          const PlanOptions &plan = {});
 
 /// What a compilation produced besides the kernel file.
 struct CompileArtifacts {
-  /// The text of each stage, by name: `fa4` (the input), `llvm-dialect`,
-  /// `llvm-ir`, `ptx`, and `ptxas-report`.
+  /// The text of each stage, by name: `tile` (a tile program as given),
+  /// `fa4` (the fa4-level kernel), `llvm-dialect`, `llvm-ir`, `ptx`, and
+  /// `ptxas-report`.
   std::map<std::string, std::string> stages;
-  /// Wall-clock seconds from parsing to the cubin.
+  /// Wall-clock seconds from the tile (or fa4) module to the cubin.
   double seconds = 0;
 };
 
-/// Compile the fa4-level module in `source` into a kernel file for
-/// `options.arch`. Diagnostics go to the context's handlers; `name` labels
-/// the buffer in them.
+/// Compiles `module` into a kernel file for `options.arch`: a tile program
+/// (its kernels with an `#fa4.config`) through tile-to-fa4 first, an
+/// fa4-level module as it is. Diagnostics go to the context's handlers.
+FailureOr<::fa4::runtime::KernelFile>
+compileModule(ModuleOp module, const TargetOptions &options,
+              CompileArtifacts &artifacts);
+
+/// Parses `source` (named `name` in diagnostics) and compiles it.
 FailureOr<::fa4::runtime::KernelFile>
 compileKernel(MLIRContext &context, StringRef source, StringRef name,
               const TargetOptions &options, CompileArtifacts &artifacts);

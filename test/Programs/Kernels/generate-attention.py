@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Writes lib/Kernels/attention-hd{64,128}[-f16].mlir, fa4's hand-scheduled
+"""Writes test/Programs/Kernels/attention-hd{64,128}[-f16].mlir, fa4's hand-scheduled
 forward attention kernels, from one template: they differ only in the head
 dim, the qk stages and the kv stages of their plan, and the element type
 (bf16, or f16 for the -f16 files). Run it after editing the
 template; the generated files are checked in and tested by test/Programs.
 
-    python3 lib/Kernels/generate-attention.py
+    python3 test/Programs/Kernels/generate-attention.py
 """
 
 import os

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+#===- compile-kernels.sh - fa4's kernel files for a GPU machine ----------===#
+#
+# Compiles fa4's shipped programs (the DSL attention for head dims 64 and 128
+# in bf16 and f16, and the GEMM) with fa4-run's compiler into kernel files,
+# DIR/<name>.kernel, for a machine that runs them without the compiler
+# (bench/run-h200.sh, test/GPU/run-on-device.sh):
+#
+#   scripts/compile-kernels.sh [--fa4-run PATH] DIR
+#
+#===----------------------------------------------------------------------===#
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+fa4run="$root/build/bin/fa4-run"
+if [ "${1:-}" = --fa4-run ]; then fa4run=$2; shift 2; fi
+out=${1:?usage: compile-kernels.sh [--fa4-run PATH] DIR}
+mkdir -p "$out"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+small="--batch 1 --heads 1 --seq-q 128 --seq-k 128"
+while read -r name args; do
+  # Without a GPU fa4-run exits 3 after writing the kernel; with one it also
+  # runs the small problem. Either way the kernel file is what counts.
+  "$fa4run" $args --no-check --dump-dir "$scratch/$name" > "$scratch/$name.log" 2>&1 || true
+  if [ ! -s "$scratch/$name/$name.kernel" ]; then
+    cat "$scratch/$name.log" >&2
+    echo "compile-kernels.sh: no kernel file for $name" >&2
+    exit 1
+  fi
+  cp "$scratch/$name/$name.kernel" "$out/"
+  echo "$out/$name.kernel"
+done <<LIST
+attention-hd64 --problem attention $small --head-dim 64
+attention-hd128 --problem attention $small --head-dim 128
+attention-hd64-f16 --problem attention $small --head-dim 64 --dtype f16
+attention-hd128-f16 --problem attention $small --head-dim 128 --dtype f16
+gemm --problem gemm --m 128 --n 128 --k 64
+LIST
