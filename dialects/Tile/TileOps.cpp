@@ -57,8 +57,8 @@ static LogicalResult verifyBlockAccess(Operation *op, DescriptorType desc,
   size_t rank = desc.getBlockShape().size();
   if (numCoords != rank)
     return op->emitOpError()
-           << "a " << rank << "-d descriptor is " << what << " with " << rank
-           << " tile coordinates, got " << numCoords;
+           << what << " a " << rank << "-d descriptor takes " << rank
+           << " tile coordinates (one per dimension), got " << numCoords;
   // The block's leading unit dimensions may be dropped: a [1, 128, 64]
   // block of a [B·H, S, D] tensor moves a 128 x 64 tile.
   ArrayRef<int64_t> block = desc.getBlockShape();
@@ -80,12 +80,12 @@ static LogicalResult verifyBlockAccess(Operation *op, DescriptorType desc,
 
 LogicalResult LoadOp::verify() {
   return verifyBlockAccess(*this, getDesc().getType(), getCoords().size(),
-                           getResult().getType(), "loaded");
+                           getResult().getType(), "loading");
 }
 
 LogicalResult StoreOp::verify() {
   return verifyBlockAccess(*this, getDesc().getType(), getCoords().size(),
-                           getValue().getType(), "stored");
+                           getValue().getType(), "storing");
 }
 
 LogicalResult DotOp::verify() {

@@ -75,13 +75,16 @@ static Value buildFloat(Program &program, BinaryKind kind, Value lhs, Value rhs,
     return program.create<arith::CmpFOp>(loc, getMaskType(type), predicate, lhs,
                                          rhs);
   };
+  // Products and sums may fuse into FMAs, as nvcc's default -fmad=true
+  // allows: the softmax's x * scale - max is one FFMA.
+  auto contract = arith::FastMathFlags::contract;
   switch (kind) {
   case BinaryKind::Add:
-    return program.create<arith::AddFOp>(loc, type, lhs, rhs);
+    return program.create<arith::AddFOp>(loc, type, lhs, rhs, contract);
   case BinaryKind::Sub:
-    return program.create<arith::SubFOp>(loc, type, lhs, rhs);
+    return program.create<arith::SubFOp>(loc, type, lhs, rhs, contract);
   case BinaryKind::Mul:
-    return program.create<arith::MulFOp>(loc, type, lhs, rhs);
+    return program.create<arith::MulFOp>(loc, type, lhs, rhs, contract);
   case BinaryKind::Div:
     return program.create<arith::DivFOp>(loc, type, lhs, rhs);
   case BinaryKind::Max:

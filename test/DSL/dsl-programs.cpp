@@ -52,7 +52,7 @@ static int runErrors(mlir::MLIRContext *context) {
     Program p(context, "load_rank");
     Desc q = p.desc("q", {1, 128, 64}, bf16);
     Index m = p.programId(0);
-    // ERR: dsl-programs.cpp:[[@LINE+1]]:{{[0-9]+}}: error: 'tile.load' op a 3-d descriptor is loaded with 3 tile coordinates, got 2
+    // ERR: dsl-programs.cpp:[[@LINE+1]]:{{[0-9]+}}: error: 'tile.load' op loading a 3-d descriptor takes 3 tile coordinates (one per dimension), got 2
     load(q, {m, 0});
     // ERR: load-rank: no module
     ok &= refused(p, "load-rank");

@@ -102,8 +102,10 @@ Bool operator!=(const Scalar &lhs, ScalarArg rhs);
 
 // Elementwise arithmetic of two tiles of one type, or of a tile and an
 // `Operand` made that tile's type: `arith.addf`/`arith.addi` and so on
-// (`arith.divsi` for integer division). The location is that of the operand
-// that is not the tile on the operator's side (the right one for `s - 1.0`).
+// (`arith.divsi` for integer division). Float +, - and * carry
+// `fastmath<contract>`, so that a product and a sum may fuse into an FMA, as
+// nvcc does by default. The location is that of the operand that is not the
+// tile on the operator's side (the right one for `s - 1.0`).
 Tile operator+(const Tile &lhs, Operand rhs);
 Tile operator-(const Tile &lhs, Operand rhs);
 Tile operator*(const Tile &lhs, Operand rhs);

@@ -44,7 +44,7 @@ func.func @f(%p: !tile.ptr<f16>, %i: index) {
 // -----
 
 func.func @f(%d: !tile.desc<64x64xbf16>, %i: index) {
-  // expected-error @below {{a 2-d descriptor is loaded with 2 tile coordinates, got 1}}
+  // expected-error @below {{loading a 2-d descriptor takes 2 tile coordinates (one per dimension), got 1}}
   %t = tile.load %d[%i] : !tile.desc<64x64xbf16> -> tensor<64x64xbf16>
   return
 }
@@ -60,7 +60,7 @@ func.func @f(%d: !tile.desc<64x64xbf16>, %i: index) {
 // -----
 
 func.func @f(%d: !tile.desc<64x64xbf16>, %t: tensor<64x64xbf16>, %i: index) {
-  // expected-error @below {{a 2-d descriptor is stored with 2 tile coordinates, got 3}}
+  // expected-error @below {{storing a 2-d descriptor takes 2 tile coordinates (one per dimension), got 3}}
   tile.store %t, %d[%i, %i, %i] : tensor<64x64xbf16>, !tile.desc<64x64xbf16>
   return
 }
