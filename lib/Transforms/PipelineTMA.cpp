@@ -46,6 +46,12 @@ struct Load {
   SmallVector<int64_t> block;
   /// The dots that read it, and how.
   SmallVector<std::pair<tile::DotOp, Use>> dots;
+  /// The shared-memory buffer of one stage.
+  MemRefType bufferType;
+  /// The other operand of its dot when both are loaded in the loop: the two
+  /// share a pipeline, one stage holding both tiles (`tile` 0 is A).
+  Load *partner = nullptr;
+  unsigned tile = 0;
   Value pipeline;
   /// The producer's and the consumer's states where the load was.
   Value producerState, consumerState;
@@ -61,7 +67,9 @@ public:
 
 private:
   LogicalResult classify(Load &load);
-  LogicalResult createPipeline(Load &load);
+  LogicalResult prepare(Load &load);
+  void pair();
+  void createPipeline(Load &load);
   void threadStates();
   void produce(Load &load);
   LogicalResult rewriteDot(tile::DotOp dot);
@@ -137,7 +145,9 @@ LogicalResult Pipelining::classify(Load &load) {
   return success();
 }
 
-LogicalResult Pipelining::createPipeline(Load &load) {
+/// Checks the load's block, gives its descriptor argument the tensor-map
+/// type of span-wide boxes, and sizes its stage buffer.
+LogicalResult Pipelining::prepare(Load &load) {
   tile::LoadOp op = load.op;
   auto descType = cast<tile::DescriptorType>(op.getDesc().getType());
   ArrayRef<int64_t> block = descType.getBlockShape();
@@ -156,9 +166,43 @@ LogicalResult Pipelining::createPipeline(Load &load) {
                             << "-column boxes";
 
   MLIRContext *context = function.getContext();
-  auto buffer = MemRefType::get({rows, cols}, element, AffineMap(),
-                                IntegerAttr::get(IntegerType::get(context, 64),
-                                                 3));
+  load.bufferType = MemRefType::get(
+      {rows, cols}, element, AffineMap(),
+      IntegerAttr::get(IntegerType::get(context, 64), 3));
+  SmallVector<int64_t> box(block);
+  box.back() = span;
+  auto arg = cast<BlockArgument>(op.getDesc());
+  arg.setType(TensorMapType::get(context, element, box, 128));
+  return success();
+}
+
+/// Pairs the A and B operands of a dot that are both loaded in its loop:
+/// they travel in one stage, on one barrier pair (a GEMM's k-step).
+void Pipelining::pair() {
+  for (Load &load : loads) {
+    if (!load.loop || load.partner || load.dots.front().second != Use::A)
+      continue;
+    tile::DotOp dot = load.dots.front().first;
+    for (Load &other : loads)
+      if (&other != &load && other.loop == load.loop && !other.partner &&
+          other.dots.front().first == dot &&
+          other.dots.front().second != Use::A) {
+        load.partner = &other;
+        other.partner = &load;
+        other.tile = 1;
+        break;
+      }
+  }
+}
+
+void Pipelining::createPipeline(Load &load) {
+  if (load.tile != 0)
+    return;
+  tile::LoadOp op = load.op;
+  MLIRContext *context = function.getContext();
+  SmallVector<Type> buffers = {load.bufferType};
+  if (load.partner)
+    buffers.push_back(load.partner->bufferType);
   PipelineKind kind = PipelineKind::q;
   int64_t kv = 1;
   if (load.loop) {
@@ -175,13 +219,7 @@ LogicalResult Pipelining::createPipeline(Load &load) {
       break;
     }
   }
-  auto pipelineType = PipelineType::get(context, kind, kv, 1, {buffer});
-
-  // The descriptor argument becomes a tensor map of span-wide boxes.
-  SmallVector<int64_t> box(block);
-  box.back() = span;
-  auto arg = cast<BlockArgument>(op.getDesc());
-  arg.setType(TensorMapType::get(context, element, box, 128));
+  auto pipelineType = PipelineType::get(context, kind, kv, 1, buffers);
 
   int64_t consumerThreads = 0;
   for (RoleAttr role : config.getRoleList())
@@ -190,7 +228,8 @@ LogicalResult Pipelining::createPipeline(Load &load) {
   OpBuilder b(&function.getBody().front(), function.getBody().front().begin());
   load.pipeline = PipelineCreateOp::create(b, op.getLoc(), pipelineType,
                                            consumerThreads, IntegerAttr());
-  return success();
+  if (load.partner)
+    load.partner->pipeline = load.pipeline;
 }
 
 /// Gives each load's pipeline a producer and a consumer state where the
@@ -200,6 +239,9 @@ void Pipelining::threadStates() {
   DenseMap<Operation *, SmallVector<Load *>> byLoop;
   SmallVector<scf::ForOp> loops;
   for (Load &load : loads) {
+    // A pair's B rides on A's states.
+    if (load.tile != 0)
+      continue;
     Location loc = load.op.getLoc();
     if (!load.loop) {
       OpBuilder b(load.op);
@@ -237,24 +279,47 @@ void Pipelining::threadStates() {
       load->loop = grown;
       load->producerState = args[2 * i];
       load->consumerState = args[2 * i + 1];
+      if (Load *partner = load->partner) {
+        partner->loop = grown;
+        partner->producerState = load->producerState;
+        partner->consumerState = load->consumerState;
+      }
     }
   }
 }
 
-/// The producer's acquire and TMA load where the program loaded the block.
-void Pipelining::produce(Load &load) {
-  tile::LoadOp op = load.op;
-  ImplicitLocOpBuilder b(op.getLoc(), op);
+/// The element coordinates of the block `load` names.
+static SmallVector<Value> elementCoords(ImplicitLocOpBuilder &b,
+                                        Load &load) {
   SmallVector<Value> coords;
-  for (auto [coord, size] : llvm::zip(op.getCoords(), load.block))
+  for (auto [coord, size] : llvm::zip(load.op.getCoords(), load.block))
     coords.push_back(
         size == 1 ? coord
                   : arith::MulIOp::create(
                         b, coord, arith::ConstantIndexOp::create(b, size))
                         .getResult());
+  return coords;
+}
+
+/// The producer's acquire and TMA load where the program loaded the block;
+/// for a pair, both loads of the stage where the later of the two was.
+void Pipelining::produce(Load &load) {
+  Load *later = &load;
+  if (load.partner) {
+    if (load.tile != 0)
+      return;
+    if (load.op->isBeforeInBlock(load.partner->op))
+      later = load.partner;
+  }
+  ImplicitLocOpBuilder b(later->op.getLoc(), later->op);
   ProducerAcquireOp::create(b, load.pipeline, load.producerState);
-  ProducerLoadOp::create(b, load.pipeline, load.producerState, 0, 0,
-                         op.getDesc(), coords);
+  for (Load *part : {&load, load.partner}) {
+    if (!part)
+      continue;
+    ProducerLoadOp::create(b, load.pipeline, load.producerState, 0,
+                           part->tile, part->op.getDesc(),
+                           elementCoords(b, *part));
+  }
 }
 
 Value Pipelining::firstRow(OpBuilder &b, Location loc) {
@@ -294,12 +359,13 @@ LogicalResult Pipelining::rewriteDot(tile::DotOp dot) {
       builder.setInsertionPoint(dot);
     else
       builder.setInsertionPoint(load->op);
-    load->buffer = ConsumerWaitOp::create(
-                       builder, load->op.getLoc(),
-                       TypeRange{cast<PipelineType>(load->pipeline.getType())
-                                     .getTiles()[0]},
-                       load->pipeline, load->consumerState)
-                       .getResult(0);
+    auto type = cast<PipelineType>(load->pipeline.getType());
+    auto wait = ConsumerWaitOp::create(builder, load->op.getLoc(),
+                                       TypeRange(type.getTiles()),
+                                       load->pipeline, load->consumerState);
+    load->buffer = wait.getResult(load->tile);
+    if (load->partner)
+      load->partner->buffer = wait.getResult(load->partner->tile);
   }
   builder.setInsertionPoint(dot);
   ImplicitLocOpBuilder ib(loc, builder);
@@ -352,7 +418,7 @@ LogicalResult Pipelining::rewriteDot(tile::DotOp dot) {
       MmaWaitOp::create(ib, TypeRange{accType}, ValueRange{acc}, 0).getResult(
           0);
   for (Load *load : {a, b})
-    if (load && load->loop)
+    if (load && load->loop && !(load == b && a && a->partner == b))
       ConsumerReleaseOp::create(ib, load->pipeline, load->consumerState);
   dot.replaceAllUsesWith(result);
   dot.erase();
@@ -362,8 +428,11 @@ LogicalResult Pipelining::rewriteDot(tile::DotOp dot) {
 LogicalResult Pipelining::run() {
   function.walk([&](tile::LoadOp op) { loads.push_back({op}); });
   for (Load &load : loads)
-    if (failed(classify(load)) || failed(createPipeline(load)))
+    if (failed(classify(load)) || failed(prepare(load)))
       return failure();
+  pair();
+  for (Load &load : loads)
+    createPipeline(load);
   threadStates();
   for (Load &load : loads)
     produce(load);

@@ -41,13 +41,21 @@
 // CHECK-NOT: tile.load
 // CHECK-NOT: tile.dot
 
+// A and B of the GEMM's dot, both loaded in its loop, share one pipeline:
+// one acquire and two loads (tile 0 and tile 1) per stage, one wait for
+// both, one release.
 // GEMM-LABEL: func.func @gemm
-// GEMM-DAG: fa4.pipeline.create consumers(256) : !fa4.pipeline<operand, kv = 4, qk = 1, memref<128x64xbf16, 3>>
-// GEMM-DAG: fa4.pipeline.create consumers(256) : !fa4.pipeline<k, kv = 4, qk = 1, memref<128x64xbf16, 3>>
-// GEMM: %[[ABUF:.*]] = fa4.consumer.wait
-// GEMM: %[[BBUF:.*]] = fa4.consumer.wait
-// GEMM: %[[AW:.*]] = fa4.subtile %[[ABUF]][%{{.*}}, %c0{{.*}}] : memref<128x64xbf16, 3> -> memref<64x64xbf16, 3>
-// GEMM: fa4.mma.async %[[AW]], %[[BBUF]], %{{.*}} : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, tensor<64x128xf32, #fa4.acc>
+// GEMM: %[[AB:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<operand, kv = 4, qk = 1, memref<128x64xbf16, 3>, memref<128x64xbf16, 3>>
+// GEMM-NOT: fa4.pipeline.create
+// GEMM: fa4.producer.acquire %[[AB]][%[[P:[a-z0-9]+]]]
+// GEMM-NOT: fa4.producer.acquire
+// GEMM: fa4.producer.load %[[AB]][%[[P]]], %arg0
+// GEMM: fa4.producer.load %[[AB]][%[[P]]] tile 1, %arg1
+// GEMM: %[[BUF:.*]]:2 = fa4.consumer.wait %[[AB]][%[[C:[a-z0-9]+]]]
+// GEMM: %[[AW:.*]] = fa4.subtile %[[BUF]]#0[%{{.*}}, %c0{{.*}}] : memref<128x64xbf16, 3> -> memref<64x64xbf16, 3>
+// GEMM: fa4.mma.async %[[AW]], %[[BUF]]#1, %{{.*}} : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, tensor<64x128xf32, #fa4.acc>
+// GEMM: fa4.consumer.release %[[AB]][%[[C]]]
+// GEMM-NOT: fa4.consumer.release
 
 func.func @twice(%k: !tile.desc<1x128x128xbf16>, %q: tensor<128x128xbf16>, %n: index) {
   %c0 = arith.constant 0 : index

@@ -34,7 +34,7 @@
 
 // GEMM-LABEL: func.func @gemm
 // GEMM: fa4.role producer warps(4) regs(24) {
-// GEMM: scf.for {{.*}} -> (!fa4.pipeline_state, !fa4.pipeline_state) {
+// GEMM: scf.for {{.*}} -> (!fa4.pipeline_state) {
 // GEMM: fa4.role consumer warps(8) regs(240) {
-// GEMM: scf.for {{.*}} -> (tensor<64x128xf32, #fa4.acc>, !fa4.pipeline_state, !fa4.pipeline_state) {
+// GEMM: scf.for {{.*}} -> (tensor<64x128xf32, #fa4.acc>, !fa4.pipeline_state) {
 // GEMM: fa4.global_store

@@ -133,7 +133,10 @@ def FA4PipelineTMA : Pass<"fa4-pipeline-tma", "ModuleOp"> {
     it is, `operand` for an A operand), with the producer's acquire and load
     where the program loaded it, the consumer's wait just before the dot that
     reads it and its release after that dot's MMA completes; pipeline states
-    ride the loop as iteration arguments. Descriptor arguments become
+    ride the loop as iteration arguments. The A and B operands of one dot,
+    both loaded in its loop (a GEMM's k-step), share one pipeline whose
+    stage holds both tiles: one acquire, one wait and one release for the
+    two. Descriptor arguments become
     `!fa4.tensor_map`s with 128-byte-swizzled boxes of 64 columns. A dot
     becomes `fa4.mma.async` over 64-column chunks of the contraction (an A
     operand in registers in one), then `fa4.mma.wait`. K stays complete
