@@ -30,7 +30,8 @@ struct AttentionOptions {
 /// seq_k, scale_log2, causal)`: Q, K and V are descriptors with blocks of
 /// 1x128xD over [B*H, S, D]; O (B*H x Sq x D) and LSE (B*H x Sq, f32, the
 /// natural log-sum-exp of each row's scaled scores) are pointers. Program
-/// (m, bh) computes query rows [128 m, 128 m + 128) of head bh with the
+/// (x, bh) of a grid (X, B*H) computes query rows [128 m, 128 m + 128),
+/// m = X - 1 - x (the longest causal rows first), of head bh with the
 /// online softmax in base 2, visiting the key blocks up to the diagonal when
 /// `causal` is nonzero (query i sees keys j <= i + seq_k - seq_q); a row
 /// with no visible key gets zeros and an LSE of -inf. Null, with an error,

@@ -31,10 +31,12 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type) {
   Scalar scaleLog2 = p.f32("scale_log2");
   Bool causal = p.i32("causal") != 0;
 
-  // Program (m, bh) computes query rows [m0, m0 + bm) of head bh, of which
-  // row i sees the keys up to i + seqK - seqQ when causal: row m0 those up to
-  // `diagonal`.
-  Index m = p.programId(0), bh = p.programId(1), heads = p.numPrograms(1);
+  // Program (x, bh) computes query rows [m0, m0 + bm) of head bh, the last
+  // block first (with a causal mask the blocks with the most keys start
+  // first, the short ones fill the tail); row i sees the keys up to
+  // i + seqK - seqQ when causal: row m0 those up to `diagonal`.
+  Index m = p.numPrograms(0) - 1 - p.programId(0), bh = p.programId(1),
+        heads = p.numPrograms(1);
   Index m0 = m * bm, diagonal = m0 + (seqK - seqQ);
   Tile qTile = load(q, {bh, m, 0});
 
