@@ -271,8 +271,9 @@ def Tile_Exp2Op : Tile_Op<"exp2", [Pure, Elementwise, SameOperandsAndResultType]
   let summary = "elementwise 2^x";
   let description = [{
     Elementwise base-2 exponential, the exponential of the online softmax.
-    The lowering chooses between the hardware unit and FA4's polynomial on
-    the FMA units; both are within bf16 rounding of the exact value.
+    It lowers to the hardware unit (`ex2.approx.ftz.f32`), within bf16
+    rounding of the exact value. (FA4's polynomial on the FMA units was
+    measured slower on sm_90a at head dim 64: bench/RESULTS.md.)
 
     ```mlir
     %p = tile.exp2 %x : tensor<128x64xf32>
