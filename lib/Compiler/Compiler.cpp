@@ -20,10 +20,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -36,13 +33,6 @@ std::string print(Operation *op) {
   std::string text;
   llvm::raw_string_ostream os(text);
   op->print(os);
-  return text;
-}
-
-std::string print(const llvm::Module &module) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  module.print(os, /*AAW=*/nullptr);
   return text;
 }
 } // namespace
@@ -135,43 +125,13 @@ mlir::fa4::compileModule(ModuleOp module, const TargetOptions &options,
     return failure();
   artifacts.stages["llvm-dialect"] = print(module);
 
-  FailureOr<::fa4::runtime::KernelFile> file = describeKernel(module, options);
+  FailureOr<::fa4::runtime::KernelFile> file =
+      emitKernelFile(module, options, artifacts.stages["ptxas-report"],
+                     &artifacts.stages["llvm-ir"], &artifacts.stages["ptx"]);
   if (failed(file))
     return failure();
-
-  llvm::LLVMContext llvmContext;
-  FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
-      translateToLLVMIR(module, llvmContext, options);
-  if (failed(llvmModule))
-    return failure();
-  artifacts.stages["llvm-ir"] = print(**llvmModule);
-
-  Location loc = module.getLoc();
-  FailureOr<std::string> ptx = emitPTX(**llvmModule, options, loc);
-  if (failed(ptx))
-    return failure();
-  artifacts.stages["ptx"] = *ptx;
-
-  std::string report;
-  FailureOr<std::string> cubin = assembleCubin(loc, *ptx, options, report);
-  artifacts.stages["ptxas-report"] = report;
-  if (failed(cubin))
-    return failure();
-  file->binary = std::move(*cubin);
   artifacts.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
   return file;
-}
-
-FailureOr<::fa4::runtime::KernelFile>
-mlir::fa4::compileKernel(MLIRContext &context, StringRef source, StringRef name,
-                         const TargetOptions &options,
-                         CompileArtifacts &artifacts) {
-  ParserConfig config(&context);
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(source, config, name);
-  if (!module)
-    return failure();
-  return compileModule(*module, options, artifacts);
 }

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace mlir::fa4;
@@ -218,7 +219,8 @@ mlir::fa4::describeKernel(ModuleOp module, const TargetOptions &options) {
 
 FailureOr<rt::KernelFile>
 mlir::fa4::emitKernelFile(ModuleOp module, const TargetOptions &options,
-                          std::string &report) {
+                          std::string &report, std::string *llvmIR,
+                          std::string *ptxText) {
   // Describe first: the module is rewritten by the translation, and a kernel
   // that cannot be described should fail before ptxas runs.
   FailureOr<rt::KernelFile> file = describeKernel(module, options);
@@ -229,9 +231,16 @@ mlir::fa4::emitKernelFile(ModuleOp module, const TargetOptions &options,
       translateToLLVMIR(module, llvmContext, options);
   if (failed(llvmModule))
     return failure();
+  if (llvmIR) {
+    llvmIR->clear();
+    llvm::raw_string_ostream os(*llvmIR);
+    (*llvmModule)->print(os, /*AAW=*/nullptr);
+  }
   FailureOr<std::string> ptx = emitPTX(**llvmModule, options, module.getLoc());
   if (failed(ptx))
     return failure();
+  if (ptxText)
+    *ptxText = *ptx;
   FailureOr<std::string> cubin =
       assembleCubin(module.getLoc(), *ptx, options, report);
   if (failed(cubin))

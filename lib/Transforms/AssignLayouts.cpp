@@ -15,6 +15,8 @@
 
 #include "fa4/Transforms/Passes.h"
 
+#include "PlannedKernels.h"
+
 #include "FA4/FA4Dialect.h"
 #include "Tile/TileDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -45,7 +47,7 @@ namespace {
 class LayoutAssignment {
 public:
   LayoutAssignment(func::FuncOp function, ConfigAttr config)
-      : function(function), rows(config.getBm()),
+      : function(function), config(config), rows(config.getBm()),
         ctaRows(config.getBm() * config.getQTiles()) {}
 
   LogicalResult run();
@@ -62,6 +64,7 @@ private:
   Value firstRow();
 
   func::FuncOp function;
+  ConfigAttr config;
   int64_t rows;
   int64_t ctaRows;
   Value firstRowValue;
@@ -113,13 +116,8 @@ LogicalResult LayoutAssignment::retypeConstant(arith::ConstantOp constant) {
 }
 
 Value LayoutAssignment::firstRow() {
-  if (firstRowValue)
-    return firstRowValue;
-  auto b = ImplicitLocOpBuilder::atBlockBegin(function.getLoc(),
-                                              &function.getBody().front());
-  Value wg = WarpgroupIdOp::create(b);
-  firstRowValue = arith::MulIOp::create(
-      b, wg, arith::ConstantIndexOp::create(b, rows));
+  if (!firstRowValue)
+    firstRowValue = fa4::detail::buildWarpgroupFirstRow(function, config);
   return firstRowValue;
 }
 
@@ -262,9 +260,7 @@ LogicalResult LayoutAssignment::run() {
                << "uses a kernel pointer; fa4 stores through pointers only";
     arg.setType(global);
   }
-  function.setFunctionType(FunctionType::get(
-      function.getContext(), entry.getArgumentTypes(),
-      function.getFunctionType().getResults()));
+  fa4::detail::updateFunctionType(function);
   return success();
 }
 
@@ -272,16 +268,10 @@ namespace {
 struct AssignLayoutsPass
     : public fa4::impl::FA4AssignLayoutsBase<AssignLayoutsPass> {
   void runOnOperation() override {
-    WalkResult result = getOperation().walk([&](func::FuncOp function) {
-      auto config = function->getAttrOfType<ConfigAttr>(
-          FA4Dialect::getConfigAttrName());
-      if (!config)
-        return WalkResult::advance();
-      if (failed(LayoutAssignment(function, config).run()))
-        return WalkResult::interrupt();
-      return WalkResult::advance();
-    });
-    if (result.wasInterrupted())
+    if (failed(fa4::detail::forEachPlannedKernel(
+            getOperation(), [](func::FuncOp function, ConfigAttr config) {
+              return LayoutAssignment(function, config).run();
+            })))
       signalPassFailure();
   }
 };

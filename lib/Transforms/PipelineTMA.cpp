@@ -11,6 +11,8 @@
 
 #include "fa4/Transforms/Passes.h"
 
+#include "PlannedKernels.h"
+
 #include "FA4/FA4Dialect.h"
 #include "Tile/TileDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -73,7 +75,7 @@ private:
   void threadStates();
   void produce(Load &load);
   LogicalResult rewriteDot(tile::DotOp dot);
-  Value firstRow(OpBuilder &b, Location loc);
+  Value firstRow();
 
   func::FuncOp function;
   ConfigAttr config;
@@ -322,14 +324,9 @@ void Pipelining::produce(Load &load) {
   }
 }
 
-Value Pipelining::firstRow(OpBuilder &b, Location loc) {
-  if (firstRowValue)
-    return firstRowValue;
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&function.getBody().front());
-  Value wg = WarpgroupIdOp::create(b, loc);
-  firstRowValue = arith::MulIOp::create(
-      b, loc, wg, arith::ConstantIndexOp::create(b, loc, config.getBm()));
+Value Pipelining::firstRow() {
+  if (!firstRowValue)
+    firstRowValue = fa4::detail::buildWarpgroupFirstRow(function, config);
   return firstRowValue;
 }
 
@@ -397,7 +394,7 @@ LogicalResult Pipelining::rewriteDot(tile::DotOp dot) {
              << span << " columns of k-major tiles";
     int64_t rows = accType.getDimSize(0);
     Value row = isa_and_nonnull<WarpgroupRowsOp>(dot.getA().getDefiningOp())
-                    ? firstRow(builder, loc)
+                    ? firstRow()
                     : index(0);
     auto aChunk = MemRefType::get({rows, std::min(span, contraction)}, element,
                                   AffineMap(), bType.getMemorySpace());
@@ -455,26 +452,17 @@ LogicalResult Pipelining::run() {
     op->erase();
   for (Load &load : loads)
     load.op.erase();
-  Block &entry = function.getBody().front();
-  function.setFunctionType(FunctionType::get(
-      function.getContext(), entry.getArgumentTypes(),
-      function.getFunctionType().getResults()));
+  fa4::detail::updateFunctionType(function);
   return success();
 }
 
 namespace {
 struct PipelineTMAPass : public fa4::impl::FA4PipelineTMABase<PipelineTMAPass> {
   void runOnOperation() override {
-    WalkResult result = getOperation().walk([&](func::FuncOp function) {
-      auto config = function->getAttrOfType<ConfigAttr>(
-          FA4Dialect::getConfigAttrName());
-      if (!config)
-        return WalkResult::advance();
-      if (failed(Pipelining(function, config).run()))
-        return WalkResult::interrupt();
-      return WalkResult::advance();
-    });
-    if (result.wasInterrupted())
+    if (failed(fa4::detail::forEachPlannedKernel(
+            getOperation(), [](func::FuncOp function, ConfigAttr config) {
+              return Pipelining(function, config).run();
+            })))
       signalPassFailure();
   }
 };

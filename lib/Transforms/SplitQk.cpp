@@ -11,6 +11,8 @@
 
 #include "fa4/Transforms/Passes.h"
 
+#include "PlannedKernels.h"
+
 #include "FA4/FA4Dialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -107,11 +109,9 @@ static LogicalResult split(PipelineCreateOp create, int64_t stages) {
 namespace {
 struct SplitQkPass : public fa4::impl::FA4SplitQkBase<SplitQkPass> {
   void runOnOperation() override {
-    WalkResult result = getOperation().walk([&](func::FuncOp function) {
-      auto config = function->getAttrOfType<ConfigAttr>(
-          FA4Dialect::getConfigAttrName());
-      if (!config || config.getQkStages() <= 1)
-        return WalkResult::advance();
+    auto splitKernel = [](func::FuncOp function, ConfigAttr config) {
+      if (config.getQkStages() <= 1)
+        return success();
       SmallVector<PipelineCreateOp> creates;
       function.walk([&](PipelineCreateOp create) {
         auto type = cast<PipelineType>(create.getType());
@@ -121,10 +121,10 @@ struct SplitQkPass : public fa4::impl::FA4SplitQkBase<SplitQkPass> {
       });
       for (PipelineCreateOp create : creates)
         if (failed(split(create, config.getQkStages())))
-          return WalkResult::interrupt();
-      return WalkResult::advance();
-    });
-    if (result.wasInterrupted())
+          return failure();
+      return success();
+    };
+    if (failed(fa4::detail::forEachPlannedKernel(getOperation(), splitKernel)))
       signalPassFailure();
   }
 };

@@ -12,6 +12,8 @@
 
 #include "fa4/Transforms/Passes.h"
 
+#include "PlannedKernels.h"
+
 #include "FA4/FA4Dialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -208,18 +210,12 @@ namespace {
 struct WarpSpecializePass
     : public fa4::impl::FA4WarpSpecializeBase<WarpSpecializePass> {
   void runOnOperation() override {
-    WalkResult result = getOperation().walk([&](func::FuncOp function) {
-      auto config = function->getAttrOfType<ConfigAttr>(
-          FA4Dialect::getConfigAttrName());
+    auto specializeKernel = [](func::FuncOp function, ConfigAttr config) {
       bool pipelined = false;
       function.walk([&](ProducerLoadOp) { pipelined = true; });
-      if (!config || !pipelined)
-        return WalkResult::advance();
-      if (failed(specialize(function, config)))
-        return WalkResult::interrupt();
-      return WalkResult::advance();
-    });
-    if (result.wasInterrupted())
+      return pipelined ? specialize(function, config) : success();
+    };
+    if (failed(fa4::detail::forEachPlannedKernel(getOperation(), specializeKernel)))
       signalPassFailure();
   }
 };

@@ -60,11 +60,6 @@ FailureOr<::fa4::runtime::KernelFile>
 compileModule(ModuleOp module, const TargetOptions &options,
               CompileArtifacts &artifacts);
 
-/// Parses `source` (named `name` in diagnostics) and compiles it.
-FailureOr<::fa4::runtime::KernelFile>
-compileKernel(MLIRContext &context, StringRef source, StringRef name,
-              const TargetOptions &options, CompileArtifacts &artifacts);
-
 /// A context with every dialect and translation the compiler needs.
 std::unique_ptr<MLIRContext> createCompilerContext();
 

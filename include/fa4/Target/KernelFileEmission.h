@@ -41,11 +41,13 @@ describeKernel(ModuleOp module, const TargetOptions &options);
 
 /// `describeKernel`, then the cubin: translation to LLVM IR (which rewrites
 /// `module` in place, see `translateToLLVMIR`), PTX and ptxas. Sets `report`
-/// to ptxas's -v report. The result is ready for
+/// to ptxas's -v report, and when given `llvmIR` and `ptx` to the text of
+/// those stages. The result is ready for
 /// `::fa4::runtime::serializeKernelFile`.
 FailureOr<::fa4::runtime::KernelFile>
 emitKernelFile(ModuleOp module, const TargetOptions &options,
-               std::string &report);
+               std::string &report, std::string *llvmIR = nullptr,
+               std::string *ptx = nullptr);
 
 } // namespace mlir::fa4
 
