@@ -113,7 +113,7 @@ struct Exp2Lowering : public OpConversionPattern<tile::Exp2Op> {
 };
 
 /// Row reduction of an #fa4.acc tile: within the thread over its column
-/// blocks and parities, then across the four lanes of its quad.
+/// blocks and parities as a tree, then across the four lanes of its quad.
 struct ReduceLowering : public OpConversionPattern<tile::ReduceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -137,12 +137,21 @@ struct ReduceLowering : public OpConversionPattern<tile::ReduceOp> {
     Value clamp = arith::ConstantIntOp::create(b, 0x1f, 32);
     SmallVector<Value> rows;
     for (int64_t h = 0; h < 2; ++h) {
-      Value acc = vector::ExtractOp::create(b, src, accIndex(0, h, 0));
+      // A balanced tree over the thread's values of the row: log2 of them
+      // dependent steps instead of one chain through all.
+      SmallVector<Value> level;
       for (int64_t j = 0; j < blocks; ++j)
         for (int64_t e = 0; e < 2; ++e)
-          if (j || e)
-            acc = combine(acc,
-                          vector::ExtractOp::create(b, src, accIndex(j, h, e)));
+          level.push_back(vector::ExtractOp::create(b, src, accIndex(j, h, e)));
+      while (level.size() > 1) {
+        SmallVector<Value> next;
+        for (size_t i = 0; i + 1 < level.size(); i += 2)
+          next.push_back(combine(level[i], level[i + 1]));
+        if (level.size() % 2)
+          next.push_back(level.back());
+        level = std::move(next);
+      }
+      Value acc = level.front();
       for (int64_t lanes : {1, 2}) {
         Value offset = arith::ConstantIntOp::create(b, lanes, 32);
         Value other =

@@ -13,10 +13,19 @@ func.func @softmax_step(%s: !Acc, %m: !Rows, %scale: f32) -> (!Acc, !Rows) {
   %c = tile.splat %scale : !Acc
   // CHECK: %[[X:.*]] = arith.mulf %[[S]], %[[SC]] : vector<64xf32>
   %x = arith.mulf %s, %c : !Acc
-  // Row max: 32 values of row half 0 combined in the thread, then lanes 1, 2.
-  // CHECK: vector.extract %[[X]][0] : f32 from vector<64xf32>
-  // CHECK-COUNT-31: arith.maxnumf
-  // CHECK: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %[[ONE:.*]], %{{.*}} : f32 -> f32
+  // Row max: 32 values of row half 0 combined in the thread as a tree
+  // (16 + 8 + 4 + 2 + 1 maxima, pairs first), then lanes 1, 2.
+  // CHECK: %[[E0:.*]] = vector.extract %[[X]][0] : f32 from vector<64xf32>
+  // CHECK-NEXT: %[[E1:.*]] = vector.extract %[[X]][1] : f32 from vector<64xf32>
+  // CHECK-NEXT: %[[E2:.*]] = vector.extract %[[X]][4] : f32 from vector<64xf32>
+  // CHECK-NEXT: %[[E3:.*]] = vector.extract %[[X]][5] : f32 from vector<64xf32>
+  // CHECK: %[[P0:.*]] = arith.maxnumf %[[E0]], %[[E1]] : f32
+  // CHECK-NEXT: %[[P1:.*]] = arith.maxnumf %[[E2]], %[[E3]] : f32
+  // CHECK-COUNT-14: arith.maxnumf
+  // CHECK-NEXT: %{{.*}} = arith.maxnumf %[[P0]], %[[P1]] : f32
+  // CHECK-COUNT-14: arith.maxnumf
+  // CHECK-NEXT: arith.constant
+  // CHECK-NEXT: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %[[ONE:.*]], %{{.*}} : f32 -> f32
   // CHECK: arith.maxnumf
   // CHECK: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %[[TWO:.*]], %{{.*}} : f32 -> f32
   // CHECK: arith.maxnumf

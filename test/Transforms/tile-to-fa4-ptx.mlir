@@ -12,11 +12,19 @@
 // RUN: fa4-opt %S/Inputs/attention-tile.mlir --fa4-attach-config="head-dim=128 qk-stages=1" --fa4-tile-to-fa4 --fa4-to-llvm | fa4-translate --emit=ptx > %t.qk1.ptx
 // RUN: grep -c 'mbarrier.init.shared.b64 \[%r[0-9]*\], 1;' %t.qk1.ptx | FileCheck %s --check-prefix=SEVEN
 // RUN: FileCheck %s --input-file=%t.ptx
+// Row maxima are single max instructions: 2 x 31 in the thread and 2 x 2
+// across the quad per block (the first block peeled, then the loop), and the
+// running max one max.NaN per row; no compare-and-select expansions.
+// RUN: grep -c 'max.ftz.f32' %t.ptx | FileCheck %s --check-prefix=MAXNUM
+// RUN: grep -c 'max.ftz.NaN.f32' %t.ptx | FileCheck %s --check-prefix=MAXIMUM
+// RUN: not grep 'setp.nan' %t.ptx
 // RUN: %if ptxas %{ fa4-opt %S/Inputs/attention-tile.mlir --fa4-attach-config=head-dim=128 --fa4-tile-to-fa4 --fa4-to-llvm | fa4-translate --emit=cubin -o %t.cubin --ptxas-report=%t.report %}
 // RUN: %if ptxas %{ FileCheck %s --check-prefix=REPORT < %t.report %}
 
 // TEN: {{^}}10{{$}}
 // SEVEN: {{^}}7{{$}}
+// MAXNUM: {{^}}132{{$}}
+// MAXIMUM: {{^}}2{{$}}
 
 // CHECK: setmaxnreg.dec.sync.aligned.u32 24
 // CHECK: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes

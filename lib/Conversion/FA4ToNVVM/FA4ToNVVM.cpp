@@ -138,6 +138,10 @@ struct ConvertFA4ToNVVMPass
     populateMathToNVVMPatterns(converter, patterns);
     populateFuncToLLVMConversionPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    // Only the divisions that have no LLVM counterpart are expanded:
+    // arith-expand would also turn every float max and min into two compares
+    // and two selects, where NVPTX has one max.f32 / max.NaN.f32.
+    arith::populateCeilFloorDivExpandOpsPatterns(patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
     populateVectorToLLVMConversionPatterns(converter, patterns);
     populateMathToLLVMConversionPatterns(converter, patterns);
@@ -188,7 +192,6 @@ void mlir::fa4::buildFA4ToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createFA4DistributeRegisterTiles());
   pm.addPass(createFA4LowerWarpRoles());
   pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(arith::createArithExpandOpsPass());
   pm.addPass(createConvertFA4ToNVVM());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
