@@ -9,6 +9,8 @@
 #include "FA4/FA4Dialect.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
@@ -283,11 +285,13 @@ LogicalResult MmaAsyncOp::verify() {
   bool mnMajor = getBMnMajor();
   // After distribution each register operand is one thread's values: N/2
   // accumulator values, K/2 register-A values.
-  if (isa<VectorType>(getAcc().getType()) ||
-      isa<VectorType>(getA().getType())) {
+  // The accumulator, or the result it would be when the product starts from
+  // zero: the two have one type.
+  Type accTile = getResult().getType();
+  if (isa<VectorType>(accTile) || isa<VectorType>(getA().getType())) {
     int64_t n = bType.getDimSize(mnMajor ? 1 : 0);
     int64_t k = bType.getDimSize(mnMajor ? 0 : 1);
-    auto accVector = dyn_cast<VectorType>(getAcc().getType());
+    auto accVector = dyn_cast<VectorType>(accTile);
     if (!accVector || accVector.getNumElements() != n / 2)
       return emitOpError() << "a distributed accumulator holds N/2 = " << n / 2
                            << " values per thread";
@@ -298,7 +302,7 @@ LogicalResult MmaAsyncOp::verify() {
     return success();
   }
   auto aType = cast<ShapedType>(getA().getType());
-  auto accType = cast<RankedTensorType>(getAcc().getType());
+  auto accType = cast<RankedTensorType>(accTile);
   if (aType.getRank() != 2 || accType.getRank() != 2)
     return emitOpError() << "A and the accumulator must be 2-d, got ranks "
                          << aType.getRank() << " and " << accType.getRank();
@@ -328,6 +332,26 @@ LogicalResult MmaAsyncOp::verify() {
   if (k % 16 != 0)
     return emitOpError() << "K " << k << " is not a multiple of 16";
   return success();
+}
+
+namespace {
+/// An accumulator that is a constant zero is no accumulator: the MMA starts
+/// from zero (scale-d = 0) instead of reading zero-filled registers.
+struct DropZeroAccumulator : public OpRewritePattern<MmaAsyncOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MmaAsyncOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getAcc() || !matchPattern(op.getAcc(), m_AnyZeroFloat()))
+      return rewriter.notifyMatchFailure(op, "no constant-zero accumulator");
+    rewriter.modifyOpInPlace(op, [&] { op.getAccMutable().clear(); });
+    return success();
+  }
+};
+} // namespace
+
+void MmaAsyncOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                             MLIRContext *context) {
+  results.add<DropZeroAccumulator>(context);
 }
 
 LogicalResult MmaWaitOp::inferReturnTypes(

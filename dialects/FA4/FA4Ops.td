@@ -312,37 +312,44 @@ def FA4_WarpgroupRowsOp : FA4_Op<"warpgroup_rows", [Pure]> {
 // Asynchronous MMA
 //===----------------------------------------------------------------------===//
 
-def FA4_MmaAsyncOp : FA4_Op<"mma.async", [AllTypesMatch<["acc", "result"]>]> {
+def FA4_MmaAsyncOp : FA4_Op<"mma.async", [
+    OptionalTypesMatchWith<"the accumulator has the result's type", "result",
+                           "acc", "$_self">]> {
   let summary = "asynchronous matrix multiply-accumulate of a warpgroup";
   let description = [{
     `result = acc + A · B`, issued asynchronously by the warpgroup: A is an
     `M x K` tile in shared memory or in registers, B a tile in shared memory,
     either k-major (`N x K`, e.g. a K tile for Q·Kᵀ) or, with `b_mn_major`,
     mn-major (`K x N`, e.g. a V tile for P·V), and the accumulator an `M x N`
-    register tile. The result may be read only after an `fa4.mma.wait` that
-    covers it. On sm_90a this is `wgmma.mma_async` (PTX ISA "Asynchronous
-    Warpgroup Level Matrix Multiply-Accumulate Instructions"): M a multiple
-    of 64, N a multiple of 8 up to 256, K a multiple of 16. Register tiles
-    carry the `#fa4.acc` layout; after fa4-distribute-register-tiles they are
-    each thread's values as a 1-d vector.
+    register tile. Without an accumulator the product starts from zero
+    (`result = A · B`): the first `wgmma` then runs with scale-d = 0, so no
+    registers are zero-filled. The result may be read only after an
+    `fa4.mma.wait` that covers it. On sm_90a this is `wgmma.mma_async` (PTX
+    ISA "Asynchronous Warpgroup Level Matrix Multiply-Accumulate
+    Instructions"): M a multiple of 64, N a multiple of 8 up to 256, K a
+    multiple of 16. Register tiles carry the `#fa4.acc` layout; after
+    fa4-distribute-register-tiles they are each thread's values as a 1-d
+    vector. Canonicalization drops an accumulator that is a constant zero.
 
     Example:
 
     ```mlir
-    %s = fa4.mma.async %q, %kt, %zero : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, tensor<64x128xf32>
+    %s = fa4.mma.async %q, %kt : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, tensor<64x128xf32>
+    %s2 = fa4.mma.async %q2, %kt2, %s : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, tensor<64x128xf32>
     %o = fa4.mma.async %p, %vt, %acc b_mn_major : tensor<64x128xbf16>, memref<128x128xbf16, 3>, tensor<64x128xf32>
     ```
   }];
   let arguments = (ins AnyTypeOf<[FA4_SharedTile, RankedTensorOf<[BF16, F16]>,
                                   VectorOfRankAndType<[1], [BF16, F16]>]>:$a,
-                       FA4_SharedTile:$b, FA4_AccTile:$acc,
+                       FA4_SharedTile:$b, Optional<FA4_AccTile>:$acc,
                        UnitAttr:$b_mn_major);
   let results = (outs FA4_AccTile:$result);
   let assemblyFormat = [{
-    $a `,` $b `,` $acc (`b_mn_major` $b_mn_major^)? attr-dict `:` type($a) `,`
-    type($b) `,` type($acc)
+    $a `,` $b (`,` $acc^)? (`b_mn_major` $b_mn_major^)? attr-dict `:`
+    type($a) `,` type($b) `,` type($result)
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 def FA4_MmaWaitOp : FA4_Op<"mma.wait", [

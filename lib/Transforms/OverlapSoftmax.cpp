@@ -65,7 +65,7 @@ static FailureOr<AttentionLoop> match(scf::ForOp loop) {
       return failure();
     m.pv = mma;
   }
-  if (!m.pv || !m.pv.getResult().hasOneUse())
+  if (!m.pv || !m.pv.getAcc() || !m.pv.getResult().hasOneUse())
     return failure();
   m.vWait = m.pv.getB().getDefiningOp<ConsumerWaitOp>();
   m.pvWait = dyn_cast<MmaWaitOp>(*m.pv.getResult().getUsers().begin());

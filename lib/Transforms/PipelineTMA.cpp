@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::fa4 {
@@ -376,7 +377,11 @@ LogicalResult Pipelining::rewriteDot(tile::DotOp dot) {
   int64_t span = spanColumns(element);
   int64_t contraction =
       cast<RankedTensorType>(dot.getA().getType()).getDimSize(1);
+  // A constant-zero accumulator is left out: the first MMA starts from zero
+  // (scale-d = 0) rather than reading zero-filled registers.
   Value acc = dot.getAcc();
+  if (matchPattern(acc, m_AnyZeroFloat()))
+    acc = Value();
 
   if (!a) {
     // A in registers: one MMA over the whole contraction.

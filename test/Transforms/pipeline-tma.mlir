@@ -23,7 +23,9 @@
 // CHECK: %[[KBUF:.*]] = fa4.consumer.wait %[[K]][%[[KC]]]
 // CHECK: %[[A0:.*]] = fa4.subtile %[[QBUF]][%{{.*}}, %c0{{.*}}] : memref<128x128xbf16, 3> -> memref<64x64xbf16, 3>
 // CHECK: %[[B0:.*]] = fa4.subtile %[[KBUF]][%c0{{.*}}, %c0{{.*}}] : memref<128x128xbf16, 3> -> memref<128x64xbf16, 3>
-// CHECK: %[[S0:.*]] = fa4.mma.async %[[A0]], %[[B0]], %{{.*}} : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>
+// The dot's accumulator is a constant zero: the first MMA has none (it
+// starts from zero, scale-d = 0), the next accumulates onto it.
+// CHECK: %[[S0:.*]] = fa4.mma.async %[[A0]], %[[B0]] : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>
 // CHECK: %[[A1:.*]] = fa4.subtile %[[QBUF]][%{{.*}}, %c64{{.*}}]
 // CHECK: %[[B1:.*]] = fa4.subtile %[[KBUF]][%c0{{.*}}, %c64{{.*}}]
 // CHECK: %[[S1:.*]] = fa4.mma.async %[[A1]], %[[B1]], %[[S0]]

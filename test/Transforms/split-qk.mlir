@@ -14,7 +14,7 @@
 // D128: %[[COL1:.*]] = arith.addi %{{.*}}, %c64
 // D128-NEXT: fa4.producer.load %[[K]][%[[KP]]] qk 1, %{{.*}}[%{{.*}}, %{{.*}}, %[[COL1]]]
 // D128: %[[K0:.*]] = fa4.consumer.wait %[[K]][%[[KC:[a-z0-9]+]]] :
-// D128-NEXT: %[[S0:.*]] = fa4.mma.async %{{.*}}, %[[K0]], %{{.*}} : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>
+// D128-NEXT: %[[S0:.*]] = fa4.mma.async %{{.*}}, %[[K0]] : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>
 // D128: %[[K1:.*]] = fa4.consumer.wait %[[K]][%[[KC]]] qk 1
 // D128-NEXT: %[[S1:.*]] = fa4.mma.async %{{.*}}, %[[K1]], %[[S0]]
 // D128-NEXT: fa4.mma.wait %[[S1]] pending(0)

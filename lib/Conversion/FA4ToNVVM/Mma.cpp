@@ -2,8 +2,9 @@
 //
 // Lowering of `fa4.mma.async` to `wgmma.mma_async` on sm_90a (shared-memory
 // operands through `nvvm.wgmma.mma_async`, register A through inline PTX,
-// since NVVM has no op for it) with 128-byte-swizzle matrix descriptors, and
-// of `fa4.mma.wait` to `wgmma.wait_group`.
+// since NVVM has no op for it) with 128-byte-swizzle matrix descriptors and
+// scale-d = 0 for an MMA without an accumulator, and of `fa4.mma.wait` to
+// `wgmma.wait_group`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -89,7 +90,7 @@ NVVM::WGMMATypes wgmmaType(Type type) {
 /// blocks 2kk and 2kk+1, packed in pairs.
 Value registerAStep(ImplicitLocOpBuilder &b, Value acc, Value a, int64_t kk,
                     Value descB, int64_t n, Type elementType, bool transB,
-                    Type structType) {
+                    bool scaleD, Type structType) {
   SmallVector<Value> regs;
   for (int64_t j = 2 * kk; j < 2 * kk + 2; ++j)
     for (int64_t h = 0; h < 2; ++h) {
@@ -118,7 +119,7 @@ Value registerAStep(ImplicitLocOpBuilder &b, Value acc, Value a, int64_t kk,
     constraints += "," + std::to_string(i);
   SmallVector<Value> operands(regs);
   operands.push_back(descB);
-  operands.push_back(i32Const(b, 1));
+  operands.push_back(i32Const(b, scaleD ? 1 : 0));
   for (int64_t i = 0; i < outs; ++i)
     operands.push_back(LLVM::ExtractValueOp::create(b, acc, i));
   return LLVM::InlineAsmOp::create(
@@ -136,7 +137,7 @@ struct MmaAsyncLowering : public ConvertOpToLLVMPattern<MmaAsyncOp> {
   LogicalResult
   matchAndRewrite(MmaAsyncOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto accType = dyn_cast<VectorType>(op.getAcc().getType());
+    auto accType = dyn_cast<VectorType>(op.getType());
     if (!accType)
       return rewriter.notifyMatchFailure(op, "undistributed accumulator");
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
@@ -148,9 +149,14 @@ struct MmaAsyncLowering : public ConvertOpToLLVMPattern<MmaAsyncOp> {
     Type elementType = bType.getElementType();
     Type structType = accStructType(context, accType);
 
-    Value acc = vectorToStruct(b, adaptor.getAcc(), structType);
+    // Without an accumulator the first k16 step runs with scale-d = 0 and
+    // reads no registers: its inputs stay undefined.
+    Value acc = adaptor.getAcc()
+                    ? vectorToStruct(b, adaptor.getAcc(), structType)
+                    : LLVM::UndefOp::create(b, structType).getResult();
     NVVM::WgmmaFenceAlignedOp::create(b);
     for (int64_t kk = 0; kk < k / 16; ++kk) {
+      bool scaleD = adaptor.getAcc() || kk > 0;
       Value descB = mnMajor ? mnMajorStep(b, adaptor.getB(), k, kk)
                             : kMajorStep(b, adaptor.getB(), n, kk);
       if (auto aTile = dyn_cast<MemRefType>(op.getA().getType())) {
@@ -162,7 +168,9 @@ struct MmaAsyncLowering : public ConvertOpToLLVMPattern<MmaAsyncOp> {
             NVVM::WGMMATypesAttr::get(context, wgmmaType(elementType)),
             NVVM::WGMMATypesAttr::get(context,
                                       wgmmaType(accType.getElementType())),
-            NVVM::WGMMAScaleOutAttr::get(context, NVVM::WGMMAScaleOut::one),
+            NVVM::WGMMAScaleOutAttr::get(context,
+                                         scaleD ? NVVM::WGMMAScaleOut::one
+                                                : NVVM::WGMMAScaleOut::zero),
             NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one),
             NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one),
             NVVM::MMALayoutAttr::get(context, NVVM::MMALayout::row),
@@ -171,7 +179,7 @@ struct MmaAsyncLowering : public ConvertOpToLLVMPattern<MmaAsyncOp> {
             NVVM::MMAIntOverflowAttr());
       } else {
         acc = registerAStep(b, acc, adaptor.getA(), kk, descB, n, elementType,
-                            mnMajor, structType);
+                            mnMajor, scaleD, structType);
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b);

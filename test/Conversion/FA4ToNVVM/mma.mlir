@@ -32,6 +32,36 @@ func.func @mma(%p: !Q, %s: i32, %ph: i32, %acc: vector<64xf32>, %pa: vector<64xb
 
 // -----
 
+// Without an accumulator the first k16 step runs with scale-d = 0 on
+// undefined inputs, the next ones accumulate; register A passes scale-d 0,
+// then 1, as its predicate operand.
+!Q = !fa4.pipeline<q, kv = 1, qk = 1, memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, memref<128x128xbf16, 3>>
+
+// CHECK-LABEL: llvm.func @from_zero
+func.func @from_zero(%p: !Q, %s: i32, %ph: i32, %pa: vector<64xbf16>) -> vector<64xf32> {
+  %q, %k, %v = fa4.consumer.wait %p[%s, %ph] : !Q -> memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, memref<128x128xbf16, 3>
+  // CHECK: %[[UNDEF:.*]] = llvm.mlir.undef : !llvm.struct<(f32
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK: %[[D0:.*]] = nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[UNDEF]], {{.*}} D[<f32>, <zero>]
+  // CHECK: %[[D1:.*]] = nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %[[D0]], {{.*}} D[<f32>, <one>]
+  // CHECK-COUNT-2: nvvm.wgmma.mma_async {{.*}} D[<f32>, <one>]
+  // CHECK: nvvm.wgmma.commit.group.sync.aligned
+  %r = fa4.mma.async %q, %k : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, vector<64xf32>
+  // The operands after the 64 outputs: a0..a3, the B descriptor, scale-d.
+  // CHECK-COUNT-4: llvm.bitcast {{.*}} : vector<2xbf16> to i32
+  // CHECK-NEXT: %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
+  // CHECK: llvm.inline_asm {{.*}}wgmma.mma_async{{.*}}" %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %[[ZERO]],
+  // CHECK-COUNT-4: llvm.bitcast {{.*}} : vector<2xbf16> to i32
+  // CHECK-NEXT: %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+  // CHECK: llvm.inline_asm {{.*}}wgmma.mma_async{{.*}}" %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %[[ONE]],
+  %o = fa4.mma.async %pa, %v b_mn_major : vector<64xbf16>, memref<128x128xbf16, 3>, vector<64xf32>
+  %w, %w2 = fa4.mma.wait %r, %o pending(0) : vector<64xf32>, vector<64xf32>
+  %sum = arith.addf %w, %w2 : vector<64xf32>
+  return %sum : vector<64xf32>
+}
+
+// -----
+
 func.func @undistributed(%p: !fa4.pipeline<q, kv = 1, qk = 1, memref<64x64xbf16, 3>, memref<128x64xbf16, 3>>, %s: i32, %ph: i32) {
   // expected-error @below {{holds laid-out register tiles; run fa4-distribute-register-tiles first}}
   %acc = arith.constant dense<0.0> : tensor<64x128xf32, #fa4.acc>

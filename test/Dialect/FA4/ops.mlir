@@ -99,6 +99,9 @@ func.func @mma(%q: memref<64x64xbf16, 3>, %k: memref<128x64xbf16, 3>,
   %s = fa4.mma.async %q, %k, %s0 : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, tensor<64x128xf32>
   // CHECK: %[[O:.*]] = fa4.mma.async %{{.*}}, %{{.*}}, %{{.*}} b_mn_major : tensor<64x128xbf16>, memref<128x128xbf16, 3>, tensor<64x128xf32>
   %o = fa4.mma.async %p, %v, %o0 b_mn_major : tensor<64x128xbf16>, memref<128x128xbf16, 3>, tensor<64x128xf32>
+  // Without an accumulator the product starts from zero.
+  // CHECK: fa4.mma.async %{{.*}}, %{{.*}} : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, tensor<64x128xf32>
+  %z = fa4.mma.async %q, %k : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, tensor<64x128xf32>
   // CHECK: fa4.mma.wait %[[S]], %[[O]] pending(1) : tensor<64x128xf32>, tensor<64x128xf32>
   %s1, %o1 = fa4.mma.wait %s, %o pending(1) : tensor<64x128xf32>, tensor<64x128xf32>
   // CHECK: fa4.mma.wait pending(0)
