@@ -51,6 +51,7 @@ void mlir::fa4::registerAllPasses() {
   PassPipelineRegistration<>(
       "fa4-tile-to-fa4",
       "turn a tile program with an #fa4.config into a warp-specialized, "
-      "TMA-pipelined fa4 kernel (layouts, TMA pipelines, qk split, roles)",
+      "TMA-pipelined fa4 kernel (layouts, TMA pipelines, qk split, roles, "
+      "overlapped softmax, conditional rescaling)",
       buildTileToFA4Pipeline);
 }
