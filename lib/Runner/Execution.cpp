@@ -1,8 +1,9 @@
 //===- Execution.cpp - One checked and timed launch -----------------------===//
 //
 // The sequence every run follows once its inputs are on the device: poison,
-// launch, wait, read back, check; then warm-up launches and per-launch event
-// timings, whose median is the reported time; and the summary line.
+// launch, wait, read back, check; then warm-up launches and queued launches
+// each timed by its own events, whose median is the reported time; and the
+// summary line.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,23 +55,20 @@ static Status readBack(const Execution &execution,
   return Status::success();
 }
 
-/// Times `options.iters` launches one by one after `options.warmup`; sets the
-/// median and the fastest.
+/// Times `options.iters` queued launches after `options.warmup`, each by its
+/// own events; sets the median and the fastest.
 static Status benchmark(const Kernel &kernel, const Execution &execution,
                         const RunOptions &options, RunResult &result) {
   for (unsigned i = 0; i < options.warmup; ++i)
     if (Status s = launch(kernel, execution.config, execution.args); !s.ok())
       return s;
-  std::vector<double> times;
-  for (unsigned i = 0; i < options.iters; ++i) {
-    Expected<float> ms =
-        timeLaunches(kernel, execution.config, execution.args, 1);
-    if (!ms.ok())
-      return ms.status();
-    times.push_back(*ms);
-  }
+  Expected<std::vector<float>> queued =
+      timeEachLaunch(kernel, execution.config, execution.args, options.iters);
+  if (!queued.ok())
+    return queued.status();
   if (Status s = kernel.driver().synchronize(); !s.ok())
     return s;
+  std::vector<double> times(queued->begin(), queued->end());
   std::sort(times.begin(), times.end());
   size_t n = times.size();
   result.medianMs =

@@ -10,6 +10,7 @@
 #include "DriverApi.h"
 
 #include <cstring>
+#include <memory>
 
 using namespace fa4::runtime;
 
@@ -178,4 +179,52 @@ Expected<float> fa4::runtime::timeLaunches(const Kernel &kernel,
       !s.ok())
     return s;
   return milliseconds;
+}
+
+Expected<std::vector<float>>
+fa4::runtime::timeEachLaunch(const Kernel &kernel, const LaunchConfig &config,
+                             const KernelArgs &args, unsigned count) {
+  if (count == 0)
+    return Status::error("cannot time 0 launches of kernel '" + kernel.entry() +
+                         "'");
+  const Driver &driver = kernel.driver();
+  std::string what = "timing " + std::to_string(count) +
+                     " queued launches of kernel '" + kernel.entry() + "'";
+  std::vector<std::unique_ptr<EventPair>> pairs;
+  for (unsigned i = 0; i < count; ++i) {
+    pairs.push_back(std::make_unique<EventPair>(driver));
+    for (CUevent *event : {&pairs.back()->start, &pairs.back()->stop})
+      if (Status s = FA4_CU_CHECK(driver, what, cuEventCreate, event,
+                                  unsigned(CU_EVENT_DEFAULT));
+          !s.ok())
+        return s;
+  }
+  // Every launch is queued before the first wait, so that no launch waits
+  // for the host: each pair of events brackets the kernel alone.
+  for (auto &pair : pairs) {
+    if (Status s = FA4_CU_CHECK(driver, what, cuEventRecord, pair->start,
+                                config.stream);
+        !s.ok())
+      return s;
+    if (Status s = launch(kernel, config, args); !s.ok())
+      return s;
+    if (Status s = FA4_CU_CHECK(driver, what, cuEventRecord, pair->stop,
+                                config.stream);
+        !s.ok())
+      return s;
+  }
+  if (Status s = FA4_CU_CHECK(driver, what, cuEventSynchronize,
+                              pairs.back()->stop);
+      !s.ok())
+    return s;
+  std::vector<float> times;
+  for (auto &pair : pairs) {
+    float milliseconds = 0;
+    if (Status s = FA4_CU_CHECK(driver, what, cuEventElapsedTime,
+                                &milliseconds, pair->start, pair->stop);
+        !s.ok())
+      return s;
+    times.push_back(milliseconds);
+  }
+  return times;
 }

@@ -93,7 +93,8 @@ OPTIONS
   --check                check the output (the default)
   --no-check             do not check the output
   --bench                time the kernel: --warmup untimed launches, then
-                         --iters launches each timed with CUDA events; prints
+                         --iters launches queued back to back, each timed by
+                         its own pair of CUDA events; prints
                          the median in ms and TFLOP/s (gemm 2*M*N*K flops;
                          attention 4*B*H*SQ*SK*D, halved when causal with
                          SQ == SK)

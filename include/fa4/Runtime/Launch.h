@@ -82,6 +82,14 @@ Status launch(const Kernel &kernel, const LaunchConfig &config,
 Expected<float> timeLaunches(const Kernel &kernel, const LaunchConfig &config,
                              const KernelArgs &args, unsigned count);
 
+/// Queues `count` launches of `kernel` on `config.stream`, each between its
+/// own pair of events, waits once after the last, and returns each launch's
+/// milliseconds: kernel times with no host latency inside them.
+Expected<std::vector<float>> timeEachLaunch(const Kernel &kernel,
+                                            const LaunchConfig &config,
+                                            const KernelArgs &args,
+                                            unsigned count);
+
 } // namespace fa4::runtime
 
 #endif // FA4_RUNTIME_LAUNCH_H
