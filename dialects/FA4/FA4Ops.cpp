@@ -277,20 +277,6 @@ LogicalResult WarpgroupRowsOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
-// Warp votes
-//===----------------------------------------------------------------------===//
-
-LogicalResult WarpAnyOp::verify() {
-  auto tensor = dyn_cast<RankedTensorType>(getPred().getType());
-  if (tensor && !isa_and_nonnull<AccLayoutAttr, RowsLayoutAttr>(
-                    tensor.getEncoding()))
-    return emitOpError() << "votes over the rows a warp holds, which needs a "
-                            "#fa4.rows or #fa4.acc tile, got "
-                         << tensor;
-  return success();
-}
-
-//===----------------------------------------------------------------------===//
 // Asynchronous MMA
 //===----------------------------------------------------------------------===//
 

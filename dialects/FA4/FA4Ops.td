@@ -421,36 +421,6 @@ def FA4_NamedBarrierArriveOp
 }
 
 //===----------------------------------------------------------------------===//
-// Warp votes
-//===----------------------------------------------------------------------===//
-
-def FA4_WarpAnyOp : FA4_Op<"warp_any"> {
-  let summary = "whether a predicate holds anywhere in the calling warp's part of a tile";
-  let description = [{
-    True in every thread of a warp when `pred` is true for any element that
-    the warp holds of a register tile with an fa4 layout (`#fa4.rows`: the
-    warp's 16 rows; `#fa4.acc`: its 16 rows of every column), false
-    otherwise: each thread reduces its own elements, then the warp votes
-    (`vote.sync.any.pred`, PTX ISA "Parallel Synchronization and
-    Communication Instructions: vote.sync"). The result differs from warp to
-    warp; it is meant for branches that skip work on the warp's rows alone,
-    e.g. a rescaling by factors that are all 1. After
-    fa4-distribute-register-tiles `pred` is the thread's vector of i1.
-
-    Example:
-
-    ```mlir
-    %any = fa4.warp_any %grew : tensor<64xi1, #fa4.rows>
-    ```
-  }];
-  let arguments = (ins AnyTypeOf<[RankedTensorOf<[I1]>,
-                                  VectorOfRankAndType<[1], [I1]>]>:$pred);
-  let results = (outs I1:$result);
-  let assemblyFormat = "$pred attr-dict `:` type($pred)";
-  let hasVerifier = 1;
-}
-
-//===----------------------------------------------------------------------===//
 // Shared-memory views and global stores
 //===----------------------------------------------------------------------===//
 

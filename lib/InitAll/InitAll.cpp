@@ -51,7 +51,6 @@ void mlir::fa4::registerAllPasses() {
   PassPipelineRegistration<>(
       "fa4-tile-to-fa4",
       "turn a tile program with an #fa4.config into a warp-specialized, "
-      "TMA-pipelined fa4 kernel (layouts, TMA pipelines, qk split, roles, "
-      "overlapped softmax, conditional rescaling)",
+      "TMA-pipelined fa4 kernel (layouts, TMA pipelines, qk split, roles)",
       buildTileToFA4Pipeline);
 }

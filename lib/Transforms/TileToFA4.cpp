@@ -16,6 +16,5 @@ void mlir::fa4::buildTileToFA4Pipeline(OpPassManager &pm) {
   pm.addPass(createFA4SplitQk());
   pm.addPass(createFA4WarpSpecialize());
   pm.addPass(createFA4OverlapSoftmax());
-  pm.addPass(createFA4ConditionalRescale());
   pm.addPass(createCSEPass());
 }

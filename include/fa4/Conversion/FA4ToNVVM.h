@@ -28,7 +28,7 @@ void addFA4TypeConversions(LLVMTypeConverter &converter);
 /// elected expect-tx and the TMA copies; shared-memory views.
 void populatePipelineToNVVMPatterns(LLVMTypeConverter &converter,
                                     RewritePatternSet &patterns);
-/// Named barriers and warp votes.
+/// Named barriers.
 void populateRoleToNVVMPatterns(LLVMTypeConverter &converter,
                                 RewritePatternSet &patterns);
 /// Asynchronous MMA to wgmma (shared-memory and register A) and its wait.

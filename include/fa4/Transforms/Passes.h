@@ -30,8 +30,7 @@ namespace mlir::fa4 {
 
 /// From a tile program whose kernels carry an `#fa4.config` to fa4 kernels,
 /// registered as `fa4-tile-to-fa4`: layout assignment, TMA pipelining, the
-/// qk split, warp specialization, the overlapped softmax schedule, the
-/// conditional rescaling, CSE.
+/// qk split, warp specialization, the overlapped softmax schedule, CSE.
 void buildTileToFA4Pipeline(OpPassManager &pm);
 
 } // namespace mlir::fa4

@@ -186,23 +186,4 @@ def FA4OverlapSoftmax : Pass<"fa4-overlap-softmax", "ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
-def FA4ConditionalRescale : Pass<"fa4-conditional-rescale", "ModuleOp"> {
-  let summary = "multiply an accumulator by per-row factors only where one is not 1";
-  let description = [{
-    Wraps each `arith.mulf` of an `#fa4.acc` tile by a column-broadcast
-    `#fa4.rows` factor in an `scf.if` on `fa4.warp_any(factor != 1)`, that
-    vote marked as expected false (`llvm.intr.expect`, which keeps LLVM from
-    turning the branch back into a multiply and a select): a warp
-    whose rows all have the factor 1 skips the multiply and keeps the tile,
-    the same value. This is the compiler's half of FA4's lazy rescaling:
-    an attention program that lets the running max go stale until it grows
-    past a threshold rescales O by exactly 1 in most key blocks, and those
-    multiplies disappear. Runs after fa4-overlap-softmax, which places the
-    rescaling after the P·V wait.
-  }];
-  let dependentDialects = ["::mlir::arith::ArithDialect",
-                           "::mlir::LLVM::LLVMDialect",
-                           "::mlir::scf::SCFDialect"];
-}
-
 #endif // FA4_TRANSFORMS_PASSES_TD

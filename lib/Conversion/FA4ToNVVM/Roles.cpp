@@ -1,8 +1,7 @@
-//===- Roles.cpp - named barriers and warp votes to NVVM ------------------===//
+//===- Roles.cpp - named barriers to NVVM ---------------------------------===//
 //
-// Lowering of what warps coordinate through: the named barriers that order
-// warp roles, to bar.sync and bar.arrive (the roles themselves are lowered by
-// fa4-lower-warp-roles), and warp votes, to vote.sync.
+// Lowering of the named barriers that order warp roles to bar.sync and
+// bar.arrive (the roles themselves are lowered by fa4-lower-warp-roles).
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,32 +45,9 @@ struct NamedBarrierArriveLowering
   }
 };
 
-/// The thread's elements or'ed together, then `vote.sync.any` over the warp.
-struct WarpAnyLowering : public ConvertOpToLLVMPattern<WarpAnyOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(WarpAnyOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto type = dyn_cast<VectorType>(op.getPred().getType());
-    if (!type)
-      return rewriter.notifyMatchFailure(op, "undistributed predicate");
-    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    Value any;
-    for (int64_t i = 0, e = type.getNumElements(); i < e; ++i) {
-      Value element =
-          LLVM::ExtractElementOp::create(b, adaptor.getPred(), i32Const(b, i));
-      any = any ? LLVM::OrOp::create(b, any, element).getResult() : element;
-    }
-    rewriter.replaceOpWithNewOp<NVVM::VoteSyncOp>(
-        op, b.getI1Type(), i32Const(b, -1), any, NVVM::VoteSyncKind::any);
-    return success();
-  }
-};
-
 } // namespace
 
 void mlir::fa4::populateRoleToNVVMPatterns(LLVMTypeConverter &converter,
                                            RewritePatternSet &patterns) {
-  patterns.add<NamedBarrierSyncLowering, NamedBarrierArriveLowering,
-               WarpAnyLowering>(converter);
+  patterns.add<NamedBarrierSyncLowering, NamedBarrierArriveLowering>(converter);
 }

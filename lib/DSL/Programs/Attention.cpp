@@ -66,12 +66,7 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type) {
               return where(key < seqK && (key <= lastKey || !causal), s, -inf);
             },
             [&] { return s; });
-        // Lazy rescaling (FA4): a row's running max moves only when the
-        // block's max exceeds it by more than 8 (a factor 256, which P and
-        // the f32 sums absorb); O / l is exact either way. Rows whose max
-        // stays get alpha = 1, and a rescaling by 1 is skipped.
-        Tile mBlock = max(s, 1) * scaleLog2;
-        Tile mNew = where(mBlock > mI + 8.0, mBlock, mI);
+        Tile mNew = max(mI, max(s, 1) * scaleLog2);
         // A row that has seen no key yet keeps a max of -inf: subtract 0.
         Tile mUse = where(mNew == -inf, 0.0, mNew);
         Tile pr = exp2(s * scaleLog2 - mUse.col());

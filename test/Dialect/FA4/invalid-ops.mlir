@@ -380,11 +380,3 @@ func.func @f(%q: tensor<128x128xbf16>) {
   %r = fa4.warpgroup_rows %q : tensor<128x128xbf16> -> tensor<48x128xbf16>
   return
 }
-
-// -----
-
-func.func @f(%p: tensor<64xi1>) -> i1 {
-  // expected-error @below {{votes over the rows a warp holds, which needs a #fa4.rows or #fa4.acc tile, got 'tensor<64xi1>'}}
-  %a = fa4.warp_any %p : tensor<64xi1>
-  return %a : i1
-}

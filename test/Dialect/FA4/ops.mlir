@@ -118,17 +118,6 @@ func.func @named_barriers() {
   return
 }
 
-// CHECK-LABEL: func.func @warp_votes
-func.func @warp_votes(%rows: tensor<64xi1, #fa4.rows>, %acc: tensor<64x128xi1, #fa4.acc>, %v: vector<2xi1>) -> (i1, i1, i1) {
-  // CHECK: fa4.warp_any %{{.*}} : tensor<64xi1, #fa4.rows>
-  %a = fa4.warp_any %rows : tensor<64xi1, #fa4.rows>
-  // CHECK: fa4.warp_any %{{.*}} : tensor<64x128xi1, #fa4.acc>
-  %b = fa4.warp_any %acc : tensor<64x128xi1, #fa4.acc>
-  // CHECK: fa4.warp_any %{{.*}} : vector<2xi1>
-  %c = fa4.warp_any %v : vector<2xi1>
-  return %a, %b, %c : i1, i1, i1
-}
-
 // CHECK-LABEL: func.func @configs
 // CHECK-SAME: fa4.config = #fa4.config<element_type = f16, head_dim = 64, head_dim_v = 64, bm = 128, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 2, qk_stages = 1, swizzle = 128, q_tiles = 2, target = sm_100a, roles = [#fa4.role<producer, warps = 4, regs = 48>, #fa4.role<softmax, warps = 8, regs = 192>, #fa4.role<correction, warps = 4, regs = 80>]>
 func.func @configs() attributes {fa4.config = #fa4.config<element_type = f16, head_dim = 64,
