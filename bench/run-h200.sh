@@ -11,16 +11,24 @@
 #
 #   scripts/compile-kernels.sh KERNEL_DIR
 #
-#   bench/run-h200.sh KERNEL_DIR
+#   bench/run-h200.sh KERNEL_DIR [LABEL=DIR ...]
 #
+# Further kernel sets (LABEL=DIR, e.g. kernels of an earlier commit) are
+# benchmarked beside KERNEL_DIR's in the same run; the matrix and the
+# crosscheck run on KERNEL_DIR alone. With NCU=1, ncu then profiles one
+# launch of each set and of cuDNN at head dim 64 and 128 (S = 4096, B = 4,
+# not causal): instructions, cycles, tensor-pipe share (ncu.txt).
 # Logs and tables go under $OUT when it is set, else build-device/.
 # FA4_RUN=/path/to/fa4-run uses that fa4-run instead of building one.
 #
 #===----------------------------------------------------------------------===#
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-kernels=${1:?usage: run-h200.sh KERNEL_DIR}
+kernels=${1:?usage: run-h200.sh KERNEL_DIR [LABEL=DIR ...]}
+shift
 out=${OUT:-$root/build-device}
+sets=(--kernel-dir "fa4=$kernels")
+for set in "$@"; do sets+=(--kernel-dir "$set"); done
 mkdir -p "$out"
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.limit \
@@ -28,15 +36,38 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.limit \
 CASE_TIMEOUT=${CASE_TIMEOUT:-120} bash "$root/test/GPU/run-on-device.sh" \
   "$kernels" "$root/test/GPU/matrix-cases.txt" > "$out/matrix.log" 2>&1
 matrix=$?
-python3 "$root/bench/attention.py" --fa4-run "${FA4_RUN:-$root/build-device/bin/fa4-run}" \
-  --kernel-dir "$kernels" --out "$out/bench.md" > "$out/bench.log" 2>&1
+fa4run=${FA4_RUN:-$root/build-device/bin/fa4-run}
+python3 "$root/bench/attention.py" --fa4-run "$fa4run" "${sets[@]}" \
+  --out "$out/bench.md" --csv "$out/bench.csv" > "$out/bench.log" 2>&1
 bench=$?
-python3 "$root/bench/crosscheck.py" --fa4-run "${FA4_RUN:-$root/build-device/bin/fa4-run}" \
+if [ -n "${NCU:-}" ]; then
+  metrics=smsp__inst_executed.sum,sm__cycles_elapsed.max,smsp__sass_thread_inst_executed_op_fp32_pred_on.sum
+  : > "$out/ncu.txt"
+  for d in 64 128; do
+    shape="--problem attention --batch 4 --heads 16 --seq-q 4096 --seq-k 4096 --head-dim $d --no-check"
+    for set in "fa4=$kernels" "$@"; do
+      echo "== ${set%%=*} d$d" >> "$out/ncu.txt"
+      ncu --clock-control none -k regex:attention --launch-count 1 --metrics "$metrics" \
+        --section ComputeWorkloadAnalysis \
+        "$fa4run" --kernel "${set#*=}/attention-hd$d.kernel" $shape 2>&1 |
+        grep -E 'smsp__|sm__|highest-utilized' >> "$out/ncu.txt"
+    done
+    echo "== cuDNN d$d" >> "$out/ncu.txt"
+    ncu --clock-control none -k regex:cudnn --launch-count 1 --metrics "$metrics" \
+      --section ComputeWorkloadAnalysis python3 -c "import torch; from torch.nn.attention import SDPBackend, sdpa_kernel
+q = torch.randn(4, 16, 4096, $d, device='cuda', dtype=torch.bfloat16)
+with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
+    torch.nn.functional.scaled_dot_product_attention(q, q, q); torch.cuda.synchronize()" 2>&1 |
+      grep -E 'smsp__|sm__|highest-utilized' >> "$out/ncu.txt"
+  done
+fi
+python3 "$root/bench/crosscheck.py" --fa4-run "$fa4run" \
   --kernel-dir "$kernels" --work "$out/crosscheck" > "$out/crosscheck.log" 2>&1
 cross=$?
 grep -cE ' PASS' "$out/matrix.log" | sed 's/^/matrix cases passed: /'
 grep -E 'FAIL|TIMEOUT|ERROR' "$out/matrix.log" | head -20
 tail -n 30 "$out/matrix.log"
 cat "$out/crosscheck.log"
+cat "$out/ncu.txt" 2>/dev/null
 cat "$out/bench.md" 2>/dev/null || tail -n 20 "$out/bench.log"
 exit $((matrix || bench || cross))
