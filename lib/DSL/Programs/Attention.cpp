@@ -58,12 +58,16 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type) {
         Index key0 = j * bn;
         Bool needsMask =
             key0 + bn > seqK || (causal && key0 + (bn - 1) > diagonal);
+        // Row i may see the block's columns c < end_i: the keys before
+        // seqK and, when causal, those up to its diagonal. Worked out per
+        // row, it leaves one compare and one select per score.
         s = p.ifElse(
             needsMask,
             [&] {
-              Tile key = p.iota({bm, bn}, 1) + key0;
-              Tile lastKey = p.iota({bm, bn}, 0) + diagonal;
-              return where(key < seqK && (key <= lastKey || !causal), s, -inf);
+              Index diagonalEnd = select(causal, diagonal - key0 + 1, bn);
+              Tile end = min(p.iota({bm}, 0) + diagonalEnd,
+                             splat(seqK - key0, {bm}));
+              return where(p.iota({bm, bn}, 1) < end.col(), s, -inf);
             },
             [&] { return s; });
         Tile mNew = max(mI, max(s, 1) * scaleLog2);
