@@ -6,14 +6,18 @@
 # DIR/<name>.kernel, for a machine that runs them without the compiler
 # (bench/run-h200.sh, test/GPU/run-on-device.sh):
 #
-#   scripts/compile-kernels.sh [--fa4-run PATH] DIR
+#   scripts/compile-kernels.sh [--fa4-run PATH] DIR [FA4-RUN-OPTIONS...]
+#
+# Further options go to every compile, e.g. a plan: --kv-stages 2.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 fa4run="$root/build/bin/fa4-run"
 if [ "${1:-}" = --fa4-run ]; then fa4run=$2; shift 2; fi
-out=${1:?usage: compile-kernels.sh [--fa4-run PATH] DIR}
+out=${1:?usage: compile-kernels.sh [--fa4-run PATH] DIR [FA4-RUN-OPTIONS...]}
+shift
+extra=("$@")
 mkdir -p "$out"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
@@ -21,7 +25,7 @@ small="--batch 1 --heads 1 --seq-q 128 --seq-k 128"
 while read -r name args; do
   # Without a GPU fa4-run exits 3 after writing the kernel; with one it also
   # runs the small problem. Either way the kernel file is what counts.
-  "$fa4run" $args --no-check --dump-dir "$scratch/$name" > "$scratch/$name.log" 2>&1 || true
+  "$fa4run" $args "${extra[@]}" --no-check --dump-dir "$scratch/$name" > "$scratch/$name.log" 2>&1 || true
   if [ ! -s "$scratch/$name/$name.kernel" ]; then
     cat "$scratch/$name.log" >&2
     echo "compile-kernels.sh: no kernel file for $name" >&2

@@ -52,6 +52,8 @@ static constexpr OptionSpec kOptions[] = {
     {"out", true, Scope::Attention},
     {"lse", true, Scope::Attention},
     {"dtype", true, Scope::Any},
+    {"kv-stages", true, Scope::Any},
+    {"qk-stages", true, Scope::Any},
     {"emit", true, Scope::Any},
     {"check", false, Scope::Any},
     {"no-check", false, Scope::Any},
@@ -241,6 +243,20 @@ static Status readRunOptions(const Given &given, Arguments &args) {
     if (it->second != "bf16" && it->second != "f16")
       return Status::error("--dtype = '" + it->second + "' is not bf16 or f16");
     args.dtype = *fa4::runtime::parseElementType(it->second);
+  }
+  for (auto [name, target] :
+       {std::pair{"kv-stages", &args.plan.kvStages},
+        std::pair{"qk-stages", &args.plan.qkStages}}) {
+    if (!given.count(name))
+      continue;
+    if (!args.kernelPath.empty())
+      return Status::error("--" + std::string(name) +
+                           " chooses the plan of fa4's own kernel; it does "
+                           "not apply with --kernel");
+    Expected<uint64_t> value = integer(given, name, 1, 16);
+    if (!value.ok())
+      return value.status();
+    *target = int64_t(*value);
   }
   if (auto it = given.find("emit"); it != given.end()) {
     if (!args.kernelPath.empty())

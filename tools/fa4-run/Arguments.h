@@ -10,6 +10,7 @@
 #ifndef FA4_TOOLS_FA4RUN_ARGUMENTS_H
 #define FA4_TOOLS_FA4RUN_ARGUMENTS_H
 
+#include "Compile.h"
 #include "fa4/Runner/Problem.h"
 #include "fa4/Runner/Run.h"
 #include "fa4/Runtime/Status.h"
@@ -36,6 +37,8 @@ struct Arguments {
   /// --dtype: the element type of fa4's own kernel, or the one the kernel
   /// file must have.
   std::optional<runtime::ElementType> dtype;
+  /// --kv-stages, --qk-stages: plan choices for fa4's own kernel.
+  PlanChoices plan;
   /// Attention: .npy files of Q, K and V (all three or none), and of O to
   /// write after the run. With the inputs, the attention sizes not given are
   /// 0 until the files fix them, and so is the scale when not given.

@@ -14,6 +14,7 @@
 #include "fa4/Runtime/Status.h"
 
 #include <map>
+#include <optional>
 #include <string>
 
 namespace fa4::run {
@@ -33,12 +34,20 @@ struct CompiledKernel {
   double seconds = 0;
 };
 
+/// Plan choices that override the derived plan of a shipped kernel.
+struct PlanChoices {
+  std::optional<int64_t> kvStages;
+  std::optional<int64_t> qkStages;
+};
+
 /// Compile fa4's shipped kernel `name` (`gemm`, `attention-hd64`,
-/// `attention-hd128`, ...) for sm_90a. When `dumpDir` is not empty, write the
-/// kernel file and each stage (tile IR, fa4 IR, LLVM dialect, LLVM IR, PTX,
-/// ptxas report) there. Prints nothing.
+/// `attention-hd128`, ...) for sm_90a with the derived plan, overridden by
+/// `plan`. When `dumpDir` is not empty, write the kernel file and each stage
+/// (tile IR, fa4 IR, LLVM dialect, LLVM IR, PTX, ptxas report) there. Prints
+/// nothing.
 runtime::Expected<CompiledKernel> compileShipped(const std::string &name,
-                                                 const std::string &dumpDir);
+                                                 const std::string &dumpDir,
+                                                 const PlanChoices &plan = {});
 
 } // namespace fa4::run
 

@@ -36,7 +36,8 @@ static rt::Status writeFile(const std::string &dir, const std::string &name,
 }
 
 rt::Expected<fa4::run::CompiledKernel>
-fa4::run::compileShipped(const std::string &name, const std::string &dumpDir) {
+fa4::run::compileShipped(const std::string &name, const std::string &dumpDir,
+                         const PlanChoices &plan) {
   if (!llvm::is_contained(mlir::fa4::getShippedKernels(), name))
     return rt::Status::error("fa4 has no kernel named '" + name + "'");
   std::unique_ptr<mlir::MLIRContext> context =
@@ -54,7 +55,8 @@ fa4::run::compileShipped(const std::string &name, const std::string &dumpDir) {
   mlir::fa4::CompileArtifacts artifacts;
   auto start = std::chrono::steady_clock::now();
   mlir::OwningOpRef<mlir::ModuleOp> program =
-      mlir::fa4::buildShippedProgram(*context, name);
+      mlir::fa4::buildShippedProgram(*context, name,
+                                     {plan.kvStages, plan.qkStages});
   if (!program)
     return rt::Status::error("building '" + name + "' failed:\n" +
                              diagnostics);

@@ -88,6 +88,11 @@ OPTIONS
   --dtype bf16|f16       the element type of fa4's own kernel (default
                          bf16); with --kernel, must be the kernel file's
   --emit=STAGE           print a stage of fa4's own kernel (above)
+  --kv-stages N          the plan of fa4's own kernel: N K/V stages in shared
+                         memory instead of the derived number (as many as
+                         fit, at most 4); refused when they do not fit
+  --qk-stages N          the plan of fa4's own kernel: K loaded in N stages
+                         over the head dimension (derived: head dim / 64)
   --causal               attention: the causal mask above
   --scale X              attention: the softmax scale (default 1/sqrt(D))
   --check                check the output (the default)

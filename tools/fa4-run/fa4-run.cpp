@@ -121,8 +121,10 @@ static std::string shippedName(const run::Arguments &args) {
 /// Compiles fa4's own kernel `name`, writing it and its stages to `dumpDir`
 /// unless empty, and says so.
 static Expected<runtime::KernelFile> compile(const std::string &name,
-                                             const std::string &dumpDir) {
-  Expected<run::CompiledKernel> kernel = run::compileShipped(name, dumpDir);
+                                             const std::string &dumpDir,
+                                             const run::PlanChoices &plan) {
+  Expected<run::CompiledKernel> kernel =
+      run::compileShipped(name, dumpDir, plan);
   if (!kernel.ok())
     return kernel.status();
   std::printf("compiled %s for %s in %.3f s\n", name.c_str(),
@@ -136,7 +138,7 @@ static Expected<runtime::KernelFile> compile(const std::string &name,
 /// Prints stage `args.emit` of fa4's own kernel for the problem of `args`.
 static int emitStage(const run::Arguments &args) {
   Expected<run::CompiledKernel> compiled =
-      run::compileShipped(shippedName(args), args.dumpDir);
+      run::compileShipped(shippedName(args), args.dumpDir, args.plan);
   if (!compiled.ok())
     return fail(kRefused, compiled.status().message());
   std::string stage = args.emit == "llvm" ? "llvm-dialect" : args.emit;
@@ -181,7 +183,7 @@ int main(int argc, char **argv) {
     std::printf("fa4-run: the default problem, %s\n",
                 runner::describe(attention).c_str());
   Expected<runtime::KernelFile> file =
-      compiled ? compile(shippedName(*args), dumpDir)
+      compiled ? compile(shippedName(*args), dumpDir, args->plan)
                : runtime::readKernelFile(args->kernelPath);
   if (!file.ok())
     return fail(kRefused, file.status().message());
