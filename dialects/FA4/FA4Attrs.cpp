@@ -16,8 +16,17 @@ using namespace mlir::fa4;
 
 /// Bytes of one mbarrier.
 static constexpr int64_t kBarrierBytes = 8;
-/// Most kv stages a derived plan asks for.
-static constexpr int64_t kMaxDerivedKvStages = 4;
+/// Most kv stages a derived plan asks for, by padded head dim: the best
+/// measured on the H200 (bench/RESULTS.md, 2026-12-01, bf16, H = 16,
+/// B * S = 16384, S 1024 ... 16384, causal and not; TFLOP/s):
+///
+///   head dim 64:  kv 4 (default) vs 2: 0.98-1.04 of it, no clear winner;
+///                 vs 3: the same within 1 %. Four kept.
+///   head dim 128: kv 2 vs 3: faster at all 10 shapes, by 0.4-3 %
+///                 (e.g. S = 4096: 619 vs 599). Two.
+static int64_t maxDerivedKvStages(int64_t paddedHeadDim) {
+  return paddedHeadDim >= 128 ? 2 : 4;
+}
 
 TargetLimits mlir::fa4::getTargetLimits(Target target) {
   switch (target) {
@@ -264,8 +273,8 @@ ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
     while (bn > 16 && stagesThatFit(bn) < 2)
       bn /= 2;
   }
-  int64_t kvStages = request.kvStages.value_or(
-      std::clamp<int64_t>(stagesThatFit(bn), 1, kMaxDerivedKvStages));
+  int64_t kvStages = request.kvStages.value_or(std::clamp<int64_t>(
+      stagesThatFit(bn), 1, maxDerivedKvStages(paddedD)));
 
   ConfigAttr config =
       getChecked(emitError, context, elementType, headDim, headDimV, bm, bn,

@@ -103,7 +103,8 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
 
     `ConfigAttr::derive` builds the default plan from (head dim, element
     type, target): 128-byte swizzle, 1/2/4 qk stages for head dim 64/128/256,
-    and as many kv stages as shared memory holds (at most 4).
+    and as many kv stages as shared memory holds, at most the best measured
+    number for the head dim (4 at head dim 64, 2 from 128 on).
 
     ```mlir
     #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128,

@@ -9,8 +9,8 @@
 
 // CHECK-LABEL: func.func @attention
 // CHECK-SAME: !fa4.tensor_map<bf16, box = [1, 128, 64], swizzle = 128> {fa4.name = "q"}
-// CHECK-DAG: %[[V:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<v, kv = 3, qk = 1, memref<128x128xbf16, 3>>
-// CHECK-DAG: %[[K:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<k, kv = 3, qk = 1, memref<128x128xbf16, 3>>
+// CHECK-DAG: %[[V:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<v, kv = 2, qk = 1, memref<128x128xbf16, 3>>
+// CHECK-DAG: %[[K:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<k, kv = 2, qk = 1, memref<128x128xbf16, 3>>
 // CHECK-DAG: %[[Q:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<q, kv = 1, qk = 1, memref<128x128xbf16, 3>>
 // CHECK: %[[QP:.*]] = fa4.pipeline.start %[[Q]] producer
 // CHECK: %[[QC:.*]] = fa4.pipeline.start %[[Q]] consumer

@@ -6,7 +6,7 @@
 // RUN: fa4-opt %S/Inputs/attention-tile.mlir --fa4-attach-config=head-dim=128 --fa4-assign-layouts --fa4-pipeline-tma --fa4-split-qk | FileCheck %s --check-prefix=D128
 // RUN: fa4-opt %S/Inputs/attention-tile.mlir --fa4-attach-config="head-dim=128 qk-stages=1" --fa4-assign-layouts --fa4-pipeline-tma --fa4-split-qk | FileCheck %s --check-prefix=QK1
 
-// D128: %[[K:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
+// D128: %[[K:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<k, kv = 2, qk = 2, memref<128x64xbf16, 3>>
 // D128: scf.for
 // D128: fa4.producer.acquire %[[K]][%[[KP:[a-z0-9]+]]] :
 // D128-NEXT: fa4.producer.acquire %[[K]][%[[KP]]] qk 1
@@ -21,5 +21,5 @@
 // D128-NEXT: fa4.consumer.release %[[K]][%[[KC]]] :
 // D128-NEXT: fa4.consumer.release %[[K]][%[[KC]]] qk 1
 
-// QK1: %[[K:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<k, kv = 3, qk = 1, memref<128x128xbf16, 3>>
+// QK1: %[[K:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<k, kv = 2, qk = 1, memref<128x128xbf16, 3>>
 // QK1-NOT: qk 1

@@ -90,7 +90,8 @@ OPTIONS
   --emit=STAGE           print a stage of fa4's own kernel (above)
   --kv-stages N          the plan of fa4's own kernel: N K/V stages in shared
                          memory instead of the derived number (as many as
-                         fit, at most 4); refused when they do not fit
+                         fit, at most 4 at head dim 64 and 2 from 128 on);
+                         refused when they do not fit
   --qk-stages N          the plan of fa4's own kernel: K loaded in N stages
                          over the head dimension (derived: head dim / 64)
   --causal               attention: the causal mask above

@@ -34,7 +34,8 @@ def FA4AttachConfig : Pass<"fa4-attach-config", "ModuleOp"> {
     Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
            "target GPU: sm_90a or sm_100a">,
     Option<"kvStages", "kv-stages", "int64_t", /*default=*/"0",
-           "kv pipeline stages (0: as many as shared memory holds, at most 4)">,
+           "kv pipeline stages (0: as many as shared memory holds, at most 4 at "
+           "head dim 64 and 2 from 128 on, the best measured)">,
     Option<"qkStages", "qk-stages", "int64_t", /*default=*/"0",
            "qk stages of the K loads (0: padded head dim / 64 for 16-bit types)">,
     Option<"blockN", "block-n", "int64_t", /*default=*/"0",
