@@ -136,95 +136,108 @@ struct EventPair {
         (void)driver.api().cuEventDestroyFn(event);
   }
 
+  /// Creates both events; `what` names the timing in errors.
+  Status create(const std::string &what) {
+    for (CUevent *event : {&start, &stop})
+      if (Status s = FA4_CU_CHECK(driver, what, cuEventCreate, event,
+                                  unsigned(CU_EVENT_DEFAULT));
+          !s.ok())
+        return s;
+    return Status::success();
+  }
+
+  /// The milliseconds between the two recorded events.
+  Expected<float> elapsed(const std::string &what) const {
+    float milliseconds = 0;
+    if (Status s = FA4_CU_CHECK(driver, what, cuEventElapsedTime,
+                                &milliseconds, start, stop);
+        !s.ok())
+      return s;
+    return milliseconds;
+  }
+
   const Driver &driver;
   CUevent start = nullptr;
   CUevent stop = nullptr;
 };
+
+/// What a timing of `count` launches of `kernel` is called in errors, or an
+/// error when there is nothing to time.
+Expected<std::string> describeTiming(const Kernel &kernel, unsigned count,
+                                     const char *how) {
+  if (count == 0)
+    return Status::error("cannot time 0 launches of kernel '" + kernel.entry() +
+                         "'");
+  return "timing " + std::to_string(count) + how + " launches of kernel '" +
+         kernel.entry() + "'";
+}
 } // namespace
 
 Expected<float> fa4::runtime::timeLaunches(const Kernel &kernel,
                                            const LaunchConfig &config,
                                            const KernelArgs &args,
                                            unsigned count) {
-  if (count == 0)
-    return Status::error("cannot time 0 launches of kernel '" + kernel.entry() +
-                         "'");
+  Expected<std::string> what = describeTiming(kernel, count, "");
+  if (!what.ok())
+    return what.status();
   const Driver &driver = kernel.driver();
-  std::string what = "timing " + std::to_string(count) +
-                     " launches of kernel '" + kernel.entry() + "'";
   EventPair events(driver);
-  for (CUevent *event : {&events.start, &events.stop})
-    if (Status s = FA4_CU_CHECK(driver, what, cuEventCreate, event,
-                                unsigned(CU_EVENT_DEFAULT));
-        !s.ok())
-      return s;
-
-  if (Status s = FA4_CU_CHECK(driver, what, cuEventRecord, events.start,
+  if (Status s = events.create(*what); !s.ok())
+    return s;
+  if (Status s = FA4_CU_CHECK(driver, *what, cuEventRecord, events.start,
                               config.stream);
       !s.ok())
     return s;
   for (unsigned i = 0; i < count; ++i)
     if (Status s = launch(kernel, config, args); !s.ok())
       return s;
-  if (Status s =
-          FA4_CU_CHECK(driver, what, cuEventRecord, events.stop, config.stream);
+  if (Status s = FA4_CU_CHECK(driver, *what, cuEventRecord, events.stop,
+                              config.stream);
       !s.ok())
     return s;
-  if (Status s = FA4_CU_CHECK(driver, what, cuEventSynchronize, events.stop);
+  if (Status s = FA4_CU_CHECK(driver, *what, cuEventSynchronize, events.stop);
       !s.ok())
     return s;
-  float milliseconds = 0;
-  if (Status s = FA4_CU_CHECK(driver, what, cuEventElapsedTime, &milliseconds,
-                              events.start, events.stop);
-      !s.ok())
-    return s;
-  return milliseconds;
+  return events.elapsed(*what);
 }
 
 Expected<std::vector<float>>
 fa4::runtime::timeEachLaunch(const Kernel &kernel, const LaunchConfig &config,
                              const KernelArgs &args, unsigned count) {
-  if (count == 0)
-    return Status::error("cannot time 0 launches of kernel '" + kernel.entry() +
-                         "'");
+  Expected<std::string> what = describeTiming(kernel, count, " queued");
+  if (!what.ok())
+    return what.status();
   const Driver &driver = kernel.driver();
-  std::string what = "timing " + std::to_string(count) +
-                     " queued launches of kernel '" + kernel.entry() + "'";
   std::vector<std::unique_ptr<EventPair>> pairs;
   for (unsigned i = 0; i < count; ++i) {
     pairs.push_back(std::make_unique<EventPair>(driver));
-    for (CUevent *event : {&pairs.back()->start, &pairs.back()->stop})
-      if (Status s = FA4_CU_CHECK(driver, what, cuEventCreate, event,
-                                  unsigned(CU_EVENT_DEFAULT));
-          !s.ok())
-        return s;
+    if (Status s = pairs.back()->create(*what); !s.ok())
+      return s;
   }
   // Every launch is queued before the first wait, so that no launch waits
   // for the host: each pair of events brackets the kernel alone.
   for (auto &pair : pairs) {
-    if (Status s = FA4_CU_CHECK(driver, what, cuEventRecord, pair->start,
+    if (Status s = FA4_CU_CHECK(driver, *what, cuEventRecord, pair->start,
                                 config.stream);
         !s.ok())
       return s;
     if (Status s = launch(kernel, config, args); !s.ok())
       return s;
-    if (Status s = FA4_CU_CHECK(driver, what, cuEventRecord, pair->stop,
+    if (Status s = FA4_CU_CHECK(driver, *what, cuEventRecord, pair->stop,
                                 config.stream);
         !s.ok())
       return s;
   }
-  if (Status s = FA4_CU_CHECK(driver, what, cuEventSynchronize,
+  if (Status s = FA4_CU_CHECK(driver, *what, cuEventSynchronize,
                               pairs.back()->stop);
       !s.ok())
     return s;
   std::vector<float> times;
   for (auto &pair : pairs) {
-    float milliseconds = 0;
-    if (Status s = FA4_CU_CHECK(driver, what, cuEventElapsedTime,
-                                &milliseconds, pair->start, pair->stop);
-        !s.ok())
-      return s;
-    times.push_back(milliseconds);
+    Expected<float> ms = pair->elapsed(*what);
+    if (!ms.ok())
+      return ms.status();
+    times.push_back(*ms);
   }
   return times;
 }
