@@ -6,7 +6,7 @@
 # compute-sanitizer on small ones), cross-checks O and the log-sum-exp read
 # back from .npy files against torch (bench/crosscheck.py), then benchmarks
 # fa4 against cuDNN (bench/attention.py). KERNEL_DIR holds gemm.kernel and
-# attention-hd{64,128}[-f16].kernel, compiled on a machine with the compiler
+# attention-hd{64,128,256}[-f16].kernel, compiled on a machine with the compiler
 # (fa4's DSL programs through its passes):
 #
 #   scripts/compile-kernels.sh KERNEL_DIR

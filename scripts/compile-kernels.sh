@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 #===- compile-kernels.sh - fa4's kernel files for a GPU machine ----------===#
 #
-# Compiles fa4's shipped programs (the DSL attention for head dims 64 and 128
-# in bf16 and f16, and the GEMM) with fa4-run's compiler into kernel files,
+# Compiles fa4's shipped programs (the DSL attention for head dims 64, 128
+# and 256 in bf16 and f16, and the GEMM) with fa4-run's compiler into kernel
+# files,
 # DIR/<name>.kernel, for a machine that runs them without the compiler
 # (bench/run-h200.sh, test/GPU/run-on-device.sh):
 #
@@ -38,5 +39,7 @@ attention-hd64 --problem attention $small --head-dim 64
 attention-hd128 --problem attention $small --head-dim 128
 attention-hd64-f16 --problem attention $small --head-dim 64 --dtype f16
 attention-hd128-f16 --problem attention $small --head-dim 128 --dtype f16
+attention-hd256 --problem attention $small --head-dim 256
+attention-hd256-f16 --problem attention $small --head-dim 256 --dtype f16
 gemm --problem gemm --m 128 --n 128 --k 64
 LIST

@@ -59,6 +59,11 @@ OwningOpRef<ModuleOp> mlir::fa4::buildShippedProgram(MLIRContext &context,
   request.qkStages = plan.qkStages;
   OwningOpRef<ModuleOp> module;
   if (name == "gemm") {
+    if (plan.blockN) {
+      emitError(loc) << "the gemm program has no plan choice of key block "
+                        "rows";
+      return nullptr;
+    }
     // 128 x 64 tiles of A and B through four stages: the plan of a head
     // dim of 64.
     request.headDim = 64;
@@ -75,8 +80,9 @@ OwningOpRef<ModuleOp> mlir::fa4::buildShippedProgram(MLIRContext &context,
       request.elementType = Float16Type::get(&context);
     }
     request.headDim = options.headDim;
-    // The program's key blocks are 128 rows.
-    request.bn = 128;
+    if (plan.blockN)
+      options.blockN = *plan.blockN;
+    request.bn = ::fa4::dsl::attentionBlockN(options);
     module = ::fa4::dsl::buildAttention(&context, options);
   }
   if (!module)

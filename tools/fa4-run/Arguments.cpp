@@ -54,6 +54,7 @@ static constexpr OptionSpec kOptions[] = {
     {"dtype", true, Scope::Any},
     {"kv-stages", true, Scope::Any},
     {"qk-stages", true, Scope::Any},
+    {"block-n", true, Scope::Attention},
     {"emit", true, Scope::Any},
     {"check", false, Scope::Any},
     {"no-check", false, Scope::Any},
@@ -257,6 +258,18 @@ static Status readRunOptions(const Given &given, Arguments &args) {
     if (!value.ok())
       return value.status();
     *target = int64_t(*value);
+  }
+  if (given.count("block-n")) {
+    if (!args.kernelPath.empty())
+      return Status::error("--block-n chooses the plan of fa4's own kernel; "
+                           "it does not apply with --kernel");
+    Expected<uint64_t> value = integer(given, "block-n", 16, 256);
+    if (!value.ok())
+      return value.status();
+    if (*value % 16 != 0)
+      return Status::error("--block-n = " + std::to_string(*value) +
+                           " is not a multiple of 16 (the MMA step)");
+    args.plan.blockN = int64_t(*value);
   }
   if (auto it = given.find("emit"); it != given.end()) {
     if (!args.kernelPath.empty())

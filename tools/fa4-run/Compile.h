@@ -38,6 +38,7 @@ struct CompiledKernel {
 struct PlanChoices {
   std::optional<int64_t> kvStages;
   std::optional<int64_t> qkStages;
+  std::optional<int64_t> blockN;
 };
 
 /// Compile fa4's shipped kernel `name` (`gemm`, `attention-hd64`,

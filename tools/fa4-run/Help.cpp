@@ -30,8 +30,8 @@ USAGE
 
   FILE is a kernel file, as `fa4-translate --emit=kernel` writes it. Without
   --kernel, fa4-run compiles fa4's own kernel for the problem (gemm, or
-  attention-hd<D>, or attention-hd<D>-f16 with --dtype f16, for head dim 64
-  or 128): the program written in fa4's C++ DSL (lib/DSL/Programs), through
+  attention-hd<D>, or attention-hd<D>-f16 with --dtype f16, for head dim 64,
+  128 or 256): the program written in fa4's C++ DSL (lib/DSL/Programs), through
   the tile-to-fa4 passes and the fa4-to-llvm lowering, when it was built
   with the compiler; an
   fa4-run built without it (-DFA4_ENABLE_COMPILER=OFF) needs --kernel. Options
@@ -94,6 +94,9 @@ OPTIONS
                          refused when they do not fit
   --qk-stages N          the plan of fa4's own kernel: K loaded in N stages
                          over the head dimension (derived: head dim / 64)
+  --block-n N            attention: fa4's own kernel visits keys in blocks
+                         of N rows (a multiple of 16 up to 256; default 128,
+                         64 at head dim 256)
   --causal               attention: the causal mask above
   --scale X              attention: the softmax scale (default 1/sqrt(D))
   --check                check the output (the default)

@@ -34,6 +34,9 @@ ArrayRef<StringRef> getShippedKernels();
 struct PlanOptions {
   std::optional<int64_t> kvStages;
   std::optional<int64_t> qkStages;
+  /// Rows of one K/V block (attention only; the program's default for its
+  /// head dim when not given).
+  std::optional<int64_t> blockN;
 };
 
 /// Builds the shipped program `name` at the tile level with its plan

@@ -24,11 +24,18 @@ struct AttentionOptions {
   int64_t headDim = 128;
   /// The element type of Q, K, V and O: bf16 or f16.
   DType elementType = bf16;
+  /// Rows of one K/V block: 16 ... 256, a multiple of 16; 0 picks the
+  /// default for the head dim (128, and 64 at head dim 256, where two
+  /// stages of 128-row K and V blocks do not fit in shared memory).
+  int64_t blockN = 0;
 };
 
+/// The K/V block rows attention uses for `options`.
+int64_t attentionBlockN(const AttentionOptions &options);
+
 /// Forward attention as a tile program, `@attention(q, k, v, o, lse, seq_q,
-/// seq_k, scale_log2, causal)`: Q, K and V are descriptors with blocks of
-/// 1x128xD over [B*H, S, D]; O (B*H x Sq x D) and LSE (B*H x Sq, f32, the
+/// seq_k, scale_log2, causal)`: Q is a descriptor with blocks of 1x128xD
+/// and K and V with blocks of 1xNxD (N = attentionBlockN) over [B*H, S, D]; O (B*H x Sq x D) and LSE (B*H x Sq, f32, the
 /// natural log-sum-exp of each row's scaled scores) are pointers. Program
 /// (x, bh) of a grid (X, B*H) computes query rows [128 m, 128 m + 128),
 /// m = X - 1 - x (the longest causal rows first), of head bh with the

@@ -17,8 +17,9 @@ using namespace fa4::dsl;
 
 /// The algorithm, for one head dim and element type.
 static mlir::OwningOpRef<mlir::ModuleOp>
-writeAttention(mlir::MLIRContext *context, int64_t d, DType type) {
-  const int64_t bm = 128, bn = 128;
+writeAttention(mlir::MLIRContext *context, int64_t d, DType type,
+               int64_t bn) {
+  const int64_t bm = 128;
   const double inf = std::numeric_limits<double>::infinity();
   const double ln2 = 0.693147182;
   Program p(context, "attention");
@@ -90,6 +91,12 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type) {
   return p.finish();
 }
 
+int64_t fa4::dsl::attentionBlockN(const AttentionOptions &options) {
+  if (options.blockN)
+    return options.blockN;
+  return options.headDim >= 256 ? 64 : 128;
+}
+
 mlir::OwningOpRef<mlir::ModuleOp>
 fa4::dsl::buildAttention(mlir::MLIRContext *context,
                          const AttentionOptions &options) {
@@ -104,5 +111,12 @@ fa4::dsl::buildAttention(mlir::MLIRContext *context,
         << "attention takes bf16 or f16 inputs";
     return {};
   }
-  return writeAttention(context, options.headDim, options.elementType);
+  int64_t bn = attentionBlockN(options);
+  if (bn < 16 || bn > 256 || bn % 16 != 0) {
+    mlir::emitError(mlir::UnknownLoc::get(context))
+        << "attention key block of " << bn
+        << " rows is not a multiple of 16 in [16, 256]";
+    return {};
+  }
+  return writeAttention(context, options.headDim, options.elementType, bn);
 }
