@@ -90,6 +90,24 @@ LogicalResult mlir::fa4::verifyRoleBudget(
     describe(diag);
     return diag << " but the SM has " << limits.registersPerSM;
   }
+  // setmaxnreg only moves registers between the warpgroups of a CTA: the
+  // roles share what the CTA is launched with, every thread's entry budget.
+  // A role that asks for more waits in setmaxnreg forever.
+  // (A role's own budget out of range is reported by the role.)
+  int64_t entry = getEntryRegisters(threads);
+  bool rolesValid = llvm::all_of(roles, [](auto role) {
+    int64_t regs = std::get<2>(role);
+    return regs >= 24 && regs <= 256 && regs % 8 == 0;
+  });
+  if (rolesValid && registers > threads * entry) {
+    InFlightDiagnostic diag = emitError();
+    diag << "roles need " << registers << " registers";
+    describe(diag);
+    return diag << " but a CTA of " << threads << " threads is launched with "
+                << threads * entry << " (" << entry
+                << " a thread), which setmaxnreg can only move between "
+                   "warpgroups";
+  }
   return success();
 }
 
@@ -133,7 +151,7 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t bk0, int64_t bk1, int64_t kvStages,
                                  int64_t qkStages, int64_t swizzle,
                                  int64_t qTiles, Target target,
-                                 ArrayAttr roles) {
+                                 ArrayAttr roles, bool persistent) {
   if (!elementType.isBF16() && !elementType.isF16())
     return emitError() << "element type must be bf16 or f16, got "
                        << elementType;
@@ -279,7 +297,7 @@ ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
   ConfigAttr config =
       getChecked(emitError, context, elementType, headDim, headDimV, bm, bn,
                  bk0, bn, kvStages, qkStages, swizzle, qTiles, request.target,
-                 ArrayAttr::get(context, roles));
+                 ArrayAttr::get(context, roles), request.persistent);
   if (!config)
     return failure();
   return config;

@@ -93,7 +93,10 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
     `bk1` (the contraction of P·V, equal to `bn`: V loads are complete), the
     pipeline depth `kv_stages`, the head-dim split `qk_stages`, the TMA
     swizzle in bytes, the number of Q tiles per CTA (1 or 2, one per consumer
-    group), the target, and the warp roles with their register budgets.
+    group), the target, the warp roles with their register budgets, and
+    whether the kernel is `persistent` (false when left out): its CTAs loop
+    over the tiles of the logical grid, which the kernel then takes as two
+    trailing arguments, `grid_x` and `grid_y` (fa4-persistent).
 
     One verifier computes the budgets and rejects impossible plans with the
     numbers: shared memory (Q, K and V stage buffers and the mbarriers)
@@ -119,7 +122,8 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
                         "int64_t":$bk0, "int64_t":$bk1, "int64_t":$kv_stages,
                         "int64_t":$qk_stages, "int64_t":$swizzle,
                         "int64_t":$q_tiles, EnumParameter<FA4_Target>:$target,
-                        "ArrayAttr":$roles);
+                        "ArrayAttr":$roles,
+                        DefaultValuedParameter<"bool", "false">:$persistent);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -7,6 +7,7 @@
 
 #include "FA4/FA4Dialect.h"
 
+
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -49,6 +50,13 @@ LogicalResult FA4Dialect::verifyOperationAttribute(Operation *op,
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitError()
              << "'" << kKernelAttrName << "' must be a unit attribute";
+    return success();
+  }
+  if (attr.getName() == kTileLoopAttrName) {
+    if (!isa<UnitAttr>(attr.getValue()) ||
+        op->getName().getStringRef() != "scf.for")
+      return op->emitError() << "'" << kTileLoopAttrName
+                             << "' must be a unit attribute on an scf.for";
     return success();
   }
   if (attr.getName() == kSharedMemoryBytesAttrName ||

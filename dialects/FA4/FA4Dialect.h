@@ -49,6 +49,8 @@ struct ConfigRequest {
   std::optional<int64_t> kvStages;
   std::optional<int64_t> qkStages;
   std::optional<int64_t> bn;
+  /// Loop each CTA over the tiles of the logical grid.
+  bool persistent = false;
 };
 
 /// Hardware limits of a target that plans are checked against.
@@ -90,6 +92,10 @@ constexpr StringLiteral kSharedMemoryBytesAttrName = "fa4.shared_memory_bytes";
 /// On a lowered kernel's by-value tensor-map parameter: its !fa4.tensor_map
 /// type, for whoever builds the map at launch.
 constexpr StringLiteral kTensorMapArgAttrName = "fa4.tensor_map";
+
+/// The unit attribute that marks a persistent kernel's loop over its tiles,
+/// set by fa4-persistent.
+constexpr StringLiteral kTileLoopAttrName = "fa4.tile_loop";
 
 /// The threads of a kernel's block, set by fa4-lower-warp-roles.
 constexpr StringLiteral kThreadsAttrName = "fa4.threads";

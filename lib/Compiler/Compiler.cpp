@@ -57,6 +57,7 @@ OwningOpRef<ModuleOp> mlir::fa4::buildShippedProgram(MLIRContext &context,
   request.elementType = BFloat16Type::get(&context);
   request.kvStages = plan.kvStages;
   request.qkStages = plan.qkStages;
+  request.persistent = plan.persistent;
   OwningOpRef<ModuleOp> module;
   if (name == "gemm") {
     if (plan.blockN) {

@@ -78,9 +78,10 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
       .addI64(int64_t(p.seqK))
       .addF32(float(p.scale * M_LOG2E))
       .addI32(p.causal ? 1 : 0);
-  execution.config.grid = {
-      uint32_t((p.seqQ + kAttentionTileQ - 1) / kAttentionTileQ),
-      uint32_t(heads), 1};
+  setGrid(execution, file, driver,
+          {uint32_t((p.seqQ + kAttentionTileQ - 1) / kAttentionTileQ),
+           uint32_t(heads), 1},
+          options.ctas);
   execution.config.block = file.block;
   execution.config.dynamicSharedBytes = file.dynamicSharedBytes;
   execution.output = &*oBuffer;

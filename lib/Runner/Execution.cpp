@@ -30,6 +30,27 @@ TensorMapSpec fa4::runner::tensorMapSpec(const KernelParam &param,
   return spec;
 }
 
+bool fa4::runner::isPersistent(const KernelFile &file) {
+  size_t n = file.params.size();
+  return n >= 2 && file.params[n - 2].name == "grid_x" &&
+         file.params[n - 2].kind == ParamKind::I64 &&
+         file.params[n - 1].name == "grid_y" &&
+         file.params[n - 1].kind == ParamKind::I64;
+}
+
+void fa4::runner::setGrid(Execution &execution, const KernelFile &file,
+                          const Driver &driver, Dim3 logical, uint64_t ctas) {
+  if (!isPersistent(file)) {
+    execution.config.grid = logical;
+    return;
+  }
+  execution.args.addI64(int64_t(logical.x)).addI64(int64_t(logical.y));
+  uint64_t tiles = logical.count();
+  if (ctas == 0)
+    ctas = uint64_t(std::max(driver.device().smCount, 1));
+  execution.config.grid = {uint32_t(std::min(ctas, tiles)), 1, 1};
+}
+
 Expected<DeviceBuffer> fa4::runner::upload(const Driver &driver,
                                            const std::vector<uint16_t> &host,
                                            uint64_t words) {

@@ -54,6 +54,19 @@ runtime::TensorMapSpec tensorMapSpec(const runtime::KernelParam &param,
                                      std::vector<uint64_t> dims,
                                      std::vector<uint64_t> strides);
 
+/// Whether `file` is a persistent kernel: its last two parameters, i64
+/// `grid_x` and `grid_y`, take the logical grid, and it loops its CTAs over
+/// the tiles of that grid (fa4-persistent).
+bool isPersistent(const runtime::KernelFile &file);
+
+/// Sets the launch grid of `execution` for a kernel over the `logical`
+/// grid (z = 1): that grid itself, or for a persistent kernel `ctas` CTAs in
+/// x (0: one per SM of the device), at most one per tile, with the logical
+/// grid appended to the arguments.
+void setGrid(Execution &execution, const runtime::KernelFile &file,
+             const runtime::Driver &driver, runtime::Dim3 logical,
+             uint64_t ctas);
+
 /// Allocates `words` 16-bit words of device memory and copies `host` (which may
 /// be shorter) to its start.
 runtime::Expected<runtime::DeviceBuffer>

@@ -58,8 +58,10 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
       .addI64(int64_t(p.m))
       .addI64(int64_t(p.n))
       .addI64(int64_t(p.k));
-  execution.config.grid = {uint32_t((p.m + kGemmTileM - 1) / kGemmTileM),
-                           uint32_t(p.n / kGemmTileN), 1};
+  setGrid(execution, file, kernel.driver(),
+          {uint32_t((p.m + kGemmTileM - 1) / kGemmTileM),
+           uint32_t(p.n / kGemmTileN), 1},
+          options.ctas);
   execution.config.block = file.block;
   execution.config.dynamicSharedBytes = file.dynamicSharedBytes;
   execution.output = &*cBuffer;

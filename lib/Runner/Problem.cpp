@@ -8,6 +8,8 @@
 
 #include "fa4/Runner/Problem.h"
 
+#include "Execution.h"
+
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -152,7 +154,8 @@ struct AbiParam {
 };
 } // namespace
 
-/// Checks the parameters of `file` against `abi`, the ABI of `problem`.
+/// Checks the parameters of `file` against `abi`, the ABI of `problem`. A
+/// persistent kernel takes the logical grid after them.
 static Status checkAbi(const KernelFile &file, const char *problem,
                        runtime::ElementType type,
                        const std::vector<AbiParam> &abi) {
@@ -161,28 +164,34 @@ static Status checkAbi(const KernelFile &file, const char *problem,
     signature += std::string(signature.empty() ? "" : ", ") + param.role + ":" +
                  runtime::paramKindName(param.kind);
   std::string prefix = "kernel '" + file.entry + "' does not have the " +
-                       problem + " ABI (" + signature + "): ";
-  if (file.params.size() != abi.size())
+                       problem + " ABI (" + signature +
+                       "; then grid_x:i64, grid_y:i64 when persistent): ";
+  std::vector<AbiParam> expected = abi;
+  if (file.params.size() == abi.size() + 2 && isPersistent(file)) {
+    expected.push_back({"grid_x", ParamKind::I64});
+    expected.push_back({"grid_y", ParamKind::I64});
+  }
+  if (file.params.size() != expected.size())
     return Status::error(prefix + "it has " +
                          std::to_string(file.params.size()) + " parameters");
-  for (size_t i = 0; i < abi.size(); ++i) {
+  for (size_t i = 0; i < expected.size(); ++i) {
     const KernelParam &param = file.params[i];
     std::string which = "parameter " + std::to_string(i) + " ('" + param.name +
-                        "', the " + abi[i].role + ")";
-    if (param.kind != abi[i].kind)
+                        "', the " + expected[i].role + ")";
+    if (param.kind != expected[i].kind)
       return Status::error(prefix + which + " is " +
                            runtime::paramKindName(param.kind) + ", not " +
-                           runtime::paramKindName(abi[i].kind));
+                           runtime::paramKindName(expected[i].kind));
     if (param.kind != ParamKind::TensorMap)
       continue;
     if (param.elementType != type)
       return Status::error(prefix + which + " is a tensor map of " +
                            runtime::elementTypeName(param.elementType) +
                            ", not " + runtime::elementTypeName(type));
-    if (param.boxDims.size() != abi[i].boxRank)
+    if (param.boxDims.size() != expected[i].boxRank)
       return Status::error(prefix + which + " has a box of rank " +
                            std::to_string(param.boxDims.size()) + ", not " +
-                           std::to_string(abi[i].boxRank));
+                           std::to_string(expected[i].boxRank));
   }
   if (file.grid)
     return Status::error("kernel '" + file.entry + "' fixes its grid to " +

@@ -58,6 +58,7 @@ struct AttachConfigPass
       request.qkStages = qkStages;
     if (blockN)
       request.bn = blockN;
+    request.persistent = persistent;
 
     FailureOr<ConfigAttr> config =
         ConfigAttr::derive(emitError, context, request);

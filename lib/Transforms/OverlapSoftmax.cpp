@@ -169,16 +169,6 @@ static void schedule(AttentionLoop &m, Value isFirst) {
   };
 
   OpBuilder b(loop);
-  if (isFirst) {
-    // Warpgroup 0 issues first: warpgroup 1 hands it the first turn.
-    scf::IfOp::create(
-        b, loc, isFirst,
-        [&](OpBuilder &tb, Location tloc) { scf::YieldOp::create(tb, tloc); },
-        [&](OpBuilder &eb, Location eloc) {
-          NamedBarrierArriveOp::create(eb, eloc, 1, 256);
-          scf::YieldOp::create(eb, eloc);
-        });
-  }
   Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                     loop.getLowerBound(), loop.getUpperBound());
   auto guard = scf::IfOp::create(b, loc, loop.getResultTypes(), any,
@@ -294,20 +284,37 @@ struct OverlapSoftmaxPass
       if (role.getKind() != RoleKind::consumer)
         return;
       SmallVector<AttentionLoop> loops;
-      for (auto loop : role.getBody().front().getOps<scf::ForOp>())
+      role.walk([&](scf::ForOp loop) {
         if (FailureOr<AttentionLoop> m = match(loop); succeeded(m))
           loops.push_back(*m);
+      });
       if (loops.empty())
         return;
       // Two consumer warpgroups take turns; one has nobody to wait for.
+      // Warpgroup 0 issues first: warpgroup 1 hands it the first turn, once,
+      // before the role's first op that holds an attention loop. Each turn
+      // taken hands the next one over, so the turns stay in step through
+      // any number of loops (the tiles of a persistent kernel), which both
+      // warpgroups run alike.
       Value isFirst;
       if (role.getWarps() == 8) {
-        OpBuilder b = OpBuilder::atBlockBegin(&role.getBody().front());
+        Block &body = role.getBody().front();
+        OpBuilder b = OpBuilder::atBlockBegin(&body);
         Location loc = role.getLoc();
         Value wg = WarpgroupIdOp::create(b, loc);
         isFirst = arith::CmpIOp::create(
             b, loc, arith::CmpIPredicate::eq, wg,
             arith::ConstantIndexOp::create(b, loc, 0));
+        b.setInsertionPoint(body.findAncestorOpInBlock(*loops.front().loop));
+        scf::IfOp::create(
+            b, loc, isFirst,
+            [&](OpBuilder &tb, Location tloc) {
+              scf::YieldOp::create(tb, tloc);
+            },
+            [&](OpBuilder &eb, Location eloc) {
+              NamedBarrierArriveOp::create(eb, eloc, 1, 256);
+              scf::YieldOp::create(eb, eloc);
+            });
       }
       for (AttentionLoop &m : loops)
         schedule(m, isFirst);

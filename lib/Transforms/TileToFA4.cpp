@@ -15,6 +15,7 @@ void mlir::fa4::buildTileToFA4Pipeline(OpPassManager &pm) {
   pm.addPass(createFA4PipelineTMA());
   pm.addPass(createFA4SplitQk());
   pm.addPass(createFA4WarpSpecialize());
+  pm.addPass(createFA4Persistent());
   pm.addPass(createFA4OverlapSoftmax());
   pm.addPass(createCSEPass());
 }

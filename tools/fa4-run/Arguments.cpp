@@ -55,6 +55,8 @@ static constexpr OptionSpec kOptions[] = {
     {"kv-stages", true, Scope::Any},
     {"qk-stages", true, Scope::Any},
     {"block-n", true, Scope::Attention},
+    {"persistent", false, Scope::Any},
+    {"ctas", true, Scope::Any},
     {"emit", true, Scope::Any},
     {"check", false, Scope::Any},
     {"no-check", false, Scope::Any},
@@ -232,6 +234,12 @@ static Status readRunOptions(const Given &given, Arguments &args) {
       return value.status();
     *count.target = unsigned(*value);
   }
+  if (given.count("ctas")) {
+    Expected<uint64_t> ctas = integer(given, "ctas", 1, kMaxSize);
+    if (!ctas.ok())
+      return ctas.status();
+    options.ctas = *ctas;
+  }
   if (given.count("seed")) {
     Expected<uint64_t> seed = integer(given, "seed", 0, UINT64_MAX);
     if (!seed.ok())
@@ -270,6 +278,13 @@ static Status readRunOptions(const Given &given, Arguments &args) {
       return Status::error("--block-n = " + std::to_string(*value) +
                            " is not a multiple of 16 (the MMA step)");
     args.plan.blockN = int64_t(*value);
+  }
+  if (given.count("persistent")) {
+    if (!args.kernelPath.empty())
+      return Status::error("--persistent chooses the plan of fa4's own "
+                           "kernel; it does not apply with --kernel (a "
+                           "kernel file says whether it is persistent)");
+    args.plan.persistent = true;
   }
   if (auto it = given.find("emit"); it != given.end()) {
     if (!args.kernelPath.empty())

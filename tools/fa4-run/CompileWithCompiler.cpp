@@ -56,7 +56,8 @@ fa4::run::compileShipped(const std::string &name, const std::string &dumpDir,
   auto start = std::chrono::steady_clock::now();
   mlir::OwningOpRef<mlir::ModuleOp> program =
       mlir::fa4::buildShippedProgram(*context, name,
-                                     {plan.kvStages, plan.qkStages, plan.blockN});
+                                     {plan.kvStages, plan.qkStages, plan.blockN,
+                                      plan.persistent});
   if (!program)
     return rt::Status::error("building '" + name + "' failed:\n" +
                              diagnostics);

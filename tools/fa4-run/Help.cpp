@@ -66,6 +66,9 @@ PROBLEMS AND THE KERNEL ABIS
              With --causal, query row i sees key rows j <= i + SK - SQ (a row
              that sees none must be 0). Needs D % 8 == 0, and D == N when the
              kernel file has `meta = head_dim N`.
+  A persistent kernel (fa4-run --persistent, or a kernel file whose last two
+  parameters are grid_x:i64 and grid_y:i64) takes the grid above as those
+  two parameters and runs on --ctas CTAs in x (default: the SM count).
   The element type is the kernel's: its tensor maps (`type=` in the kernel
   file) must all be bf16 or all f16, and inputs, output and the reference's
   rounding follow it. A kernel file whose parameters differ in number, order
@@ -97,6 +100,11 @@ OPTIONS
   --block-n N            attention: fa4's own kernel visits keys in blocks
                          of N rows (a multiple of 16 up to 256; default 128,
                          64 at head dim 256)
+  --persistent           fa4's own kernel is persistent: its CTAs
+                         loop over the tiles (static order), and it takes the
+                         tile grid as two more parameters, grid_x and grid_y
+  --ctas N               a persistent kernel runs on N CTAs (default: one
+                         per SM), at most one per tile
   --causal               attention: the causal mask above
   --scale X              attention: the softmax scale (default 1/sqrt(D))
   --check                check the output (the default)

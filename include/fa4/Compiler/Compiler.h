@@ -37,6 +37,8 @@ struct PlanOptions {
   /// Rows of one K/V block (attention only; the program's default for its
   /// head dim when not given).
   std::optional<int64_t> blockN;
+  /// A persistent kernel (fa4-persistent).
+  bool persistent = false;
 };
 
 /// Builds the shipped program `name` at the tile level with its plan

@@ -44,6 +44,8 @@ struct RunOptions {
   /// Read the output of the checked launch back and keep it in
   /// `RunResult::output`, also without the check.
   bool keepOutput = false;
+  /// CTAs of a persistent kernel (0: one per SM), at most one per tile.
+  uint64_t ctas = 0;
 };
 
 /// Attention inputs given instead of random ones: Q [B, H, SQ, D], K and V

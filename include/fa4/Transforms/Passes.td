@@ -40,6 +40,8 @@ def FA4AttachConfig : Pass<"fa4-attach-config", "ModuleOp"> {
            "qk stages of the K loads (0: padded head dim / 64 for 16-bit types)">,
     Option<"blockN", "block-n", "int64_t", /*default=*/"0",
            "rows of a K/V tile (0: the widest that leaves two kv stages)">,
+    Option<"persistent", "persistent", "bool", /*default=*/"false",
+           "a persistent kernel: CTAs loop over the tiles of the grid">,
   ];
 }
 
@@ -62,9 +64,14 @@ def FA4ExplicitPipelineState : Pass<"fa4-explicit-pipeline-state", "ModuleOp"> {
     stage 0 with phase 0 for the consumer and phase 1 for the producer (so
     that its first acquires pass at once); `fa4.pipeline.step` becomes the
     increment that wraps to 0 after the last kv stage and flips the phase
-    when it wraps; the sub-stage ops take `[%stage, %phase]`.
+    when it wraps; the sub-stage ops take `[%stage, %phase]`. In a loop
+    marked `fa4.tile_loop` (a persistent kernel's loop over its tiles) each
+    carried i32 is broadcast from lane 0 at the start of an iteration, so
+    that ptxas knows the states are warp-uniform and keeps them, and the
+    addresses and MMA descriptors made from them, in uniform registers.
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::NVVM::NVVMDialect"];
 }
 
 def FA4AllocateSharedMemory : Pass<"fa4-allocate-shared-memory", "ModuleOp"> {
@@ -170,6 +177,30 @@ def FA4WarpSpecialize : Pass<"fa4-warp-specialize", "ModuleOp"> {
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def FA4Persistent : Pass<"fa4-persistent", "ModuleOp"> {
+  let summary = "make a warp-specialized kernel persistent: each CTA loops over tiles";
+  let description = [{
+    For a kernel whose `#fa4.config` says `persistent = true`: each role's
+    body runs in a loop over the tiles of the logical grid, a static
+    schedule: CTA c takes tiles c, c + P, c + 2P, ... of the gx * gy tiles
+    (P CTAs launched in x), tile t standing for program (t mod gx, t / gx),
+    the order in which the hardware starts the CTAs of a gx x gy grid (the
+    tiles of one head side by side, so they share K and V in L2). The
+    logical grid comes as two new trailing arguments, `grid_x` and
+    `grid_y` (index, named for the kernel file); `tile.program_id` and
+    `tile.num_programs` in the roles read it. Pipeline states are carried
+    from tile to tile; a pipeline the body never steps (Q, loaded once per
+    tile) is stepped after its loads by the producer and released and
+    stepped by the consumer after its last use, so the producer loads the
+    next tile's Q, K and V while the consumers finish the current tile.
+    Launching gx * gy CTAs runs one tile each, as the kernel would without
+    the loop.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::fa4::tile::TileDialect"];
+}
+
 def FA4OverlapSoftmax : Pass<"fa4-overlap-softmax", "ModuleOp"> {
   let summary = "overlap the softmax with the MMAs: deferred P·V and ping-pong warpgroups";
   let description = [{
@@ -180,8 +211,10 @@ def FA4OverlapSoftmax : Pass<"fa4-overlap-softmax", "ModuleOp"> {
     run, then waits for P·V and rescales; the first iteration is peeled and
     the last P·V follows the loop. Two consumer warpgroups take turns issuing
     their MMAs through named barriers 1 and 2 (warpgroup 1 hands warpgroup 0
-    the first turn), so one warpgroup's softmax overlaps the other's MMAs.
-    Loops of another shape (a GEMM) are left as they are.
+    the first turn, once, before the first of them), so one warpgroup's softmax
+    overlaps the other's MMAs. Attention loops are found at any depth (in a
+    persistent kernel's tile loop too); loops of another shape (a GEMM) are
+    left as they are.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];

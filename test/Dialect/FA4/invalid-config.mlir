@@ -85,6 +85,14 @@ func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_di
 
 // -----
 
+// Within the SM's registers but not the CTA's: 384 threads start with 168
+// each (64512), and setmaxnreg cannot give the consumers 240 while the
+// producer keeps 32 (65536 in all).
+// expected-error @below {{roles need 65536 registers (producer: 4 warps x 32, consumer: 8 warps x 240) but a CTA of 384 threads is launched with 64512 (168 a thread), which setmaxnreg can only move between warpgroups}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 32>, #fa4.role<consumer, warps = 8, regs = 240>]>} { return }
+
+// -----
+
 // expected-error @below {{shared memory plan needs 295136 B (Q 32768 B, K 131072 B, V 131072 B, barriers 224 B) but sm_90a allows 232448 B}}
 func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 4, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>} { return }
 

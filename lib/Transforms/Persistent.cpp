@@ -1,0 +1,211 @@
+//===- Persistent.cpp - CTAs that loop over tiles -------------------------===//
+//
+// The `fa4-persistent` pass: each role of a warp-specialized kernel whose
+// plan says `persistent` runs its body in a loop over the tiles of the
+// logical grid (a static schedule, CTA c taking tiles c, c + P, ...), with
+// the pipeline states carried from tile to tile, so that the producer runs
+// ahead into the next tile while the consumers finish the current one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa4/Transforms/Passes.h"
+
+#include "PlannedKernels.h"
+
+#include "FA4/FA4Dialect.h"
+#include "Tile/TileDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace mlir::fa4 {
+#define GEN_PASS_DEF_FA4PERSISTENT
+#include "fa4/Transforms/Passes.h.inc"
+} // namespace mlir::fa4
+
+using namespace mlir;
+using namespace mlir::fa4;
+
+/// The pipeline a state belongs to: the one its start or step names, seen
+/// through the loops and conditionals that carry it. Null when unknown.
+static Value pipelineOf(Value state) {
+  if (auto arg = dyn_cast<BlockArgument>(state)) {
+    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    if (!loop || arg.getArgNumber() == 0)
+      return nullptr;
+    return pipelineOf(loop.getInitArgs()[arg.getArgNumber() - 1]);
+  }
+  Operation *def = state.getDefiningOp();
+  unsigned index = cast<OpResult>(state).getResultNumber();
+  if (auto start = dyn_cast<PipelineStartOp>(def))
+    return start.getPipeline();
+  if (auto step = dyn_cast<PipelineStepOp>(def))
+    return step.getPipeline();
+  if (auto loop = dyn_cast<scf::ForOp>(def))
+    return pipelineOf(loop.getInitArgs()[index]);
+  if (auto branch = dyn_cast<scf::IfOp>(def))
+    return pipelineOf(branch.thenYield().getOperand(index));
+  return nullptr;
+}
+
+/// The op of `block` that is or encloses `op`.
+static Operation *topLevel(Block *block, Operation *op) {
+  return block->findAncestorOpInBlock(*op);
+}
+
+/// The last op of `block` that uses `value` or a buffer a consumer wait on
+/// it returned, at any depth. Null when nothing does.
+static Operation *lastUse(Block *block, Value value) {
+  Operation *last = nullptr;
+  auto note = [&](Operation *user) {
+    Operation *top = topLevel(block, user);
+    if (top && (!last || last->isBeforeInBlock(top)))
+      last = top;
+  };
+  SmallVector<Value> worklist = {value};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      note(user);
+      // Buffers, and views of them, count as uses of the stage.
+      if (isa<ConsumerWaitOp>(user) || (v != value && user->getNumResults()))
+        for (Value result : user->getResults())
+          if (isa<MemRefType>(result.getType()))
+            worklist.push_back(result);
+    }
+  }
+  return last;
+}
+
+/// Wraps the body of `role` in the tile loop.
+static LogicalResult makePersistent(RoleOp role, Value gridX, Value gridY) {
+  Block &body = role.getBody().front();
+  Location loc = role.getLoc();
+  bool producer = role.getKind() == RoleKind::producer;
+
+  // The starts go before the loop; their states become carried values.
+  SmallVector<PipelineStartOp> starts;
+  for (auto start : llvm::make_early_inc_range(body.getOps<PipelineStartOp>())) {
+    start->moveBefore(&body, body.begin());
+    starts.push_back(start);
+  }
+  // The ops of one tile: everything after the starts.
+  Block::iterator first = body.begin();
+  std::advance(first, starts.size());
+  SmallVector<Operation *> tileOps;
+  for (Operation &op : llvm::make_range(first, body.end()))
+    tileOps.push_back(&op);
+
+  OpBuilder b = OpBuilder::atBlockEnd(&body);
+  Value cta = tile::ProgramIdOp::create(b, loc, b.getIndexType(), 0);
+  Value ctas = tile::NumProgramsOp::create(b, loc, b.getIndexType(), 0);
+  Value tiles = arith::MulIOp::create(b, loc, gridX, gridY);
+  SmallVector<Value> inits = llvm::map_to_vector(
+      starts, [](PipelineStartOp start) -> Value { return start.getState(); });
+  auto loop = scf::ForOp::create(b, loc, cta, tiles, ctas, inits);
+  loop->setAttr(kTileLoopAttrName, b.getUnitAttr());
+  Block *loopBody = loop.getBody();
+  // An empty loop body has its terminator only when it carries nothing.
+  if (!loopBody->empty())
+    loopBody->getTerminator()->erase();
+  for (Operation *op : tileOps)
+    op->moveBefore(loopBody, loopBody->end());
+  for (auto [start, arg] : llvm::zip(starts, loop.getRegionIterArgs()))
+    start.getState().replaceUsesWithIf(arg, [&](OpOperand &use) {
+      return loop->isProperAncestor(use.getOwner());
+    });
+
+  // The logical program ids and grid.
+  Value t = loop.getInductionVar();
+  OpBuilder lb = OpBuilder::atBlockBegin(loopBody);
+  Value x = arith::RemUIOp::create(lb, loc, t, gridX);
+  Value y = arith::DivUIOp::create(lb, loc, t, gridX);
+  WalkResult walk = loop.getBody()->walk([&](Operation *op) {
+    if (auto id = dyn_cast<tile::ProgramIdOp>(op)) {
+      if (id.getDim() > 1)
+        return WalkResult::interrupt();
+      id.replaceAllUsesWith(id.getDim() == 0 ? x : y);
+      id->erase();
+    } else if (auto count = dyn_cast<tile::NumProgramsOp>(op)) {
+      if (count.getDim() > 1)
+        return WalkResult::interrupt();
+      count.replaceAllUsesWith(count.getDim() == 0 ? gridX : gridY);
+      count->erase();
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return role.emitOpError()
+           << "uses the grid's z dimension; a persistent kernel schedules the "
+              "tiles of a 2-d grid";
+
+  // Each pipeline's state after one tile. One the tile never steps (a Q
+  // tile, loaded once) is stepped after its last use, and released first by
+  // the consumer: the producer waits for that before it loads the next
+  // tile's.
+  SmallVector<Value> yields;
+  for (auto [start, arg] : llvm::zip(starts, loop.getRegionIterArgs())) {
+    Value pipeline = start.getPipeline();
+    Value last = arg;
+    for (Operation &op : *loopBody)
+      for (Value result : op.getResults())
+        if (isa<PipelineStateType>(result.getType()) &&
+            pipelineOf(result) == pipeline)
+          last = result;
+    if (last == arg) {
+      Operation *use = lastUse(loopBody, arg);
+      OpBuilder sb(loopBody, loopBody->end());
+      if (use)
+        sb.setInsertionPointAfter(use);
+      if (!producer) {
+        auto type = cast<PipelineType>(pipeline.getType());
+        for (int64_t qk = 0; qk < type.getQkStages(); ++qk)
+          ConsumerReleaseOp::create(sb, loc, pipeline, arg, qk);
+      }
+      last = PipelineStepOp::create(sb, loc, pipeline, arg);
+    }
+    yields.push_back(last);
+  }
+  OpBuilder yb = OpBuilder::atBlockEnd(loopBody);
+  scf::YieldOp::create(yb, loc, yields);
+  return success();
+}
+
+namespace {
+struct PersistentPass
+    : public fa4::impl::FA4PersistentBase<PersistentPass> {
+  void runOnOperation() override {
+    if (failed(fa4::detail::forEachPlannedKernel(
+            getOperation(),
+            [&](func::FuncOp function, ConfigAttr config) -> LogicalResult {
+              if (!config.getPersistent())
+                return success();
+              SmallVector<RoleOp> roles;
+              function.walk([&](RoleOp role) { roles.push_back(role); });
+              if (roles.empty())
+                return function.emitOpError()
+                       << "is planned persistent but has no warp roles; "
+                          "fa4-persistent runs after fa4-warp-specialize";
+              // The logical grid, as two trailing arguments.
+              MLIRContext *context = function.getContext();
+              Type index = IndexType::get(context);
+              unsigned n = function.getNumArguments();
+              for (StringRef name : {"grid_x", "grid_y"}) {
+                NamedAttribute attr(StringAttr::get(context, "fa4.name"),
+                                    StringAttr::get(context, name));
+                if (failed(function.insertArgument(
+                        function.getNumArguments(), index,
+                        DictionaryAttr::get(context, {attr}),
+                        function.getLoc())))
+                  return failure();
+              }
+              Value gridX = function.getArgument(n);
+              Value gridY = function.getArgument(n + 1);
+              for (RoleOp role : roles)
+                if (failed(makePersistent(role, gridX, gridY)))
+                  return failure();
+              return success();
+            })))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,68 @@
+// fa4-persistent: with `persistent = true` in the plan each role of the
+// warp-specialized kernel loops over the tiles of the logical grid, which
+// the kernel takes as two new trailing arguments. The pipeline states are
+// carried from tile to tile; Q, which a tile never steps, is stepped after
+// the producer's load and released, then stepped, by the consumers after
+// their key loop. Program ids and grid sizes inside come from the tile
+// index. Without the plan field nothing changes; a grid z is refused.
+// RUN: fa4-opt %S/Inputs/attention-tile.mlir --fa4-attach-config="head-dim=128 persistent=true" --fa4-assign-layouts --fa4-pipeline-tma --fa4-split-qk --fa4-warp-specialize --fa4-persistent | FileCheck %s
+// RUN: fa4-opt %S/Inputs/attention-tile.mlir --fa4-attach-config="head-dim=128" --fa4-assign-layouts --fa4-pipeline-tma --fa4-split-qk --fa4-warp-specialize --fa4-persistent | FileCheck %s --check-prefix=OFF
+// RUN: fa4-opt %S/Inputs/attention-tile.mlir --fa4-attach-config="head-dim=128 persistent=true" --fa4-tile-to-fa4 --fa4-to-llvm | FileCheck %s --check-prefix=LLVM
+// RUN: fa4-opt %s --split-input-file --verify-diagnostics --fa4-persistent
+
+// CHECK-LABEL: func.func @attention(
+// CHECK-SAME: %[[GX:arg[0-9]+]]: index {fa4.name = "grid_x"}, %[[GY:arg[0-9]+]]: index {fa4.name = "grid_y"})
+// CHECK-SAME: persistent = true
+// CHECK: fa4.role producer
+// CHECK: %[[QP:.*]] = fa4.pipeline.start %{{.*}} producer : !fa4.pipeline<q
+// CHECK: %[[CTA:.*]] = tile.program_id 0
+// CHECK: %[[CTAS:.*]] = tile.num_programs 0
+// CHECK: %[[TILES:.*]] = arith.muli %[[GX]], %[[GY]] : index
+// CHECK: scf.for %[[T:.*]] = %[[CTA]] to %[[TILES]] step %[[CTAS]] iter_args(%[[QS:arg[0-9]+]] = %[[QP]], {{.*}}) -> (!fa4.pipeline_state, !fa4.pipeline_state, !fa4.pipeline_state) {
+// CHECK: arith.remui %[[T]], %[[GX]] : index
+// CHECK: arith.divui %[[T]], %[[GX]] : index
+// CHECK-NOT: tile.program_id
+// CHECK: fa4.producer.load %{{.*}}[%[[QS]]]
+// CHECK: %[[QN:.*]] = fa4.pipeline.step %{{.*}}[%[[QS]]] : !fa4.pipeline<q
+// CHECK: %[[KV:.*]]:2 = scf.for
+// CHECK: scf.yield %[[QN]], %[[KV]]#0, %[[KV]]#1
+// CHECK-NEXT: } {fa4.tile_loop}
+// CHECK: fa4.role consumer
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[CQ:arg[0-9]+]] = %{{[0-9]+}}, {{.*}}) -> (!fa4.pipeline_state, !fa4.pipeline_state, !fa4.pipeline_state) {
+// CHECK: fa4.consumer.wait %{{.*}}[%[[CQ]]] : !fa4.pipeline<q
+// CHECK: %[[LOOP:.*]]:5 = scf.for
+// CHECK: fa4.consumer.release %{{.*}}[%[[CQ]]] : !fa4.pipeline<q
+// CHECK-NEXT: %[[CQN:.*]] = fa4.pipeline.step %{{.*}}[%[[CQ]]] : !fa4.pipeline<q
+// CHECK: fa4.global_store
+// CHECK: scf.yield %[[CQN]], %[[LOOP]]#3, %[[LOOP]]#4
+// CHECK-NEXT: } {fa4.tile_loop}
+
+// OFF-NOT: grid_x
+// OFF-NOT: fa4.tile_loop
+
+// The lowered kernel takes the grid as two i64 parameters; each tile starts
+// from its states broadcast from lane 0, which ptxas then knows are
+// warp-uniform.
+// LLVM: llvm.func @attention({{.*}}, %{{.*}}: i64 {fa4.name = "grid_x"}, %{{.*}}: i64 {fa4.name = "grid_y"})
+// LLVM: nvvm.shfl.sync idx
+
+// -----
+
+func.func @grid_z() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 64, head_dim_v = 64, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 2, qk_stages = 1, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>], persistent = true>} {
+  fa4.warp_specialize {
+    fa4.role producer warps(4) regs(24) {
+    }
+    // expected-error @below {{'fa4.role' op uses the grid's z dimension; a persistent kernel schedules the tiles of a 2-d grid}}
+    fa4.role consumer warps(8) regs(240) {
+      %z = tile.program_id 2
+    }
+  }
+  return
+}
+
+// -----
+
+// expected-error @below {{'func.func' op is planned persistent but has no warp roles; fa4-persistent runs after fa4-warp-specialize}}
+func.func @no_roles() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 64, head_dim_v = 64, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 2, qk_stages = 1, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>], persistent = true>} {
+  return
+}
