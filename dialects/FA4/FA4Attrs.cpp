@@ -14,8 +14,6 @@
 using namespace mlir;
 using namespace mlir::fa4;
 
-/// Bytes of one mbarrier.
-static constexpr int64_t kBarrierBytes = 8;
 /// Most kv stages a derived plan asks for, by padded head dim: the best
 /// measured on the H200 (bench/RESULTS.md, 2026-12-01, bf16, H = 16,
 /// B * S = 16384, S 1024 ... 16384, causal and not; TFLOP/s):
@@ -130,13 +128,27 @@ static SharedMemoryPlan computePlan(int64_t elemBytes, int64_t paddedD,
                                     int64_t paddedDv, int64_t bm, int64_t bn,
                                     int64_t kvStages, int64_t qkStages,
                                     int64_t qTiles, Target target) {
+  // The pipelines fa4-pipeline-tma and fa4-split-qk make for the plan: Q,
+  // one stage of all Q tiles; K, kv x qk sub-stages of bn x (padded head dim
+  // / qk) tiles; V, kv stages of bn x padded head dim tiles. Laid out as
+  // fa4-allocate-shared-memory lays them out.
   SharedMemoryPlan plan;
-  plan.q = qTiles * bm * paddedD * elemBytes;
-  plan.k = kvStages * bn * paddedD * elemBytes;
-  plan.v = kvStages * bn * paddedDv * elemBytes;
-  // Full and empty barriers: per (kv, qk) sub-stage for K, per kv stage for V,
-  // per Q tile for Q.
-  plan.barriers = 2 * (kvStages * qkStages + kvStages + qTiles) * kBarrierBytes;
+  int64_t bk0 = qkStages > 0 ? paddedD / qkStages : paddedD;
+  struct Region {
+    int64_t *buffers;
+    int64_t kv, qk, tile;
+  } regions[] = {
+      {&plan.q, 1, 1, qTiles * bm * paddedD * elemBytes},
+      {&plan.k, kvStages, qkStages, bn * bk0 * elemBytes},
+      {&plan.v, kvStages, 1, bn * paddedDv * elemBytes},
+  };
+  for (const Region &region : regions) {
+    *region.buffers = getPipelineBufferBytes(region.kv, region.qk, region.tile);
+    int64_t barriers = getPipelineBarrierBytes(region.kv, region.qk);
+    plan.barriers += barriers;
+    plan.padding += getAlignedRegionBytes(*region.buffers + barriers) -
+                    (*region.buffers + barriers);
+  }
   plan.limit = getTargetLimits(target).sharedMemoryPerBlock;
   return plan;
 }
@@ -215,6 +227,7 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "shared memory plan needs " << plan.total()
                        << " B (Q " << plan.q << " B, K " << plan.k << " B, V "
                        << plan.v << " B, barriers " << plan.barriers
+                       << " B, alignment " << plan.padding
                        << " B) but " << stringifyTarget(target) << " allows "
                        << plan.limit << " B";
   return success();

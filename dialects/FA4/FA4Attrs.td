@@ -99,8 +99,9 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
     trailing arguments, `grid_x` and `grid_y` (fa4-persistent).
 
     One verifier computes the budgets and rejects impossible plans with the
-    numbers: shared memory (Q, K and V stage buffers and the mbarriers)
-    against the target's limit (227 KB on sm_90a), TMA box rules (inner
+    numbers: shared memory (Q, K and V stage buffers and the mbarriers,
+    each pipeline's region rounded up to 1024 B as fa4-allocate-shared-memory
+    places it) against the target's limit (227 KB on sm_90a), TMA box rules (inner
     extent within the swizzle span, each box dimension at most 256), the qk
     split, and the roles' registers against the SM's register file.
 

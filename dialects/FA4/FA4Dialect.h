@@ -34,10 +34,24 @@ struct SharedMemoryPlan {
   int64_t k = 0;        ///< K stages (all qk sub-stages).
   int64_t v = 0;        ///< V stages.
   int64_t barriers = 0; ///< The mbarriers of the Q, K and V pipelines.
+  int64_t padding = 0;  ///< Rounding each pipeline's region up to 1024 B.
   int64_t limit = 0;    ///< What the target allows one CTA.
 
-  int64_t total() const { return q + k + v + barriers; }
+  int64_t total() const { return q + k + v + barriers + padding; }
 };
+
+/// Bytes of the buffers of a pipeline of `kvStages` x `qkStages` sub-stages
+/// of tiles of `tileBytes` each, every tile padded to 1024 B (the span of a
+/// 128-byte swizzle pattern).
+int64_t getPipelineBufferBytes(int64_t kvStages, int64_t qkStages,
+                               ArrayRef<int64_t> tileBytes);
+/// Bytes of a pipeline's mbarriers: a full and an empty one per sub-stage.
+int64_t getPipelineBarrierBytes(int64_t kvStages, int64_t qkStages);
+/// What a pipeline region of `bytes` takes in a kernel's shared memory:
+/// rounded up to 1024 B, so that the next region starts aligned. The plan
+/// verifier's budget (#fa4.config) and fa4-allocate-shared-memory both add
+/// up these, so a plan that passes one passes the other.
+int64_t getAlignedRegionBytes(int64_t bytes);
 
 /// What a caller knows of a problem when it asks for a default plan; every
 /// unset field is derived.

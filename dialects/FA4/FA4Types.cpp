@@ -69,7 +69,28 @@ int64_t PipelineType::getBarrierOffset() const {
 }
 
 int64_t PipelineType::getRegionBytes() const {
-  return getBarrierOffset() + getNumBarriers() * 8;
+  SmallVector<int64_t> tiles;
+  for (unsigned i = 0, e = getTiles().size(); i < e; ++i)
+    tiles.push_back(tileBytes(getTile(i)));
+  return getPipelineBufferBytes(getKvStages(), getQkStages(), tiles) +
+         getPipelineBarrierBytes(getKvStages(), getQkStages());
+}
+
+int64_t mlir::fa4::getPipelineBufferBytes(int64_t kvStages, int64_t qkStages,
+                                          ArrayRef<int64_t> tileBytes) {
+  int64_t subStage = 0;
+  for (int64_t bytes : tileBytes)
+    subStage += llvm::alignTo(bytes, PipelineType::kTileAlignment);
+  return kvStages * qkStages * subStage;
+}
+
+int64_t mlir::fa4::getPipelineBarrierBytes(int64_t kvStages,
+                                           int64_t qkStages) {
+  return 2 * kvStages * qkStages * 8;
+}
+
+int64_t mlir::fa4::getAlignedRegionBytes(int64_t bytes) {
+  return llvm::alignTo(bytes, PipelineType::kTileAlignment);
 }
 
 LogicalResult

@@ -78,10 +78,13 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
       .addI64(int64_t(p.seqK))
       .addF32(float(p.scale * M_LOG2E))
       .addI32(p.causal ? 1 : 0);
-  setGrid(execution, file, driver,
-          {uint32_t((p.seqQ + kAttentionTileQ - 1) / kAttentionTileQ),
-           uint32_t(heads), 1},
-          options.ctas);
+  // A persistent kernel's static order balances the unequal tiles of a
+  // causal mask worse than the hardware does: one CTA per tile unless told
+  // (bench/RESULTS.md, 2026-12-01).
+  Dim3 tiles = {uint32_t((p.seqQ + kAttentionTileQ - 1) / kAttentionTileQ),
+                uint32_t(heads), 1};
+  setGrid(execution, file, driver, tiles,
+          options.ctas || !p.causal ? options.ctas : tiles.count());
   execution.config.block = file.block;
   execution.config.dynamicSharedBytes = file.dynamicSharedBytes;
   execution.output = &*oBuffer;

@@ -1,8 +1,9 @@
 //===- AllocateSharedMemory.cpp - place pipelines in shared memory --------===//
 //
 // The `fa4-allocate-shared-memory` pass: gives every pipeline of a kernel the
-// offset of its region in the kernel's dynamic shared memory and records the
-// total the kernel needs, checked against the target's limit.
+// offset of its region in the kernel's dynamic shared memory, each region
+// rounded up to 1024 B, and records the total the kernel needs, checked
+// against the target's limit: the same sum the plan verifier checks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,7 +34,8 @@ struct AllocateSharedMemoryPass
         any = true;
         offset = llvm::alignTo(offset, PipelineType::kTileAlignment);
         create.setOffsetAttr(builder.getI64IntegerAttr(offset));
-        offset += create.getPipeline().getType().getRegionBytes();
+        offset += getAlignedRegionBytes(
+            create.getPipeline().getType().getRegionBytes());
       });
       if (!any && !function->hasAttr(kKernelAttrName))
         continue;

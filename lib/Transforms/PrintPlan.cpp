@@ -34,7 +34,8 @@ static void printPlan(llvm::raw_ostream &os, Operation *op, ConfigAttr config) {
      << " kv stages, swizzle " << config.getSwizzle() << " B\n";
   SharedMemoryPlan smem = config.getSharedMemoryPlan();
   os << "  shared memory: Q " << smem.q << " B + K " << smem.k << " B + V "
-     << smem.v << " B + barriers " << smem.barriers << " B = " << smem.total()
+     << smem.v << " B + barriers " << smem.barriers << " B + alignment "
+     << smem.padding << " B = " << smem.total()
      << " B of " << smem.limit << " B\n";
   int64_t registers = 0;
   os << "  roles:";

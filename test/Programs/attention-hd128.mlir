@@ -5,7 +5,7 @@
 // RUN: %if ptxas %{ fa4-opt %fa4_src_root/test/Programs/Kernels/attention-hd128.mlir --fa4-to-llvm | fa4-translate --emit=cubin -o %t.cubin --ptxas-report=%t.report %}
 // RUN: %if ptxas %{ FileCheck %s --check-prefix=REPORT < %t.report %}
 // CHECK-LABEL: llvm.func @attention
-// CHECK-SAME: fa4.shared_memory_bytes = 231472 : i64, fa4.threads = 384 : i64, nvvm.kernel
+// CHECK-SAME: fa4.shared_memory_bytes = 232448 : i64, fa4.threads = 384 : i64, nvvm.kernel
 // PTX: .target sm_90a
 // PTX: .maxntid 384, 1, 1
 // PTX: setmaxnreg.dec.sync.aligned.u32 24

@@ -4,7 +4,7 @@
 
 // CHECK: fa4 plan for @hd128: bf16, head dim 128/128, sm_90a
 // CHECK-NEXT: tiles: 2 Q tile(s) of bm 64, bn 128, bk0 64 (2 qk stages), bk1 128, 3 kv stages, swizzle 128 B
-// CHECK-NEXT: shared memory: Q 32768 B + K 98304 B + V 98304 B + barriers 176 B = 229552 B of 232448 B
+// CHECK-NEXT: shared memory: Q 32768 B + K 98304 B + V 98304 B + barriers 160 B + alignment 2912 B = 232448 B of 232448 B
 // CHECK-NEXT: roles: producer 4 warps x 24 regs; consumer 8 warps x 240 regs; 64512 of 65536 registers
 // CHECK: func.func @hd128
 func.func @hd128() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128,

@@ -68,7 +68,8 @@ PROBLEMS AND THE KERNEL ABIS
              kernel file has `meta = head_dim N`.
   A persistent kernel (fa4-run --persistent, or a kernel file whose last two
   parameters are grid_x:i64 and grid_y:i64) takes the grid above as those
-  two parameters and runs on --ctas CTAs in x (default: the SM count).
+  two parameters and runs on --ctas CTAs in x (default: the SM count, and
+  for causal attention one per tile).
   The element type is the kernel's: its tensor maps (`type=` in the kernel
   file) must all be bf16 or all f16, and inputs, output and the reference's
   rounding follow it. A kernel file whose parameters differ in number, order
@@ -103,8 +104,10 @@ OPTIONS
   --persistent           fa4's own kernel is persistent: its CTAs
                          loop over the tiles (static order), and it takes the
                          tile grid as two more parameters, grid_x and grid_y
-  --ctas N               a persistent kernel runs on N CTAs (default: one
-                         per SM), at most one per tile
+  --ctas N               a persistent kernel runs on N CTAs, at most one per
+                         tile (default: one per SM; for causal attention one
+                         per tile, which balances the unequal causal tiles
+                         better than a static order)
   --causal               attention: the causal mask above
   --scale X              attention: the softmax scale (default 1/sqrt(D))
   --check                check the output (the default)

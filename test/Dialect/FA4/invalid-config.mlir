@@ -93,7 +93,7 @@ func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_di
 
 // -----
 
-// expected-error @below {{shared memory plan needs 295136 B (Q 32768 B, K 131072 B, V 131072 B, barriers 224 B) but sm_90a allows 232448 B}}
+// expected-error @below {{shared memory plan needs 297984 B (Q 32768 B, K 131072 B, V 131072 B, barriers 208 B, alignment 2864 B) but sm_90a allows 232448 B}}
 func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 4, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>} { return }
 
 // -----
