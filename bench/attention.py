@@ -75,7 +75,12 @@ def fa4_tflops(args, kernel_dir, b, h, s, d, causal):
            "--bench", "--iters", str(args.iters)]
     if causal:
         cmd.append("--causal")
-    out = subprocess.run(cmd, capture_output=True, text=True)
+    # A kernel that deadlocks (a bad plan) must not stall the whole table.
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True,
+                             timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        return None, None, None, [f"timed out after {args.timeout} s"]
     text = out.stdout + out.stderr
     tf, ms, err = TFLOPS.search(text), TIME.search(text), RELERR.search(text)
     if out.returncode != 0 or not tf:
@@ -101,6 +106,8 @@ def main():
                         help="kernel files to time; LABEL=DIR to name them, "
                              "repeat to compare several sets in one run")
     parser.add_argument("--iters", type=int, default=100)
+    parser.add_argument("--timeout", type=float, default=120,
+                        help="seconds one fa4-run may take (default 120)")
     parser.add_argument("--quick", action="store_true",
                         help="only S = 1024, 4096, 16384")
     parser.add_argument("--head-dims", default="64,128,256",

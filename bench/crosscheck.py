@@ -55,7 +55,14 @@ def main():
                    paths["k"], "--v", paths["v"], "--out", out, "--lse", lse]
         if causal:
             command.append("--causal")
-        run = subprocess.run(command, capture_output=True, text=True)
+        try:
+            run = subprocess.run(command, capture_output=True, text=True,
+                                 timeout=120)
+        except subprocess.TimeoutExpired:
+            print(f"FAIL {b}x{h}x{sq}x{sk}x{d} causal={causal}: fa4-run "
+                  f"did not finish in 120 s")
+            failed += 1
+            continue
         if run.returncode != 0:
             print(f"FAIL {b}x{h}x{sq}x{sk}x{d} causal={causal}: fa4-run "
                   f"exited {run.returncode}\n{run.stdout}{run.stderr}")
