@@ -288,15 +288,16 @@ ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
   // The widest K/V tile that still leaves room for two kv stages, then as
   // many stages as shared memory holds.
   int64_t limit = getTargetLimits(request.target).sharedMemoryPerBlock;
+  // Counted, not divided: the regions' rounding to 1024 B makes the bytes
+  // per stage uneven.
   auto stagesThatFit = [&](int64_t bn) {
-    SharedMemoryPlan one =
-        computePlan(eb, paddedD, paddedDv, bm, bn, 1,
-                    std::max<int64_t>(qkStages, 1), qTiles, request.target);
-    SharedMemoryPlan none =
-        computePlan(eb, paddedD, paddedDv, bm, bn, 0,
-                    std::max<int64_t>(qkStages, 1), qTiles, request.target);
-    int64_t perStage = one.total() - none.total();
-    return (limit - none.total()) / perStage;
+    int64_t stages = 0;
+    while (stages < 16 &&
+           computePlan(eb, paddedD, paddedDv, bm, bn, stages + 1,
+                       std::max<int64_t>(qkStages, 1), qTiles, request.target)
+                   .total() <= limit)
+      ++stages;
+    return stages;
   };
   int64_t bn = request.bn.value_or(0);
   if (!bn) {

@@ -100,7 +100,7 @@ OPTIONS
                          over the head dimension (derived: head dim / 64)
   --block-n N            attention: fa4's own kernel visits keys in blocks
                          of N rows (a multiple of 16 up to 256; default 128,
-                         64 at head dim 256)
+                         80 at head dim 256)
   --persistent           fa4's own kernel is persistent: its CTAs
                          loop over the tiles (static order), and it takes the
                          tile grid as two more parameters, grid_x and grid_y

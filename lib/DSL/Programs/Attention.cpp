@@ -91,10 +91,21 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type,
   return p.finish();
 }
 
+/// The key-block rows measured best on the H200 (bench/RESULTS.md,
+/// 2026-12-01, bf16, H = 16, B * S = 16384, S 1024, 4096, 16384, causal and
+/// not, two kv stages; TFLOP/s):
+///
+///   head dim 128: 128 rows best at S = 1024 (481 against 439-452 for 96,
+///                 112, 144, 160) and causal S = 4096; 144 ahead by 1.5 % at
+///                 non-causal S >= 4096. 128 kept.
+///   head dim 256: 80 rows (156 B of spills) ahead of 64 at 5 of 6 shapes,
+///                 by 2-8 % (S = 16384: 632 against 588), 1.5 % behind at
+///                 causal S = 1024; 48 rows 5-10 % behind 64; 96 and more
+///                 do not fit two kv stages.
 int64_t fa4::dsl::attentionBlockN(const AttentionOptions &options) {
   if (options.blockN)
     return options.blockN;
-  return options.headDim >= 256 ? 64 : 128;
+  return options.headDim >= 256 ? 80 : 128;
 }
 
 mlir::OwningOpRef<mlir::ModuleOp>
