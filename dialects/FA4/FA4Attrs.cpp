@@ -39,6 +39,11 @@ TargetLimits mlir::fa4::getTargetLimits(Target target) {
 // Roles
 //===----------------------------------------------------------------------===//
 
+/// A budget setmaxnreg takes: a multiple of 8 in [24, 256].
+static bool isSetmaxnregBudget(int64_t regs) {
+  return regs >= 24 && regs <= 256 && regs % 8 == 0;
+}
+
 LogicalResult
 mlir::fa4::verifyRole(function_ref<InFlightDiagnostic()> emitError,
                       RoleKind kind, int64_t warps, int64_t regs) {
@@ -48,7 +53,7 @@ mlir::fa4::verifyRole(function_ref<InFlightDiagnostic()> emitError,
                        << " warps; a role takes whole warpgroups (a positive "
                           "multiple of 4 warps) since setmaxnreg applies per "
                           "warpgroup";
-  if (regs < 24 || regs > 256 || regs % 8 != 0)
+  if (!isSetmaxnregBudget(regs))
     return emitError() << "role '" << stringifyRoleKind(kind) << "' asks for "
                        << regs
                        << " registers per thread; setmaxnreg takes a multiple "
@@ -93,10 +98,8 @@ LogicalResult mlir::fa4::verifyRoleBudget(
   // A role that asks for more waits in setmaxnreg forever.
   // (A role's own budget out of range is reported by the role.)
   int64_t entry = getEntryRegisters(threads);
-  bool rolesValid = llvm::all_of(roles, [](auto role) {
-    int64_t regs = std::get<2>(role);
-    return regs >= 24 && regs <= 256 && regs % 8 == 0;
-  });
+  bool rolesValid = llvm::all_of(
+      roles, [](auto role) { return isSetmaxnregBudget(std::get<2>(role)); });
   if (rolesValid && registers > threads * entry) {
     InFlightDiagnostic diag = emitError();
     diag << "roles need " << registers << " registers";

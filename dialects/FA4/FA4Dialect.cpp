@@ -7,7 +7,6 @@
 
 #include "FA4/FA4Dialect.h"
 
-
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 

@@ -12,7 +12,6 @@
 #include "FA4/FA4Dialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
-#include "llvm/Support/MathExtras.h"
 
 namespace mlir::fa4 {
 #define GEN_PASS_DEF_FA4ALLOCATESHAREDMEMORY
@@ -32,7 +31,7 @@ struct AllocateSharedMemoryPass
       bool any = false;
       function->walk([&](PipelineCreateOp create) {
         any = true;
-        offset = llvm::alignTo(offset, PipelineType::kTileAlignment);
+        // Every region before is rounded up: this one starts aligned.
         create.setOffsetAttr(builder.getI64IntegerAttr(offset));
         offset += getAlignedRegionBytes(
             create.getPipeline().getType().getRegionBytes());

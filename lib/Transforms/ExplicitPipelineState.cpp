@@ -151,7 +151,8 @@ struct ExplicitPipelineStatePass
     // in every lane of a warp, but ptxas cannot prove it through the waits
     // of a tile: it would keep them, and the stage addresses and MMA
     // descriptors derived from them in the main loop, in vector registers.
-    // A broadcast from lane 0 at the start of each tile says so.
+    // A broadcast from lane 0 at the start of each iteration of the tile
+    // loop, and of every loop inside it, says so.
     getOperation().walk([&](scf::ForOp loop) {
       auto positions = loop->getAttrOfType<DenseI64ArrayAttr>(kUniformArgs);
       if (!positions)

@@ -253,24 +253,24 @@ static Status readRunOptions(const Given &given, Arguments &args) {
       return Status::error("--dtype = '" + it->second + "' is not bf16 or f16");
     args.dtype = *fa4::runtime::parseElementType(it->second);
   }
+  // The plan choices shape fa4's own kernel; a kernel file has its plan.
+  if (!args.kernelPath.empty())
+    for (const char *name : {"kv-stages", "qk-stages", "block-n", "persistent"})
+      if (given.count(name))
+        return Status::error("--" + std::string(name) +
+                             " chooses the plan of fa4's own kernel; it does "
+                             "not apply with --kernel");
   for (auto [name, target] :
        {std::pair{"kv-stages", &args.plan.kvStages},
         std::pair{"qk-stages", &args.plan.qkStages}}) {
     if (!given.count(name))
       continue;
-    if (!args.kernelPath.empty())
-      return Status::error("--" + std::string(name) +
-                           " chooses the plan of fa4's own kernel; it does "
-                           "not apply with --kernel");
     Expected<uint64_t> value = integer(given, name, 1, 16);
     if (!value.ok())
       return value.status();
     *target = int64_t(*value);
   }
   if (given.count("block-n")) {
-    if (!args.kernelPath.empty())
-      return Status::error("--block-n chooses the plan of fa4's own kernel; "
-                           "it does not apply with --kernel");
     Expected<uint64_t> value = integer(given, "block-n", 16, 256);
     if (!value.ok())
       return value.status();
@@ -279,13 +279,7 @@ static Status readRunOptions(const Given &given, Arguments &args) {
                            " is not a multiple of 16 (the MMA step)");
     args.plan.blockN = int64_t(*value);
   }
-  if (given.count("persistent")) {
-    if (!args.kernelPath.empty())
-      return Status::error("--persistent chooses the plan of fa4's own "
-                           "kernel; it does not apply with --kernel (a "
-                           "kernel file says whether it is persistent)");
-    args.plan.persistent = true;
-  }
+  args.plan.persistent = given.count("persistent");
   if (auto it = given.find("emit"); it != given.end()) {
     if (!args.kernelPath.empty())
       return Status::error("--emit prints a stage of fa4's own kernel; it "
