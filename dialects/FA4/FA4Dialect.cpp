@@ -7,6 +7,8 @@
 
 #include "FA4/FA4Dialect.h"
 
+#include "fa4/Runtime/LaunchRule.h"
+
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -35,6 +37,21 @@ void FA4Dialect::initialize() {
 #define GET_OP_LIST
 #include "FA4/FA4Ops.cpp.inc"
       >();
+}
+
+/// Checks that `rule`, of attribute `name` of `op` (of its argument
+/// `argument`, when given), parses as a launch rule.
+static LogicalResult verifyRule(Operation *op, StringRef name,
+                                std::string_view rule,
+                                std::optional<unsigned> argument = {}) {
+  ::fa4::runtime::Expected<::fa4::runtime::LaunchRule> parsed =
+      ::fa4::runtime::LaunchRule::parse(StringRef(rule).trim());
+  if (parsed.ok())
+    return success();
+  InFlightDiagnostic diag = op->emitError() << "'" << name << "'";
+  if (argument)
+    diag << " of argument " << *argument;
+  return diag << ": " << parsed.status().message();
 }
 
 LogicalResult FA4Dialect::verifyOperationAttribute(Operation *op,
@@ -66,8 +83,89 @@ LogicalResult FA4Dialect::verifyOperationAttribute(Operation *op,
                              << "' must be a non-negative integer";
     return success();
   }
+  if (attr.getName() == kGridAttrName) {
+    auto text = dyn_cast<StringAttr>(attr.getValue());
+    if (!text)
+      return op->emitError() << "'" << kGridAttrName
+                             << "' must be a string of three launch rules";
+    std::vector<std::string_view> rules =
+        ::fa4::runtime::splitRules(text.getValue());
+    if (rules.size() != 3)
+      return op->emitError()
+             << "'" << kGridAttrName << "' has " << rules.size()
+             << " rules; it needs three (x, y, z), separated by commas";
+    for (std::string_view rule : rules)
+      if (failed(verifyRule(op, kGridAttrName, rule)))
+        return failure();
+    return success();
+  }
+  if (attr.getName() == kRequireAttrName) {
+    auto rules = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!rules || !llvm::all_of(rules, llvm::IsaPred<StringAttr>))
+      return op->emitError() << "'" << kRequireAttrName
+                             << "' must be an array of launch-rule strings";
+    for (Attribute rule : rules)
+      if (failed(verifyRule(op, kRequireAttrName,
+                            cast<StringAttr>(rule).getValue())))
+        return failure();
+    return success();
+  }
   return op->emitError() << "unknown fa4 attribute '"
                          << attr.getName().getValue() << "'";
+}
+
+LogicalResult FA4Dialect::verifyRegionArgAttribute(Operation *op,
+                                                   unsigned region,
+                                                   unsigned index,
+                                                   NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  auto where = [&]() {
+    return op->emitError() << "'" << name << "' of argument " << index << " is "
+                           << attr.getValue() << "; it";
+  };
+  if (name == kTensorMapArgAttrName) {
+    auto type = dyn_cast<TypeAttr>(attr.getValue());
+    if (!type || !isa<TensorMapType>(type.getValue()))
+      return where() << " must be a !fa4.tensor_map type";
+    return success();
+  }
+  if (name == kElementTypeArgAttrName) {
+    auto type = dyn_cast<TypeAttr>(attr.getValue());
+    Type element = type ? type.getValue() : Type();
+    if (!element || !(element.isBF16() || element.isF16() || element.isF32()))
+      return where() << " must be bf16, f16 or f32";
+    return success();
+  }
+  auto text = dyn_cast<StringAttr>(attr.getValue());
+  if (name == kNameArgAttrName) {
+    if (!text || text.getValue().empty() ||
+        text.getValue().find_first_of(" \t\r\n\v\f=") != StringRef::npos)
+      return where() << " must be a non-empty string without whitespace or "
+                        "'='";
+    return success();
+  }
+  if (name == kAccessArgAttrName) {
+    if (!text ||
+        !llvm::is_contained({"input", "output", "inout"}, text.getValue()))
+      return where() << " must be \"input\", \"output\" or \"inout\"";
+    return success();
+  }
+  if (name == kValueArgAttrName) {
+    if (!text)
+      return where() << " must be a launch-rule string";
+    return verifyRule(op, name, text.getValue(), index);
+  }
+  if (name == kShapeArgAttrName) {
+    if (!text)
+      return where() << " must be a string of launch rules";
+    for (std::string_view rule : ::fa4::runtime::splitRules(text.getValue()))
+      if (StringRef(rule).trim() != "*")
+        if (failed(verifyRule(op, name, rule, index)))
+          return failure();
+    return success();
+  }
+  return op->emitError() << "unknown fa4 argument attribute '" << name
+                         << "' on argument " << index;
 }
 
 VectorType mlir::fa4::getDistributedType(RankedTensorType type) {

@@ -111,6 +111,23 @@ constexpr StringLiteral kTensorMapArgAttrName = "fa4.tensor_map";
 /// set by fa4-persistent.
 constexpr StringLiteral kTileLoopAttrName = "fa4.tile_loop";
 
+/// The launch description (fa4/Runtime/KernelFile.h) a kernel carries to
+/// its kernel file, written by the DSL's `Program`. On the kernel: its grid,
+/// three launch rules separated by commas ("cdiv(q.dim1,128), q.dim0, 1"),
+/// and an array of rules a launch requires to be nonzero.
+constexpr StringLiteral kGridAttrName = "fa4.grid";
+constexpr StringLiteral kRequireAttrName = "fa4.require";
+/// On an argument: its name in the kernel file; for an integer argument the
+/// rule that makes its value; for a tensor argument (a descriptor, or a
+/// pointer to a contiguous tensor) its shape, one rule or `*` per dimension
+/// separated by commas, and whether the kernel reads it (`input`), writes it
+/// (`output`) or both (`inout`); for a pointer to a tensor its element type.
+constexpr StringLiteral kNameArgAttrName = "fa4.name";
+constexpr StringLiteral kValueArgAttrName = "fa4.value";
+constexpr StringLiteral kShapeArgAttrName = "fa4.shape";
+constexpr StringLiteral kAccessArgAttrName = "fa4.access";
+constexpr StringLiteral kElementTypeArgAttrName = "fa4.element_type";
+
 /// The threads of a kernel's block, set by fa4-lower-warp-roles.
 constexpr StringLiteral kThreadsAttrName = "fa4.threads";
 

@@ -29,10 +29,16 @@ def FA4_Dialect : Dialect {
     A kernel carries its plan as the discardable attribute `fa4.config` (a
     `#fa4.config`), on the kernel function or any enclosing op; ops that
     create pipelines check their tiles against it.
+
+    A kernel also carries its launch description to the kernel file, as
+    launch rules (fa4/Runtime/LaunchRule.h) in string attributes: `fa4.grid`
+    and `fa4.require` on the kernel, and `fa4.name`, `fa4.value`,
+    `fa4.shape`, `fa4.access` and `fa4.element_type` on its arguments.
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
   let extraClassDeclaration = [{
     /// The name of the discardable attribute that holds a kernel's plan.
     static constexpr ::llvm::StringLiteral getConfigAttrName() {

@@ -10,6 +10,7 @@
 
 #include "Build.h"
 #include "Tile/TileDialect.h"
+#include "fa4/Runtime/LaunchRule.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -103,35 +104,149 @@ Value Program::getIndex(const IndexArg &arg) {
 // Kernel arguments
 //===----------------------------------------------------------------------===//
 
-Value Program::addArgument(StringRef name, Type type, SourceLoc loc) {
+Value Program::addArgument(StringRef name, Type type, SourceLoc loc,
+                           ArrayRef<mlir::NamedAttribute> extra) {
   unsigned position = kernel.getNumArguments();
-  auto attrs = builder.getDictionaryAttr(
-      builder.getNamedAttr("fa4.name", builder.getStringAttr(name)));
-  if (mlir::failed(
-          kernel.insertArgument(position, type, attrs, getLocation(loc)))) {
+  SmallVector<mlir::NamedAttribute> attrs = {
+      builder.getNamedAttr("fa4.name", builder.getStringAttr(name))};
+  attrs.append(extra.begin(), extra.end());
+  if (mlir::failed(kernel.insertArgument(position, type,
+                                         builder.getDictionaryAttr(attrs),
+                                         getLocation(loc)))) {
     emitError(loc) << "cannot add kernel argument '" << name << "'";
     return {};
   }
   return kernel.getArgument(position);
 }
 
+/// The name and rank of the tensor kernel argument `name`: a descriptor, or
+/// a pointer with a shape; nullopt for none.
+static std::optional<std::pair<mlir::BlockArgument, int64_t>>
+findTensorArgument(mlir::func::FuncOp kernel, StringRef name) {
+  for (mlir::BlockArgument arg : kernel.getArguments()) {
+    auto argName = kernel.getArgAttrOfType<mlir::StringAttr>(arg.getArgNumber(),
+                                                             "fa4.name");
+    if (!argName || argName.getValue() != name)
+      continue;
+    if (auto desc = llvm::dyn_cast<tile::DescriptorType>(arg.getType()))
+      return std::pair{arg, int64_t(desc.getBlockShape().size())};
+    if (auto shape = kernel.getArgAttrOfType<mlir::StringAttr>(
+            arg.getArgNumber(), "fa4.shape"))
+      return std::pair{
+          arg, int64_t(fa4::runtime::splitRules(shape.getValue()).size())};
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+bool Program::checkRule(const Extent &rule, StringRef what, SourceLoc loc) {
+  // An extent of a failed handle: the failure was reported.
+  if (rule.str().find('?') != std::string::npos)
+    return false;
+  fa4::runtime::Expected<fa4::runtime::LaunchRule> parsed =
+      fa4::runtime::LaunchRule::parse(rule.str());
+  if (!parsed.ok()) {
+    emitError(loc) << what << ": " << parsed.status().message();
+    return false;
+  }
+  for (const fa4::runtime::RuleRef &ref : parsed->refs()) {
+    if (ref.kind != fa4::runtime::RuleRef::Name) {
+      auto tensor = findTensorArgument(kernel, ref.name);
+      if (!tensor) {
+        emitError(loc) << what << " '" << rule.str() << "' reads '" << ref.str()
+                       << "', but no tensor argument before it "
+                       << "is named '" << ref.name << "'";
+        return false;
+      }
+      if (int64_t(ref.index) >= tensor->second) {
+        emitError(loc) << what << " '" << rule.str() << "' reads '" << ref.str()
+                       << "' of a tensor of rank " << tensor->second;
+        return false;
+      }
+      continue;
+    }
+    if (ref.name == fa4::runtime::kNumSmsName)
+      continue;
+    bool found = false;
+    for (mlir::BlockArgument arg : kernel.getArguments()) {
+      auto argName = kernel.getArgAttrOfType<mlir::StringAttr>(
+          arg.getArgNumber(), "fa4.name");
+      found |= argName && argName.getValue() == ref.name &&
+               (arg.getType().isIndex() || arg.getType().isInteger(32));
+    }
+    if (!found) {
+      emitError(loc) << what << " '" << rule.str() << "' reads '" << ref.name
+                     << "', which is no index or i32 argument before it nor "
+                     << "num_sms";
+      return false;
+    }
+  }
+  return true;
+}
+
+std::optional<mlir::NamedAttribute> Program::shapeAttr(ArrayRef<Extent> shape,
+                                                       SourceLoc loc) {
+  std::string text;
+  for (const Extent &extent : shape) {
+    if (!extent.isAny() && !checkRule(extent, "a shape extent", loc))
+      return std::nullopt;
+    text += (text.empty() ? "" : ", ") + extent.str();
+  }
+  return builder.getNamedAttr("fa4.shape", builder.getStringAttr(text));
+}
+
 Desc Program::desc(StringRef name, ArrayRef<int64_t> blockShape, DType type,
-                   SourceLoc loc) {
+                   ArrayRef<Extent> shape, SourceLoc loc) {
   auto descType = tile::DescriptorType::getChecked(
       [&] { return emitError(loc); }, getContext(), blockShape, getType(type));
   if (!descType)
     return {};
-  return {this, addArgument(name, descType, loc)};
+  SmallVector<mlir::NamedAttribute> attrs = {
+      builder.getNamedAttr("fa4.access", builder.getStringAttr("input"))};
+  if (!shape.empty()) {
+    if (shape.size() != blockShape.size()) {
+      emitError(loc) << "descriptor '" << name << "' has blocks of rank "
+                     << blockShape.size() << " but a shape of " << shape.size()
+                     << " extents";
+      return {};
+    }
+    std::optional<mlir::NamedAttribute> attr = shapeAttr(shape, loc);
+    if (!attr)
+      return {};
+    attrs.push_back(*attr);
+  }
+  return {this, addArgument(name, descType, loc, attrs)};
 }
 
-Ptr Program::ptr(StringRef name, DType type, SourceLoc loc) {
+Ptr Program::ptr(StringRef name, DType type, ArrayRef<Extent> shape,
+                 SourceLoc loc) {
+  SmallVector<mlir::NamedAttribute> attrs;
+  if (!shape.empty()) {
+    std::optional<mlir::NamedAttribute> attr = shapeAttr(shape, loc);
+    if (!attr)
+      return {};
+    attrs = {
+        *attr,
+        builder.getNamedAttr("fa4.access", builder.getStringAttr("output")),
+        builder.getNamedAttr("fa4.element_type",
+                             mlir::TypeAttr::get(getType(type)))};
+  }
   return {this,
           addArgument(name, tile::PointerType::get(getContext(), getType(type)),
-                      loc)};
+                      loc, attrs)};
 }
 
 Index Program::index(StringRef name, SourceLoc loc) {
   return {this, addArgument(name, builder.getIndexType(), loc)};
+}
+
+Index Program::index(StringRef name, const Extent &value, SourceLoc loc) {
+  if (!checkRule(value, "the value of '" + name.str() + "'", loc))
+    return {};
+  return {this,
+          addArgument(name, builder.getIndexType(), loc,
+                      {builder.getNamedAttr(
+                          "fa4.value", builder.getStringAttr(value.str()))})};
 }
 
 Scalar Program::f32(StringRef name, SourceLoc loc) {
@@ -140,6 +255,87 @@ Scalar Program::f32(StringRef name, SourceLoc loc) {
 
 Scalar Program::i32(StringRef name, SourceLoc loc) {
   return {this, addArgument(name, builder.getI32Type(), loc)};
+}
+
+void Program::grid(ArrayRef<Extent> dims, SourceLoc loc) {
+  if (dims.empty() || dims.size() > 3) {
+    emitError(loc) << "a grid has one to three dimensions, not " << dims.size();
+    return;
+  }
+  if (kernel->hasAttr("fa4.grid")) {
+    emitError(loc) << "the grid is declared twice";
+    return;
+  }
+  std::string text;
+  for (size_t d = 0; d < 3; ++d) {
+    Extent extent = d < dims.size() ? dims[d] : Extent(1);
+    if (!checkRule(extent, std::string("grid ") + "xyz"[d], loc))
+      return;
+    text += (d ? ", " : "") + extent.str();
+  }
+  kernel->setAttr("fa4.grid", builder.getStringAttr(text));
+}
+
+void Program::require(const Extent &condition, SourceLoc loc) {
+  if (checkRule(condition, "the requirement", loc))
+    requirements.push_back(builder.getStringAttr(condition.str()));
+}
+
+/// The kernel-file name of `handle`, an argument of the kernel; reports at
+/// `loc` and gives nothing otherwise.
+static std::optional<std::string>
+argumentName(const detail::Handle &handle, const char *what, SourceLoc loc) {
+  if (!handle.isValid())
+    return std::nullopt;
+  auto arg = llvm::dyn_cast<mlir::BlockArgument>(handle.getValue());
+  auto kernel =
+      arg ? llvm::dyn_cast<mlir::func::FuncOp>(arg.getOwner()->getParentOp())
+          : mlir::func::FuncOp();
+  auto name = kernel ? kernel.getArgAttrOfType<mlir::StringAttr>(
+                           arg.getArgNumber(), "fa4.name")
+                     : mlir::StringAttr();
+  if (!name) {
+    handle.getProgram()->emitError(loc)
+        << "the " << what << " of a value that is not a kernel argument";
+    return std::nullopt;
+  }
+  return name.getValue().str();
+}
+
+/// The launch rule `NAME.FIELDd` of tensor argument `handle` of rank `rank`.
+static Extent tensorExtent(const detail::Handle &handle, const char *field,
+                           int64_t d, int64_t rank, SourceLoc loc) {
+  std::optional<std::string> name = argumentName(handle, field, loc);
+  if (!name)
+    return Extent::named("?");
+  if (d < 0 || d >= rank) {
+    handle.getProgram()->emitError(loc) << field << " " << d << " of '" << *name
+                                        << "', a tensor of rank " << rank;
+    return Extent::named("?");
+  }
+  return Extent::named(*name + "." + field + std::to_string(d));
+}
+
+Extent Desc::dim(int64_t d, SourceLoc loc) const {
+  return tensorExtent(*this, "dim", d,
+                      isValid() ? int64_t(getBlockShape().size()) : 0, loc);
+}
+
+Extent Desc::stride(int64_t d, SourceLoc loc) const {
+  return tensorExtent(*this, "stride", d,
+                      isValid() ? int64_t(getBlockShape().size()) : 0, loc);
+}
+
+Extent Ptr::dim(int64_t d, SourceLoc loc) const {
+  int64_t rank = 0;
+  if (isValid())
+    if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(value))
+      if (auto kernel =
+              llvm::dyn_cast<mlir::func::FuncOp>(arg.getOwner()->getParentOp()))
+        if (auto shape = kernel.getArgAttrOfType<mlir::StringAttr>(
+                arg.getArgNumber(), "fa4.shape"))
+          rank = int64_t(fa4::runtime::splitRules(shape.getValue()).size());
+  return tensorExtent(*this, "dim", d, rank, loc);
 }
 
 //===----------------------------------------------------------------------===//
@@ -319,6 +515,8 @@ mlir::OwningOpRef<mlir::ModuleOp> Program::finish(SourceLoc loc) {
     return {};
   builder.setInsertionPointToEnd(&kernel.getBody().front());
   create<mlir::func::ReturnOp>(loc);
+  if (!requirements.empty())
+    kernel->setAttr("fa4.require", builder.getArrayAttr(requirements));
   mlir::OwningOpRef<mlir::ModuleOp> result = std::move(module);
   if (hadError || mlir::failed(mlir::verify(*result)))
     return {};

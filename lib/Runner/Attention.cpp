@@ -1,11 +1,10 @@
 //===- Attention.cpp - Running attention ----------------------------------===//
 //
-// Attention under the kernel ABI of Problem.h: random (or given) Q, K and V
-// of the kernel's element type, three 3-d tensor maps over the [B·H, S, D]
-// views, O and the per-row log-sum-exp (f32) each with a guard of one CTA
-// tile of rows after it, the grid of 128-row
-// query tiles by heads, and up to kAttentionCheckedRows sampled query rows of
-// every (batch, head) compared with the reference.
+// Attention through the kernel's launch description (Problem.h): random (or
+// given) Q, K and V of the kernel's element type, O and the per-row
+// log-sum-exp (f32) each with a guard of one CTA tile of rows after it, all
+// bound by name, and up to kAttentionCheckedRows sampled query rows of every
+// (batch, head) compared with the reference.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,36 +56,27 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
   if (!lseBuffer.ok())
     return lseBuffer.status();
 
-  // [B·H, S, D] is, innermost first, (D, S, B·H) with strides 2·D and 2·S·D.
-  const char *names[] = {"q_map", "k_map", "v_map"};
+  // The launch from the kernel's description. A persistent kernel's static
+  // order balances the unequal tiles of a causal mask worse than the
+  // hardware does: one CTA per tile unless told (bench/RESULTS.md,
+  // 2026-12-01).
+  Expected<Launcher> launcher = Launcher::create(kernel, file);
+  if (!launcher.ok())
+    return launcher.status();
+  if (Status s = bindProblem(launcher->binding(), p,
+                             {buffers[0].address(), buffers[1].address(),
+                              buffers[2].address(), oBuffer->address(),
+                              lseBuffer->address()});
+      !s.ok())
+    return s;
+  uint64_t tiles =
+      (p.seqQ + kAttentionTileQ - 1) / kAttentionTileQ * p.batch * p.heads;
+  if (options.ctas || p.causal)
+    launcher->setNumSms(int64_t(options.ctas ? options.ctas : tiles));
   Execution execution;
   execution.elementType = p.elementType;
-  for (unsigned i = 0; i < 3; ++i) {
-    uint64_t seq = i == 0 ? p.seqQ : p.seqK;
-    Expected<CUtensorMap> map = encodeTensorMap(
-        driver,
-        tensorMapSpec(file.params[i], {d, seq, heads}, {2 * d, 2 * seq * d}),
-        buffers[i].address());
-    if (!map.ok())
-      return Status::error(std::string(names[i]) + ": " +
-                           map.status().message());
-    execution.args.addTensorMap(*map);
-  }
-  execution.args.addPointer(oBuffer->address())
-      .addPointer(lseBuffer->address())
-      .addI64(int64_t(p.seqQ))
-      .addI64(int64_t(p.seqK))
-      .addF32(float(p.scale * M_LOG2E))
-      .addI32(p.causal ? 1 : 0);
-  // A persistent kernel's static order balances the unequal tiles of a
-  // causal mask worse than the hardware does: one CTA per tile unless told
-  // (bench/RESULTS.md, 2026-12-01).
-  Dim3 tiles = {uint32_t((p.seqQ + kAttentionTileQ - 1) / kAttentionTileQ),
-                uint32_t(heads), 1};
-  setGrid(execution, file, driver, tiles,
-          options.ctas || !p.causal ? options.ctas : tiles.count());
-  execution.config.block = file.block;
-  execution.config.dynamicSharedBytes = file.dynamicSharedBytes;
+  if (Status s = prepare(*launcher, execution); !s.ok())
+    return s;
   execution.output = &*oBuffer;
   execution.outputElements = q.size();
   execution.guardElements = guardElements;

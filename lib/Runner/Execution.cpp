@@ -17,38 +17,12 @@
 using namespace fa4::runner;
 using namespace fa4::runtime;
 
-TensorMapSpec fa4::runner::tensorMapSpec(const KernelParam &param,
-                                         std::vector<uint64_t> dims,
-                                         std::vector<uint64_t> strides) {
-  TensorMapSpec spec;
-  spec.elementType = param.elementType;
-  spec.globalDims = std::move(dims);
-  spec.globalStrides = std::move(strides);
-  spec.boxDims = param.boxDims;
-  spec.swizzle = param.swizzle;
-  spec.oobFill = OobFill::Zero;
-  return spec;
-}
-
-bool fa4::runner::isPersistent(const KernelFile &file) {
-  size_t n = file.params.size();
-  return n >= 2 && file.params[n - 2].name == "grid_x" &&
-         file.params[n - 2].kind == ParamKind::I64 &&
-         file.params[n - 1].name == "grid_y" &&
-         file.params[n - 1].kind == ParamKind::I64;
-}
-
-void fa4::runner::setGrid(Execution &execution, const KernelFile &file,
-                          const Driver &driver, Dim3 logical, uint64_t ctas) {
-  if (!isPersistent(file)) {
-    execution.config.grid = logical;
-    return;
-  }
-  execution.args.addI64(int64_t(logical.x)).addI64(int64_t(logical.y));
-  uint64_t tiles = logical.count();
-  if (ctas == 0)
-    ctas = uint64_t(std::max(driver.device().smCount, 1));
-  execution.config.grid = {uint32_t(std::min(ctas, tiles)), 1, 1};
+Status fa4::runner::prepare(Launcher &launcher, Execution &execution) {
+  if (Status s = launcher.prepare(); !s.ok())
+    return s;
+  execution.args = launcher.args();
+  execution.config = launcher.config();
+  return Status::success();
 }
 
 Expected<DeviceBuffer> fa4::runner::upload(const Driver &driver,
@@ -76,15 +50,15 @@ static Status readBack(const Execution &execution,
   return Status::success();
 }
 
-/// Times `options.iters` queued launches after `options.warmup`, each by its
-/// own events; sets the median and the fastest.
-static Status benchmark(const Kernel &kernel, const Execution &execution,
-                        const RunOptions &options, RunResult &result) {
+Status fa4::runner::benchmark(const Kernel &kernel, const LaunchConfig &config,
+                              const KernelArgs &args, const RunOptions &options,
+                              std::optional<double> &medianMs,
+                              std::optional<double> &minMs) {
   for (unsigned i = 0; i < options.warmup; ++i)
-    if (Status s = launch(kernel, execution.config, execution.args); !s.ok())
+    if (Status s = launch(kernel, config, args); !s.ok())
       return s;
   Expected<std::vector<float>> queued =
-      timeEachLaunch(kernel, execution.config, execution.args, options.iters);
+      timeEachLaunch(kernel, config, args, options.iters);
   if (!queued.ok())
     return queued.status();
   if (Status s = kernel.driver().synchronize(); !s.ok())
@@ -92,9 +66,8 @@ static Status benchmark(const Kernel &kernel, const Execution &execution,
   std::vector<double> times(queued->begin(), queued->end());
   std::sort(times.begin(), times.end());
   size_t n = times.size();
-  result.medianMs =
-      n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
-  result.minMs = times.front();
+  medianMs = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+  minMs = times.front();
   return Status::success();
 }
 
@@ -154,7 +127,9 @@ Expected<RunResult> fa4::runner::execute(const Kernel &kernel,
   }
   if (!options.bench)
     return result;
-  if (Status s = benchmark(kernel, execution, options, result); !s.ok())
+  if (Status s = benchmark(kernel, execution.config, execution.args, options,
+                           result.medianMs, result.minMs);
+      !s.ok())
     return s;
   if (!options.check)
     return result;

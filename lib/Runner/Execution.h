@@ -12,6 +12,7 @@
 
 #include "fa4/Runner/Check.h"
 #include "fa4/Runner/Run.h"
+#include "fa4/Runtime/Binding.h"
 #include "fa4/Runtime/Buffer.h"
 #include "fa4/Runtime/Kernel.h"
 #include "fa4/Runtime/KernelFile.h"
@@ -19,6 +20,7 @@
 #include "fa4/Runtime/TensorMap.h"
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace fa4::runner {
@@ -47,25 +49,18 @@ struct Execution {
   std::vector<double> rowValueReference;
 };
 
-/// The tensor map of kernel parameter `param` (of its element type) (its box
-/// and swizzle) over a tensor with `dims` (innermost first) and byte `strides`
-/// (of dims 1 and up), with zero out-of-bounds fill.
-runtime::TensorMapSpec tensorMapSpec(const runtime::KernelParam &param,
-                                     std::vector<uint64_t> dims,
-                                     std::vector<uint64_t> strides);
+/// Prepares `launcher` (tensor maps, sizes, grid) and copies its arguments
+/// and launch shape into `execution`.
+runtime::Status prepare(runtime::Launcher &launcher, Execution &execution);
 
-/// Whether `file` is a persistent kernel: its last two parameters, i64
-/// `grid_x` and `grid_y`, take the logical grid, and it loops its CTAs over
-/// the tiles of that grid (fa4-persistent).
-bool isPersistent(const runtime::KernelFile &file);
-
-/// Sets the launch grid of `execution` for a kernel over the `logical`
-/// grid (z = 1): that grid itself, or for a persistent kernel `ctas` CTAs in
-/// x (0: one per SM of the device), at most one per tile, with the logical
-/// grid appended to the arguments.
-void setGrid(Execution &execution, const runtime::KernelFile &file,
-             const runtime::Driver &driver, runtime::Dim3 logical,
-             uint64_t ctas);
+/// Times `options.iters` queued launches after `options.warmup`, each by its
+/// own events; sets the median and the fastest, in ms.
+runtime::Status benchmark(const runtime::Kernel &kernel,
+                          const runtime::LaunchConfig &config,
+                          const runtime::KernelArgs &args,
+                          const RunOptions &options,
+                          std::optional<double> &medianMs,
+                          std::optional<double> &minMs);
 
 /// Allocates `words` 16-bit words of device memory and copies `host` (which may
 /// be shorter) to its start.

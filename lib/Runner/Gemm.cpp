@@ -1,9 +1,9 @@
 //===- Gemm.cpp - Running the GEMM ----------------------------------------===//
 //
-// The GEMM under the kernel ABI of Problem.h: random A and B (bf16 or f16), the
-// two 2-d tensor maps, C with a guard of one CTA tile of rows after it, the
-// grid of 128 x 128 tiles of C, and up to kGemmCheckedRows sampled rows of C
-// compared with the reference.
+// The GEMM through the kernel's launch description (Problem.h): random A and
+// B (bf16 or f16) and C with a guard of one CTA tile of rows after it, bound
+// by name, and up to kGemmCheckedRows sampled rows of C compared with the
+// reference.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,33 +37,20 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
   if (!cBuffer.ok())
     return cBuffer.status();
 
-  // Row-major [rows, K] is, innermost first, (K, rows) with a row stride of
-  // 2·K bytes.
-  Expected<CUtensorMap> aMap = encodeTensorMap(
-      driver, tensorMapSpec(file.params[0], {p.k, p.m}, {2 * p.k}),
-      aBuffer->address());
-  if (!aMap.ok())
-    return Status::error("a_map: " + aMap.status().message());
-  Expected<CUtensorMap> bMap = encodeTensorMap(
-      driver, tensorMapSpec(file.params[1], {p.k, p.n}, {2 * p.k}),
-      bBuffer->address());
-  if (!bMap.ok())
-    return Status::error("b_map: " + bMap.status().message());
-
+  Expected<Launcher> launcher = Launcher::create(kernel, file);
+  if (!launcher.ok())
+    return launcher.status();
+  if (Status s = bindProblem(
+          launcher->binding(), p,
+          {aBuffer->address(), bBuffer->address(), cBuffer->address()});
+      !s.ok())
+    return s;
+  if (options.ctas)
+    launcher->setNumSms(int64_t(options.ctas));
   Execution execution;
   execution.elementType = p.elementType;
-  execution.args.addTensorMap(*aMap)
-      .addTensorMap(*bMap)
-      .addPointer(cBuffer->address())
-      .addI64(int64_t(p.m))
-      .addI64(int64_t(p.n))
-      .addI64(int64_t(p.k));
-  setGrid(execution, file, kernel.driver(),
-          {uint32_t((p.m + kGemmTileM - 1) / kGemmTileM),
-           uint32_t(p.n / kGemmTileN), 1},
-          options.ctas);
-  execution.config.block = file.block;
-  execution.config.dynamicSharedBytes = file.dynamicSharedBytes;
+  if (Status s = prepare(*launcher, execution); !s.ok())
+    return s;
   execution.output = &*cBuffer;
   execution.outputElements = p.m * p.n;
   execution.guardElements = guardElements;

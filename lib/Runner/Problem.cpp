@@ -8,8 +8,6 @@
 
 #include "fa4/Runner/Problem.h"
 
-#include "Execution.h"
-
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -144,60 +142,73 @@ Status fa4::runner::checkProblem(const AttentionProblem &p) {
   return Status::success();
 }
 
-namespace {
-/// One parameter of a kernel ABI: its role and kind, and the box rank of a
-/// tensor map.
-struct AbiParam {
-  const char *role;
-  ParamKind kind;
-  size_t boxRank = 0;
-};
-} // namespace
+/// A placeholder address of tensor `index` for the checks before anything is
+/// allocated: aligned like an allocation, distinct per tensor.
+static CUdeviceptr placeholder(unsigned index) {
+  return CUdeviceptr(0x100000000ull) * (index + 1);
+}
 
-/// Checks the parameters of `file` against `abi`, the ABI of `problem`. A
-/// persistent kernel takes the logical grid after them.
-static Status checkAbi(const KernelFile &file, const char *problem,
-                       runtime::ElementType type,
-                       const std::vector<AbiParam> &abi) {
-  std::string signature;
-  for (const AbiParam &param : abi)
-    signature += std::string(signature.empty() ? "" : ", ") + param.role + ":" +
-                 runtime::paramKindName(param.kind);
-  std::string prefix = "kernel '" + file.entry + "' does not have the " +
-                       problem + " ABI (" + signature +
-                       "; then grid_x:i64, grid_y:i64 when persistent): ";
-  std::vector<AbiParam> expected = abi;
-  if (file.params.size() == abi.size() + 2 && isPersistent(file)) {
-    expected.push_back({"grid_x", ParamKind::I64});
-    expected.push_back({"grid_y", ParamKind::I64});
-  }
-  if (file.params.size() != expected.size())
-    return Status::error(prefix + "it has " +
-                         std::to_string(file.params.size()) + " parameters");
-  for (size_t i = 0; i < expected.size(); ++i) {
-    const KernelParam &param = file.params[i];
-    std::string which = "parameter " + std::to_string(i) + " ('" + param.name +
-                        "', the " + expected[i].role + ")";
-    if (param.kind != expected[i].kind)
-      return Status::error(prefix + which + " is " +
-                           runtime::paramKindName(param.kind) + ", not " +
-                           runtime::paramKindName(expected[i].kind));
-    if (param.kind != ParamKind::TensorMap)
-      continue;
-    if (param.elementType != type)
-      return Status::error(prefix + which + " is a tensor map of " +
-                           runtime::elementTypeName(param.elementType) +
-                           ", not " + runtime::elementTypeName(type));
-    if (param.boxDims.size() != expected[i].boxRank)
-      return Status::error(prefix + which + " has a box of rank " +
-                           std::to_string(param.boxDims.size()) + ", not " +
-                           std::to_string(expected[i].boxRank));
-  }
-  if (file.grid)
-    return Status::error("kernel '" + file.entry + "' fixes its grid to " +
-                         file.grid->str() + "; the " + problem +
-                         " ABI computes the grid from the problem");
+/// The device the checks before a launch assume: one SM (the grid rules
+/// of a persistent kernel are then at their smallest).
+static runtime::DeviceInfo placeholderDevice() {
+  runtime::DeviceInfo device;
+  device.smCount = 1;
+  return device;
+}
+
+/// A contiguous tensor of `shape` at `address`.
+static runtime::TensorArg tensorArg(CUdeviceptr address,
+                                    runtime::ElementType type,
+                                    std::vector<uint64_t> shape) {
+  runtime::TensorArg tensor;
+  tensor.address = address;
+  tensor.elementType = type;
+  for (uint64_t extent : shape)
+    tensor.shape.push_back(int64_t(extent));
+  return tensor;
+}
+
+/// Binds each of `tensors` (name and tensor) and `scalars`, prefixing a
+/// refusal with what the problem is.
+static Status
+bindAll(runtime::Binding &binding, const char *problem,
+        const std::vector<std::pair<const char *, runtime::TensorArg>> &tensors,
+        const std::vector<std::pair<const char *, double>> &scalars) {
+  std::string prefix = "kernel '" + binding.file().entry + "' cannot run the " +
+                       problem + " problem: ";
+  for (const auto &[name, tensor] : tensors)
+    if (Status s = binding.setTensor(name, tensor); !s.ok())
+      return Status::error(prefix + s.message());
+  for (const auto &[name, value] : scalars)
+    if (Status s = binding.setScalar(name, value); !s.ok())
+      return Status::error(prefix + s.message());
   return Status::success();
+}
+
+Status fa4::runner::bindProblem(runtime::Binding &binding, const GemmProblem &p,
+                                const GemmAddresses &at) {
+  runtime::ElementType type = p.elementType;
+  return bindAll(binding, "gemm",
+                 {{"a", tensorArg(at.a, type, {p.m, p.k})},
+                  {"b", tensorArg(at.b, type, {p.n, p.k})},
+                  {"c", tensorArg(at.c, type, {p.m, p.n})}},
+                 {});
+}
+
+Status fa4::runner::bindProblem(runtime::Binding &binding,
+                                const AttentionProblem &p,
+                                const AttentionAddresses &at) {
+  runtime::ElementType type = p.elementType;
+  uint64_t heads = p.batch * p.heads, d = p.headDim;
+  return bindAll(
+      binding, "attention",
+      {{"q", tensorArg(at.q, type, {heads, p.seqQ, d})},
+       {"k", tensorArg(at.k, type, {heads, p.seqK, d})},
+       {"v", tensorArg(at.v, type, {heads, p.seqK, d})},
+       {"o", tensorArg(at.o, type, {heads, p.seqQ, d})},
+       {"lse", tensorArg(at.lse, runtime::ElementType::F32, {heads, p.seqQ})}},
+      {{"scale_log2", double(float(p.scale * M_LOG2E))},
+       {"causal", p.causal ? 1 : 0}});
 }
 
 runtime::Expected<runtime::ElementType>
@@ -212,41 +223,38 @@ fa4::runner::kernelElementType(const KernelFile &file) {
                            "; fa4-run runs bf16 and f16 kernels");
     return param.elementType;
   }
-  // Without tensor maps the ABI check refuses the file.
+  // Without tensor maps the binding refuses the file.
   return runtime::ElementType::BF16;
+}
+
+/// Binds `problem` at placeholder addresses and resolves the launch.
+template <typename Problem, typename Addresses>
+static Status checkBinding(const KernelFile &file, const Problem &problem,
+                           const char *name, Addresses addresses) {
+  runtime::Expected<runtime::Binding> binding = runtime::Binding::create(file);
+  if (!binding.ok())
+    return binding.status();
+  if (Status s = bindProblem(*binding, problem, addresses); !s.ok())
+    return s;
+  runtime::Expected<runtime::ResolvedLaunch> launch =
+      binding->resolve(placeholderDevice());
+  if (!launch.ok())
+    return Status::error("kernel '" + file.entry + "' cannot run the " + name +
+                         " problem: " + launch.status().message());
+  return Status::success();
 }
 
 Status fa4::runner::checkKernel(const KernelFile &file,
                                 const GemmProblem &problem) {
-  return checkAbi(file, "gemm", problem.elementType,
-                  {{"a_map", ParamKind::TensorMap, 2},
-                   {"b_map", ParamKind::TensorMap, 2},
-                   {"c", ParamKind::Pointer},
-                   {"m", ParamKind::I64},
-                   {"n", ParamKind::I64},
-                   {"k", ParamKind::I64}});
+  return checkBinding(
+      file, problem, "gemm",
+      GemmAddresses{placeholder(0), placeholder(1), placeholder(2)});
 }
 
 Status fa4::runner::checkKernel(const KernelFile &file,
                                 const AttentionProblem &problem) {
-  if (Status s = checkAbi(file, "attention", problem.elementType,
-                          {{"q_map", ParamKind::TensorMap, 3},
-                           {"k_map", ParamKind::TensorMap, 3},
-                           {"v_map", ParamKind::TensorMap, 3},
-                           {"o", ParamKind::Pointer},
-                           {"lse", ParamKind::Pointer},
-                           {"seq_q", ParamKind::I64},
-                           {"seq_k", ParamKind::I64},
-                           {"scale_log2", ParamKind::F32},
-                           {"causal", ParamKind::I32}});
-      !s.ok())
-    return s;
-  auto headDim = file.metadata.find("head_dim");
-  if (headDim != file.metadata.end() &&
-      headDim->second != std::to_string(problem.headDim))
-    return Status::error("kernel '" + file.entry +
-                         "' was compiled for head_dim " + headDim->second +
-                         ", the problem has head-dim " +
-                         std::to_string(problem.headDim));
-  return Status::success();
+  return checkBinding(file, problem, "attention",
+                      AttentionAddresses{placeholder(0), placeholder(1),
+                                         placeholder(2), placeholder(3),
+                                         placeholder(4)});
 }

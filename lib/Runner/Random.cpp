@@ -50,3 +50,16 @@ void fa4::runner::fillUniform(std::vector<uint16_t> &values,
     }
   });
 }
+
+void fa4::runner::fillUniform(std::vector<float> &values, uint64_t seed,
+                              uint64_t stream) {
+  uint64_t count = values.size();
+  parallelFor(count, 1 << 16, [&](uint64_t begin, uint64_t end) {
+    for (uint64_t i = begin; i < end; ++i) {
+      float value = uniform(randomBits(seed, stream, i));
+      for (uint64_t retry = 1; value == 0; ++retry)
+        value = uniform(randomBits(seed, stream, count + i * 64 + retry));
+      values[i] = value;
+    }
+  });
+}

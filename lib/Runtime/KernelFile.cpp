@@ -13,6 +13,7 @@
 #include <charconv>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -85,16 +86,159 @@ static Status checkDims(const char *what, const Dim3 &dims) {
                        " has a zero dimension");
 }
 
-Status fa4::runtime::verifyKernelFile(const KernelFile &file) {
+const char *fa4::runtime::tensorAccessName(TensorAccess access) {
+  switch (access) {
+  case TensorAccess::Input:
+    return "input";
+  case TensorAccess::Output:
+    return "output";
+  case TensorAccess::InOut:
+    return "inout";
+  }
+  return "input";
+}
+
+static std::optional<TensorAccess> parseTensorAccess(std::string_view name) {
+  for (TensorAccess access :
+       {TensorAccess::Input, TensorAccess::Output, TensorAccess::InOut})
+    if (name == tensorAccessName(access))
+      return access;
+  return std::nullopt;
+}
+
+std::vector<unsigned> KernelParam::tensorDims() const {
+  if (!mapDims.empty())
+    return mapDims;
+  std::vector<unsigned> dims;
+  for (size_t d = boxDims.size(); d-- > 0;)
+    dims.push_back(unsigned(d));
+  return dims;
+}
+
+const KernelTensor *KernelFile::findTensor(std::string_view name) const {
+  for (const KernelTensor &tensor : tensors)
+    if (tensor.name == name)
+      return &tensor;
+  return nullptr;
+}
+
+const KernelParam *KernelFile::findParam(std::string_view name) const {
+  for (const KernelParam &param : params)
+    if (param.name == name)
+      return &param;
+  return nullptr;
+}
+
+static bool isScalarKind(ParamKind kind) {
+  return kind == ParamKind::I32 || kind == ParamKind::I64 ||
+         kind == ParamKind::F32;
+}
+
+/// Checks that rule `text` (what it is: `what`) parses and reads only
+/// tensor dimensions of `file` below their rank, its i32 and i64
+/// parameters, and `num_sms`.
+static Status checkRule(const KernelFile &file, const std::string &what,
+                        const std::string &text) {
+  Expected<LaunchRule> rule = LaunchRule::parse(text);
+  if (!rule.ok())
+    return Status::error(what + ": " + rule.status().message());
+  for (const RuleRef &ref : rule->refs()) {
+    if (ref.kind == RuleRef::Name) {
+      if (ref.name == kNumSmsName)
+        continue;
+      const KernelParam *param = file.findParam(ref.name);
+      if (!param)
+        return Status::error(what + " (" + text + ") reads '" + ref.name +
+                             "', which is no tensor dimension, parameter or "
+                             "built-in (num_sms)");
+      if (param->kind != ParamKind::I32 && param->kind != ParamKind::I64)
+        return Status::error(what + " (" + text + ") reads parameter '" +
+                             ref.name + "' of kind " +
+                             paramKindName(param->kind) +
+                             "; rules read i32 and i64 parameters");
+      continue;
+    }
+    const KernelTensor *tensor = file.findTensor(ref.name);
+    if (!tensor)
+      return Status::error(what + " (" + text + ") reads '" + ref.str() +
+                           "' of an undeclared tensor '" + ref.name + "'");
+    if (ref.index >= tensor->rank)
+      return Status::error(what + " (" + text + ") reads '" + ref.str() +
+                           "' but tensor '" + ref.name + "' has rank " +
+                           std::to_string(tensor->rank));
+  }
+  return Status::success();
+}
+
+/// Checks that the value rules of the scalar parameters do not depend on
+/// themselves.
+static Status checkRuleCycles(const KernelFile &file) {
+  // 0 unvisited, 1 on the path, 2 done.
+  std::map<std::string, int> state;
+  std::function<Status(const KernelParam &)> visit =
+      [&](const KernelParam &param) -> Status {
+    int &mark = state[param.name];
+    if (mark == 2 || param.value.empty())
+      return Status::success();
+    if (mark == 1)
+      return Status::error("the value rule of parameter '" + param.name +
+                           "' depends on itself");
+    mark = 1;
+    Expected<LaunchRule> rule = LaunchRule::parse(param.value);
+    if (rule.ok())
+      for (const RuleRef &ref : rule->refs())
+        if (ref.kind == RuleRef::Name)
+          if (const KernelParam *next = file.findParam(ref.name))
+            if (Status s = visit(*next); !s.ok())
+              return s;
+    state[param.name] = 2;
+    return Status::success();
+  };
+  for (const KernelParam &param : file.params)
+    if (Status s = visit(param); !s.ok())
+      return s;
+  return Status::success();
+}
+
+static Status checkTensor(const KernelTensor &tensor) {
+  if (Status s = checkToken("tensor name", tensor.name); !s.ok())
+    return s;
+  if (tensor.name == kNumSmsName)
+    return Status::error("a tensor cannot be named '" +
+                         std::string(kNumSmsName) + "', the built-in");
+  if (tensor.rank < 1 || tensor.rank > kMaxTensorRank)
+    return Status::error(
+        "tensor '" + tensor.name + "' has rank " + std::to_string(tensor.rank) +
+        "; the rank must be in [1, " + std::to_string(kMaxTensorRank) + "]");
+  if (tensor.alignment == 0 || (tensor.alignment & (tensor.alignment - 1)))
+    return Status::error("tensor '" + tensor.name + "' has alignment " +
+                         std::to_string(tensor.alignment) +
+                         "; it must be a power of two");
+  if (!tensor.shape.empty() && tensor.shape.size() != tensor.rank)
+    return Status::error("tensor '" + tensor.name + "' of rank " +
+                         std::to_string(tensor.rank) + " has a shape of " +
+                         std::to_string(tensor.shape.size()) + " rules");
+  return Status::success();
+}
+
+Status fa4::runtime::verifyDescription(const KernelFile &file) {
   if (Status s = checkToken("entry", file.entry); !s.ok())
     return s;
   if (Status s = checkToken("target", file.target); !s.ok())
     return s;
   if (Status s = checkDims("block", file.block); !s.ok())
     return s;
-  if (file.grid)
-    if (Status s = checkDims("grid", *file.grid); !s.ok())
+  if (!file.grid.empty() && file.grid.size() != 3)
+    return Status::error("the grid has " + std::to_string(file.grid.size()) +
+                         " rules; it needs one each for x, y and z");
+
+  std::set<std::string> tensorNames;
+  for (const KernelTensor &tensor : file.tensors) {
+    if (Status s = checkTensor(tensor); !s.ok())
       return s;
+    if (!tensorNames.insert(tensor.name).second)
+      return Status::error("tensor '" + tensor.name + "' is declared twice");
+  }
 
   std::set<std::string> names;
   const KernelParam plain;
@@ -107,15 +251,35 @@ Status fa4::runtime::verifyKernelFile(const KernelFile &file) {
     if (!names.insert(param.name).second)
       return Status::error("parameter " + std::to_string(i) +
                            " repeats the name '" + param.name + "'");
+    if (param.name == kNumSmsName)
+      return Status::error("a parameter cannot be named '" +
+                           std::string(kNumSmsName) + "', the built-in");
     if (param.kind != ParamKind::TensorMap) {
-      if (param.tensor != plain.tensor || param.boxDims != plain.boxDims ||
+      if (param.boxDims != plain.boxDims ||
           param.elementType != plain.elementType ||
-          param.swizzle != plain.swizzle)
+          param.swizzle != plain.swizzle || param.mapDims != plain.mapDims ||
+          param.fill != plain.fill)
         return Status::error("parameter '" + param.name + "' has kind " +
                              paramKindName(param.kind) +
                              " and cannot have tensor-map attributes");
+      if (!param.tensor.empty() && param.kind != ParamKind::Pointer)
+        return Status::error("parameter '" + param.name + "' has kind " +
+                             paramKindName(param.kind) +
+                             "; only pointers and tensor maps name a tensor");
+      if (!param.tensor.empty() && !file.findTensor(param.tensor))
+        return Status::error("pointer '" + param.name +
+                             "' points to an undeclared tensor '" +
+                             param.tensor + "'");
+      if (!param.value.empty() && param.kind != ParamKind::I32 &&
+          param.kind != ParamKind::I64)
+        return Status::error("parameter '" + param.name + "' has kind " +
+                             paramKindName(param.kind) +
+                             "; only i32 and i64 parameters have a value rule");
       continue;
     }
+    if (!param.value.empty())
+      return Status::error("tensor map '" + param.name +
+                           "' cannot have a value rule");
     if (Status s = checkToken("tensor of parameter '" + param.name + "'",
                               param.tensor);
         !s.ok())
@@ -129,7 +293,64 @@ Status fa4::runtime::verifyKernelFile(const KernelFile &file) {
       if (param.boxDims[d] == 0)
         return Status::error("box dim " + std::to_string(d) +
                              " of tensor map '" + param.name + "' is 0");
+    const KernelTensor *tensor = file.findTensor(param.tensor);
+    if (!tensor)
+      return Status::error("tensor map '" + param.name +
+                           "' views an undeclared tensor '" + param.tensor +
+                           "'");
+    if (tensor->elementType != param.elementType)
+      return Status::error("tensor map '" + param.name + "' of " +
+                           elementTypeName(param.elementType) +
+                           " views tensor '" + tensor->name + "' of " +
+                           elementTypeName(tensor->elementType));
+    if (tensor->rank != param.boxDims.size())
+      return Status::error(
+          "tensor map '" + param.name + "' has a box of rank " +
+          std::to_string(param.boxDims.size()) + " over tensor '" +
+          tensor->name + "' of rank " + std::to_string(tensor->rank));
+    if (!param.mapDims.empty()) {
+      std::vector<bool> seen(tensor->rank, false);
+      bool permutation = param.mapDims.size() == tensor->rank;
+      for (unsigned dim : param.mapDims) {
+        permutation = permutation && dim < tensor->rank && !seen[dim];
+        if (dim < tensor->rank)
+          seen[dim] = true;
+      }
+      if (!permutation)
+        return Status::error("the dims of tensor map '" + param.name +
+                             "' are not an order of the " +
+                             std::to_string(tensor->rank) +
+                             " dimensions of "
+                             "tensor '" +
+                             tensor->name + "'");
+    }
   }
+
+  for (const KernelTensor &tensor : file.tensors)
+    for (size_t d = 0; d < tensor.shape.size(); ++d)
+      if (tensor.shape[d] != "*")
+        if (Status s = checkRule(file,
+                                 "shape rule " + std::to_string(d) +
+                                     " of tensor '" + tensor.name + "'",
+                                 tensor.shape[d]);
+            !s.ok())
+          return s;
+  for (const KernelParam &param : file.params)
+    if (!param.value.empty())
+      if (Status s = checkRule(file, "the value rule of '" + param.name + "'",
+                               param.value);
+          !s.ok())
+        return s;
+  for (const std::string &rule : file.requirements)
+    if (Status s = checkRule(file, "the requirement", rule); !s.ok())
+      return s;
+  for (size_t d = 0; d < file.grid.size(); ++d)
+    if (Status s = checkRule(file, std::string("grid ") + "xyz"[d] + " rule",
+                             file.grid[d]);
+        !s.ok())
+      return s;
+  if (Status s = checkRuleCycles(file); !s.ok())
+    return s;
 
   for (const auto &[key, value] : file.metadata) {
     if (Status s = checkToken("metadata key", key); !s.ok())
@@ -139,6 +360,12 @@ Status fa4::runtime::verifyKernelFile(const KernelFile &file) {
                            "' must not contain a newline or start or end "
                            "with whitespace");
   }
+  return Status::success();
+}
+
+Status fa4::runtime::verifyKernelFile(const KernelFile &file) {
+  if (Status s = verifyDescription(file); !s.ok())
+    return s;
   if (file.binary.empty())
     return Status::error("the kernel binary is empty");
   return Status::success();
@@ -149,8 +376,20 @@ static std::string dimsText(const Dim3 &dims) {
          std::to_string(dims.z);
 }
 
+static std::string joined(const std::vector<std::string> &items,
+                          const char *separator) {
+  std::string text;
+  for (size_t i = 0; i < items.size(); ++i)
+    text += (i ? separator : "") + items[i];
+  return text;
+}
+
 static std::string paramText(const KernelParam &param) {
   std::string text = std::string(paramKindName(param.kind)) + " " + param.name;
+  if (param.kind == ParamKind::Pointer && !param.tensor.empty())
+    text += " tensor=" + param.tensor;
+  if (!param.value.empty())
+    text += " value=" + param.value;
   if (param.kind != ParamKind::TensorMap)
     return text;
   text += " tensor=" + param.tensor;
@@ -159,6 +398,24 @@ static std::string paramText(const KernelParam &param) {
   for (size_t d = 0; d < param.boxDims.size(); ++d)
     text += (d ? "," : "") + std::to_string(param.boxDims[d]);
   text += " swizzle=" + std::to_string(swizzleBytes(param.swizzle));
+  if (!param.mapDims.empty()) {
+    text += " dims=";
+    for (size_t d = 0; d < param.mapDims.size(); ++d)
+      text += (d ? "," : "") + std::to_string(param.mapDims[d]);
+  }
+  text += std::string(" fill=") + oobFillName(param.fill);
+  return text;
+}
+
+static std::string tensorText(const KernelTensor &tensor) {
+  std::string text = tensor.name + " " + tensorAccessName(tensor.access) +
+                     " type=" + elementTypeName(tensor.elementType) +
+                     " rank=" + std::to_string(tensor.rank) +
+                     " align=" + std::to_string(tensor.alignment);
+  if (!tensor.shape.empty())
+    text += " shape=" + joined(tensor.shape, ",");
+  if (tensor.contiguous)
+    text += " contiguous";
   return text;
 }
 
@@ -172,11 +429,15 @@ fa4::runtime::serializeKernelFile(const KernelFile &file) {
   os << "target = " << file.target << "\n";
   os << "format = " << binaryFormatName(file.format) << "\n";
   os << "block = " << dimsText(file.block) << "\n";
-  if (file.grid)
-    os << "grid = " << dimsText(*file.grid) << "\n";
+  if (!file.grid.empty())
+    os << "grid = " << joined(file.grid, ", ") << "\n";
   os << "dynamic-shared-bytes = " << file.dynamicSharedBytes << "\n";
+  for (const KernelTensor &tensor : file.tensors)
+    os << "tensor = " << tensorText(tensor) << "\n";
   for (const KernelParam &param : file.params)
     os << "param = " << paramText(param) << "\n";
+  for (const std::string &rule : file.requirements)
+    os << "require = " << rule << "\n";
   for (const auto &[key, value] : file.metadata)
     os << "meta = " << key << (value.empty() ? "" : " ") << value << "\n";
   os << "binary = " << file.binary.size() << "\n";
@@ -192,8 +453,9 @@ static std::string printable(std::string_view text) {
   return result;
 }
 
-/// Checks the first line, the magic and the version.
-static Status checkMagic(std::string_view firstLine) {
+/// Checks the first line, the magic and the version, and returns the
+/// version.
+static Expected<unsigned> checkMagic(std::string_view firstLine) {
   std::string expected =
       std::string(kMagic) + " " + std::to_string(kKernelFileVersion);
   std::vector<std::string_view> parts = words(firstLine);
@@ -206,11 +468,112 @@ static Status checkMagic(std::string_view firstLine) {
     return Status::error("not an fa4 kernel file: bad version '" +
                          printable(parts[1]) + "' after '" +
                          std::string(kMagic) + "'");
-  if (*version != kKernelFileVersion)
+  if (*version < 1 || *version > kKernelFileVersion)
     return Status::error("fa4 kernel file version " + std::to_string(*version) +
-                         " is not supported; this runtime reads version " +
+                         " is not supported; this runtime reads versions 1 "
+                         "to " +
                          std::to_string(kKernelFileVersion));
+  return *version;
+}
+
+/// A comma-separated list of unsigned integers.
+template <typename T>
+static std::optional<std::vector<T>> parseList(std::string_view value) {
+  std::vector<T> items;
+  size_t pos = 0;
+  while (true) {
+    size_t comma = value.find(',', pos);
+    std::optional<T> item = parseInteger<T>(value.substr(pos, comma - pos));
+    if (!item)
+      return std::nullopt;
+    items.push_back(*item);
+    if (comma == std::string_view::npos)
+      return items;
+    pos = comma + 1;
+  }
+}
+
+/// `text` as a rule in canonical form, or the parser's error.
+static Expected<std::string> canonicalRule(std::string_view text) {
+  Expected<LaunchRule> rule = LaunchRule::parse(text);
+  if (!rule.ok())
+    return rule.status();
+  return rule->str();
+}
+
+/// Splits `attr` into key and value at its first '='.
+static Status splitAttribute(std::string_view attr, const char *what,
+                             std::string_view &key, std::string_view &value) {
+  size_t eq = attr.find('=');
+  key = attr.substr(0, eq);
+  value =
+      eq == std::string_view::npos ? std::string_view() : attr.substr(eq + 1);
+  if (eq == std::string_view::npos || value.empty())
+    return Status::error(std::string(what) + " attribute '" +
+                         std::string(attr) + "' is not of the form key=value");
   return Status::success();
+}
+
+static Expected<KernelTensor> parseTensor(std::string_view text) {
+  std::vector<std::string_view> parts = words(text);
+  if (parts.size() < 2)
+    return Status::error("'tensor' needs a name and input, output or inout");
+  KernelTensor tensor;
+  tensor.name = parts[0];
+  std::optional<TensorAccess> access = parseTensorAccess(parts[1]);
+  if (!access)
+    return Status::error("tensor '" + tensor.name + "' is '" +
+                         std::string(parts[1]) +
+                         "'; expected input, output or inout");
+  tensor.access = *access;
+  std::set<std::string_view> seen;
+  for (size_t i = 2; i < parts.size(); ++i) {
+    std::string_view attr = parts[i];
+    if (attr == "contiguous") {
+      tensor.contiguous = true;
+      continue;
+    }
+    std::string_view key, value;
+    if (Status s = splitAttribute(attr, "tensor", key, value); !s.ok())
+      return s;
+    if (!seen.insert(key).second)
+      return Status::error("tensor attribute '" + std::string(key) +
+                           "' appears twice");
+    if (key == "type") {
+      std::optional<ElementType> type = parseElementType(value);
+      if (!type)
+        return Status::error("unknown element type '" + std::string(value) +
+                             "' (expected bf16, f16 or f32)");
+      tensor.elementType = *type;
+    } else if (key == "rank" || key == "align") {
+      std::optional<unsigned> number = parseInteger<unsigned>(value);
+      if (!number)
+        return Status::error("tensor attribute '" + std::string(key) +
+                             "' needs an integer, got '" + std::string(value) +
+                             "'");
+      (key == "rank" ? tensor.rank : tensor.alignment) = *number;
+    } else if (key == "shape") {
+      for (std::string_view item : splitRules(value)) {
+        if (trim(item) == "*") {
+          tensor.shape.push_back("*");
+          continue;
+        }
+        Expected<std::string> rule = canonicalRule(item);
+        if (!rule.ok())
+          return Status::error("shape of tensor '" + tensor.name +
+                               "': " + rule.status().message());
+        tensor.shape.push_back(rule.take());
+      }
+    } else {
+      return Status::error("unknown tensor attribute '" + std::string(key) +
+                           "'");
+    }
+  }
+  for (const char *required : {"type", "rank"})
+    if (!seen.count(required))
+      return Status::error("tensor '" + tensor.name +
+                           "' lacks the attribute '" + required + "'");
+  return tensor;
 }
 
 static std::optional<Dim3> parseDims(std::string_view text) {
@@ -231,13 +594,9 @@ parseTensorMapAttributes(const std::vector<std::string_view> &attrs,
                          KernelParam &param) {
   std::set<std::string_view> seen;
   for (std::string_view attr : attrs) {
-    size_t eq = attr.find('=');
-    std::string_view key = attr.substr(0, eq);
-    std::string_view value =
-        eq == std::string_view::npos ? std::string_view() : attr.substr(eq + 1);
-    if (eq == std::string_view::npos || value.empty())
-      return Status::error("tensor-map attribute '" + std::string(attr) +
-                           "' is not of the form key=value");
+    std::string_view key, value;
+    if (Status s = splitAttribute(attr, "tensor-map", key, value); !s.ok())
+      return s;
     if (!seen.insert(key).second)
       return Status::error("tensor-map attribute '" + std::string(key) +
                            "' appears twice");
@@ -250,20 +609,23 @@ parseTensorMapAttributes(const std::vector<std::string_view> &attrs,
                              "' (expected bf16, f16 or f32)");
       param.elementType = *type;
     } else if (key == "box") {
-      param.boxDims.clear();
-      size_t pos = 0;
-      while (true) {
-        size_t comma = value.find(',', pos);
-        std::optional<uint32_t> dim =
-            parseInteger<uint32_t>(value.substr(pos, comma - pos));
-        if (!dim)
-          return Status::error("box '" + std::string(value) +
-                               "' is not a comma-separated list of integers");
-        param.boxDims.push_back(*dim);
-        if (comma == std::string_view::npos)
-          break;
-        pos = comma + 1;
-      }
+      std::optional<std::vector<uint32_t>> box = parseList<uint32_t>(value);
+      if (!box)
+        return Status::error("box '" + std::string(value) +
+                             "' is not a comma-separated list of integers");
+      param.boxDims = *box;
+    } else if (key == "dims") {
+      std::optional<std::vector<unsigned>> dims = parseList<unsigned>(value);
+      if (!dims)
+        return Status::error("dims '" + std::string(value) +
+                             "' is not a comma-separated list of integers");
+      param.mapDims = *dims;
+    } else if (key == "fill") {
+      std::optional<OobFill> fill = parseOobFill(value);
+      if (!fill)
+        return Status::error("fill '" + std::string(value) +
+                             "' is not zero or nan");
+      param.fill = *fill;
     } else if (key == "swizzle") {
       std::optional<unsigned> bytes = parseInteger<unsigned>(value);
       std::optional<Swizzle> swizzle =
@@ -284,6 +646,34 @@ parseTensorMapAttributes(const std::vector<std::string_view> &attrs,
   return Status::success();
 }
 
+/// The attribute of a pointer (tensor=) or an integer scalar (value=).
+static Status parsePlainAttribute(std::string_view attr, KernelParam &param) {
+  std::string_view key, value;
+  if (Status s = splitAttribute(attr, "parameter", key, value); !s.ok())
+    return s;
+  if (param.kind == ParamKind::Pointer && key == "tensor" &&
+      param.tensor.empty()) {
+    param.tensor = value;
+    return Status::success();
+  }
+  bool integer = param.kind == ParamKind::I32 || param.kind == ParamKind::I64;
+  if (integer && key == "value" && param.value.empty()) {
+    Expected<std::string> rule = canonicalRule(value);
+    if (!rule.ok())
+      return Status::error("value of '" + param.name +
+                           "': " + rule.status().message());
+    param.value = rule.take();
+    return Status::success();
+  }
+  return Status::error("parameter '" + param.name + "' of kind " +
+                       paramKindName(param.kind) + " takes " +
+                       (param.kind == ParamKind::Pointer ? "tensor="
+                        : integer                        ? "value="
+                                                         : "no attributes") +
+                       (param.kind == ParamKind::F32 ? "" : " once") +
+                       ", got '" + std::string(attr) + "'");
+}
+
 static Expected<KernelParam> parseParam(std::string_view text) {
   std::vector<std::string_view> parts = words(text);
   if (parts.size() < 2)
@@ -297,10 +687,9 @@ static Expected<KernelParam> parseParam(std::string_view text) {
   param.name = parts[1];
   std::vector<std::string_view> attrs(parts.begin() + 2, parts.end());
   if (*kind != ParamKind::TensorMap) {
-    if (!attrs.empty())
-      return Status::error(
-          "parameter '" + param.name + "' of kind " + paramKindName(*kind) +
-          " takes no attributes, got '" + std::string(attrs.front()) + "'");
+    for (std::string_view attr : attrs)
+      if (Status s = parsePlainAttribute(attr, param); !s.ok())
+        return s;
     return param;
   }
   if (Status s = parseTensorMapAttributes(attrs, param); !s.ok())
@@ -321,7 +710,7 @@ static Status parseField(std::string_view key, std::string_view value,
       return Status::error("unknown binary format '" + std::string(value) +
                            "' (expected ptx or cubin)");
     file.format = *format;
-  } else if (key == "block" || key == "grid") {
+  } else if (key == "block" || (key == "grid" && file.version == 1)) {
     std::optional<Dim3> dims = parseDims(value);
     if (!dims)
       return Status::error("'" + std::string(key) +
@@ -330,7 +719,30 @@ static Status parseField(std::string_view key, std::string_view value,
     if (key == "block")
       file.block = *dims;
     else
-      file.grid = *dims;
+      file.grid = {std::to_string(dims->x), std::to_string(dims->y),
+                   std::to_string(dims->z)};
+  } else if (key == "grid") {
+    std::vector<std::string_view> rules = splitRules(value);
+    if (rules.size() != 3)
+      return Status::error("'grid' needs three rules separated by commas, "
+                           "got '" +
+                           std::string(value) + "'");
+    for (std::string_view text : rules) {
+      Expected<std::string> rule = canonicalRule(text);
+      if (!rule.ok())
+        return Status::error("grid: " + rule.status().message());
+      file.grid.push_back(rule.take());
+    }
+  } else if (key == "require" && file.version >= 2) {
+    Expected<std::string> rule = canonicalRule(value);
+    if (!rule.ok())
+      return Status::error("require: " + rule.status().message());
+    file.requirements.push_back(rule.take());
+  } else if (key == "tensor" && file.version >= 2) {
+    Expected<KernelTensor> tensor = parseTensor(value);
+    if (!tensor.ok())
+      return tensor.status();
+    file.tensors.push_back(tensor.take());
   } else if (key == "dynamic-shared-bytes") {
     std::optional<uint32_t> bytes = parseInteger<uint32_t>(value);
     if (!bytes)
@@ -361,10 +773,12 @@ Expected<KernelFile> fa4::runtime::parseKernelFile(std::string_view contents) {
   if (contents.empty())
     return Status::error("kernel file is empty");
   size_t firstEnd = contents.find('\n');
-  if (Status s = checkMagic(contents.substr(0, firstEnd)); !s.ok())
-    return s;
+  Expected<unsigned> version = checkMagic(contents.substr(0, firstEnd));
+  if (!version.ok())
+    return version.status();
 
   KernelFile file;
+  file.version = *version;
   std::map<std::string, unsigned, std::less<>> fieldLines;
   size_t pos =
       firstEnd == std::string_view::npos ? contents.size() : firstEnd + 1;
@@ -386,7 +800,8 @@ Expected<KernelFile> fa4::runtime::parseKernelFile(std::string_view contents) {
     std::string_view key = trim(line.substr(0, eq));
     std::string_view value = trim(line.substr(eq + 1));
 
-    if (key != "param" && key != "meta") {
+    if (key != "param" && key != "meta" && key != "tensor" &&
+        key != "require") {
       auto [it, inserted] = fieldLines.emplace(std::string(key), lineNo);
       if (!inserted)
         return Status::error(where + "'" + std::string(key) +
@@ -420,6 +835,17 @@ Expected<KernelFile> fa4::runtime::parseKernelFile(std::string_view contents) {
     file.binary = contents.substr(pos);
     break;
   }
+  // A version 1 file names the tensors of its maps without declaring them.
+  if (file.version == 1)
+    for (const KernelParam &param : file.params)
+      if (param.kind == ParamKind::TensorMap && !param.tensor.empty() &&
+          !file.findTensor(param.tensor)) {
+        KernelTensor tensor;
+        tensor.name = param.tensor;
+        tensor.elementType = param.elementType;
+        tensor.rank = unsigned(param.boxDims.size());
+        file.tensors.push_back(tensor);
+      }
   if (Status s = verifyKernelFile(file); !s.ok())
     return s;
   return file;

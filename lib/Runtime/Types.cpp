@@ -123,3 +123,14 @@ std::string Dim3::str() const {
   return std::to_string(x) + " x " + std::to_string(y) + " x " +
          std::to_string(z);
 }
+
+const char *fa4::runtime::oobFillName(OobFill fill) {
+  return fill == OobFill::Zero ? "zero" : "nan";
+}
+
+std::optional<OobFill> fa4::runtime::parseOobFill(std::string_view name) {
+  for (OobFill fill : {OobFill::Zero, OobFill::NaN})
+    if (name == oobFillName(fill))
+      return fill;
+  return std::nullopt;
+}

@@ -12,6 +12,7 @@
 #include "fa4/Target/KernelFileEmission.h"
 
 #include "FA4/FA4Dialect.h"
+#include "fa4/Runtime/LaunchRule.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -125,15 +126,70 @@ static LogicalResult describeTensorMap(LLVM::LLVMFuncOp kernel, unsigned index,
   param.tensor = param.name;
   param.elementType = *elementType;
   param.swizzle = *swizzle;
-  // The type gives the box outermost first, the runtime innermost first.
+  // The type gives the box outermost first, the runtime innermost first;
+  // the map's dimensions are the tensor's in the same reverse order.
   for (int64_t dim : llvm::reverse(mapType.getBox()))
     param.boxDims.push_back(uint32_t(dim));
+  for (size_t d = param.boxDims.size(); d-- > 0;)
+    param.mapDims.push_back(unsigned(d));
   return success();
 }
 
-/// The kernel-file parameter of argument `index` of `kernel`.
-static FailureOr<rt::KernelParam> describeParam(LLVM::LLVMFuncOp kernel,
-                                                unsigned index) {
+/// `text` in the canonical form of a launch rule, or an error at `kernel`
+/// naming `what`.
+static FailureOr<std::string> canonicalRule(LLVM::LLVMFuncOp kernel,
+                                            const Twine &what, StringRef text) {
+  rt::Expected<rt::LaunchRule> rule = rt::LaunchRule::parse(text.str());
+  if (!rule.ok())
+    return kernel.emitError() << what << " of kernel '" << kernel.getSymName()
+                              << "': " << rule.status().message();
+  return rule->str();
+}
+
+/// The logical tensor of argument `index` of `kernel`, named like `param`,
+/// of `rank` dims and `elementType`: its access (`fa4.access`, else
+/// `access`) and shape (`fa4.shape`, when given).
+static FailureOr<rt::KernelTensor>
+describeTensor(LLVM::LLVMFuncOp kernel, unsigned index,
+               const rt::KernelParam &param, rt::ElementType elementType,
+               unsigned rank, rt::TensorAccess access) {
+  rt::KernelTensor tensor;
+  tensor.name = param.name;
+  tensor.elementType = elementType;
+  tensor.rank = rank;
+  tensor.access = access;
+  if (auto attr =
+          kernel.getArgAttrOfType<StringAttr>(index, kAccessArgAttrName))
+    tensor.access = attr.getValue() == "input"    ? rt::TensorAccess::Input
+                    : attr.getValue() == "output" ? rt::TensorAccess::Output
+                                                  : rt::TensorAccess::InOut;
+  if (auto attr =
+          kernel.getArgAttrOfType<StringAttr>(index, kShapeArgAttrName)) {
+    for (std::string_view item : rt::splitRules(attr.getValue())) {
+      if (StringRef(item).trim() == "*") {
+        tensor.shape.push_back("*");
+        continue;
+      }
+      FailureOr<std::string> rule = canonicalRule(
+          kernel, "the shape of argument '" + param.name + "'", item);
+      if (failed(rule))
+        return failure();
+      tensor.shape.push_back(*rule);
+    }
+    if (tensor.shape.size() != rank)
+      return kernel.emitError()
+             << "argument '" << param.name << "' of kernel '"
+             << kernel.getSymName() << "' has a shape of "
+             << tensor.shape.size() << " extents for a tensor of rank " << rank;
+  }
+  return tensor;
+}
+
+/// The kernel-file parameter of argument `index` of `kernel`, and the
+/// tensor it is made from, added to `tensors`.
+static FailureOr<rt::KernelParam>
+describeParam(LLVM::LLVMFuncOp kernel, unsigned index,
+              std::vector<rt::KernelTensor> &tensors) {
   rt::KernelParam param;
   param.name = "arg" + std::to_string(index);
   if (Attribute nameAttr = kernel.getArgAttr(index, kParamNameAttrName)) {
@@ -157,18 +213,61 @@ static FailureOr<rt::KernelParam> describeParam(LLVM::LLVMFuncOp kernel,
   if (mapAttr) {
     if (failed(describeTensorMap(kernel, index, mapAttr, param)))
       return failure();
+    FailureOr<rt::KernelTensor> tensor =
+        describeTensor(kernel, index, param, param.elementType,
+                       unsigned(param.boxDims.size()), rt::TensorAccess::Input);
+    if (failed(tensor))
+      return failure();
+    tensors.push_back(std::move(*tensor));
     return param;
   }
   bool byValue = static_cast<bool>(
       kernel.getArgAttr(index, LLVM::LLVMDialect::getByValAttrName()));
   if (pointer && !byValue && pointer.getAddressSpace() <= 1) {
     param.kind = rt::ParamKind::Pointer;
+    auto shape = kernel.getArgAttrOfType<StringAttr>(index, kShapeArgAttrName);
+    if (!shape)
+      return param;
+    // A pointer to a tensor: the kernel's addressing assumes it contiguous.
+    auto typeAttr =
+        kernel.getArgAttrOfType<TypeAttr>(index, kElementTypeArgAttrName);
+    std::optional<rt::ElementType> elementType =
+        typeAttr ? getElementType(typeAttr.getValue()) : std::nullopt;
+    if (!elementType)
+      return kernel.emitError()
+             << "pointer argument " << index << " ('" << param.name
+             << "') of kernel '" << kernel.getSymName() << "' has "
+             << kShapeArgAttrName << " but no " << kElementTypeArgAttrName
+             << " of bf16, f16 or f32";
+    FailureOr<rt::KernelTensor> tensor =
+        describeTensor(kernel, index, param, *elementType,
+                       unsigned(rt::splitRules(shape.getValue()).size()),
+                       rt::TensorAccess::Output);
+    if (failed(tensor))
+      return failure();
+    tensor->contiguous = true;
+    param.tensor = param.name;
+    tensors.push_back(std::move(*tensor));
     return param;
   }
   if (type.isInteger(64) || type.isInteger(32) || type.isF32()) {
     param.kind = type.isF32()         ? rt::ParamKind::F32
                  : type.isInteger(64) ? rt::ParamKind::I64
                                       : rt::ParamKind::I32;
+    if (auto value =
+            kernel.getArgAttrOfType<StringAttr>(index, kValueArgAttrName)) {
+      if (type.isF32())
+        return kernel.emitError()
+               << "f32 argument " << index << " ('" << param.name
+               << "') of kernel '" << kernel.getSymName() << "' has "
+               << kValueArgAttrName << "; launch rules make integers";
+      FailureOr<std::string> rule =
+          canonicalRule(kernel, "the value of argument '" + param.name + "'",
+                        value.getValue());
+      if (failed(rule))
+        return failure();
+      param.value = *rule;
+    }
     return param;
   }
   return kernel.emitError()
@@ -202,9 +301,31 @@ mlir::fa4::describeKernel(ModuleOp module, const TargetOptions &options) {
     file.metadata["head_dim_v"] = std::to_string(config.getHeadDimV());
   }
 
+  if (auto grid = (*kernel)->getAttrOfType<StringAttr>(kGridAttrName)) {
+    for (std::string_view item : rt::splitRules(grid.getValue())) {
+      FailureOr<std::string> rule = canonicalRule(*kernel, "the grid", item);
+      if (failed(rule))
+        return failure();
+      file.grid.push_back(*rule);
+    }
+  }
+  if (auto rules = (*kernel)->getAttrOfType<ArrayAttr>(kRequireAttrName)) {
+    for (Attribute attr : rules) {
+      auto text = dyn_cast<StringAttr>(attr);
+      FailureOr<std::string> rule =
+          text ? canonicalRule(*kernel, "a requirement", text.getValue())
+               : FailureOr<std::string>(kernel->emitError()
+                                        << kRequireAttrName
+                                        << " holds a non-string " << attr);
+      if (failed(rule))
+        return failure();
+      file.requirements.push_back(*rule);
+    }
+  }
+
   llvm::StringMap<unsigned> names;
   for (unsigned i = 0, e = kernel->getNumArguments(); i < e; ++i) {
-    FailureOr<rt::KernelParam> param = describeParam(*kernel, i);
+    FailureOr<rt::KernelParam> param = describeParam(*kernel, i, file.tensors);
     if (failed(param))
       return failure();
     auto [it, inserted] = names.try_emplace(param->name, i);
@@ -214,6 +335,12 @@ mlir::fa4::describeKernel(ModuleOp module, const TargetOptions &options) {
                                  << "' are both named '" << param->name << "'";
     file.params.push_back(std::move(*param));
   }
+  // What the runtime will check on load: the rules read declared tensors
+  // and integer parameters, the maps' tensors agree with them.
+  if (rt::Status s = rt::verifyDescription(file); !s.ok())
+    return kernel->emitError()
+           << "the launch description of kernel '" << kernel->getSymName()
+           << "' is inconsistent: " << s.message();
   return file;
 }
 

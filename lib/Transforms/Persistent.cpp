@@ -14,6 +14,7 @@
 
 #include "FA4/FA4Dialect.h"
 #include "Tile/TileDialect.h"
+#include "fa4/Runtime/LaunchRule.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -84,7 +85,8 @@ static LogicalResult makePersistent(RoleOp role, Value gridX, Value gridY) {
 
   // The starts go before the loop; their states become carried values.
   SmallVector<PipelineStartOp> starts;
-  for (auto start : llvm::make_early_inc_range(body.getOps<PipelineStartOp>())) {
+  for (auto start :
+       llvm::make_early_inc_range(body.getOps<PipelineStartOp>())) {
     start->moveBefore(&body, body.begin());
     starts.push_back(start);
   }
@@ -172,9 +174,9 @@ static LogicalResult makePersistent(RoleOp role, Value gridX, Value gridY) {
 
 namespace {
 struct PersistentPass
-    : public fa4::impl::FA4PersistentBase<PersistentPass> {
+    : public mlir::fa4::impl::FA4PersistentBase<PersistentPass> {
   void runOnOperation() override {
-    if (failed(fa4::detail::forEachPlannedKernel(
+    if (failed(mlir::fa4::detail::forEachPlannedKernel(
             getOperation(),
             [&](func::FuncOp function, ConfigAttr config) -> LogicalResult {
               if (!config.getPersistent())
@@ -185,19 +187,44 @@ struct PersistentPass
                 return function.emitOpError()
                        << "is planned persistent but has no warp roles; "
                           "fa4-persistent runs after fa4-warp-specialize";
-              // The logical grid, as two trailing arguments.
+              // The logical grid, as two trailing arguments. With a launch
+              // description, they take the values of its grid rules, and the
+              // launch grid becomes one CTA per SM, at most one per tile.
               MLIRContext *context = function.getContext();
               Type index = IndexType::get(context);
               unsigned n = function.getNumArguments();
-              for (StringRef name : {"grid_x", "grid_y"}) {
-                NamedAttribute attr(StringAttr::get(context, "fa4.name"),
-                                    StringAttr::get(context, name));
+              SmallVector<std::string> rules;
+              if (auto grid =
+                      function->getAttrOfType<StringAttr>(kGridAttrName)) {
+                for (std::string_view rule :
+                     ::fa4::runtime::splitRules(grid.getValue()))
+                  rules.push_back(StringRef(rule).trim().str());
+                if (rules.size() != 3 || rules[2] != "1")
+                  return function.emitOpError()
+                         << "is planned persistent but its grid '"
+                         << grid.getValue() << "' is not of the form 'x, y, 1'";
+              }
+              const char *names[] = {"grid_x", "grid_y"};
+              for (unsigned i = 0; i < 2; ++i) {
+                StringRef name = names[i];
+                SmallVector<NamedAttribute> attrs = {
+                    NamedAttribute(StringAttr::get(context, kNameArgAttrName),
+                                   StringAttr::get(context, name))};
+                if (!rules.empty())
+                  attrs.push_back(NamedAttribute(
+                      StringAttr::get(context, kValueArgAttrName),
+                      StringAttr::get(context, rules[i])));
                 if (failed(function.insertArgument(
                         function.getNumArguments(), index,
-                        DictionaryAttr::get(context, {attr}),
+                        DictionaryAttr::get(context, attrs),
                         function.getLoc())))
                   return failure();
               }
+              if (!rules.empty())
+                function->setAttr(
+                    kGridAttrName,
+                    StringAttr::get(context,
+                                    "min(num_sms, grid_x * grid_y), 1, 1"));
               Value gridX = function.getArgument(n);
               Value gridY = function.getArgument(n + 1);
               for (RoleOp role : roles)

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fa4/Runtime/Binding.h"
 #include "fa4/Runtime/Buffer.h"
 #include "fa4/Runtime/Driver.h"
 #include "fa4/Runtime/Kernel.h"
@@ -17,6 +18,7 @@
 #include "fa4/Runtime/TensorMap.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -138,8 +140,18 @@ static KernelFile sampleKernelFile() {
   file.target = "sm_90a";
   file.format = BinaryFormat::PTX;
   file.block = {384, 1, 1};
-  file.grid = Dim3{32, 16, 1};
+  file.grid = {"cdiv(seq_len,128)", "16", "1"};
   file.dynamicSharedBytes = 200704;
+  KernelTensor qTensor;
+  qTensor.name = "q";
+  qTensor.rank = 2;
+  KernelTensor oTensor;
+  oTensor.name = "o";
+  oTensor.access = TensorAccess::Output;
+  oTensor.rank = 2;
+  oTensor.shape = {"q.dim0", "q.dim1"};
+  oTensor.contiguous = true;
+  file.tensors = {qTensor, oTensor};
   KernelParam q;
   q.kind = ParamKind::TensorMap;
   q.name = "q_map";
@@ -147,12 +159,15 @@ static KernelFile sampleKernelFile() {
   q.elementType = ElementType::BF16;
   q.boxDims = {64, 128};
   q.swizzle = Swizzle::B128;
+  q.mapDims = {1, 0};
   KernelParam o;
   o.kind = ParamKind::Pointer;
   o.name = "o";
+  o.tensor = "o";
   KernelParam seqLen;
   seqLen.kind = ParamKind::I32;
   seqLen.name = "seq_len";
+  seqLen.value = "q.dim0";
   KernelParam scale;
   scale.kind = ParamKind::F32;
   scale.name = "scale";
@@ -199,7 +214,7 @@ static int runKernelFile(const std::string &path) {
   // Every byte value survives in a cubin-format binary.
   KernelFile cubin = file;
   cubin.format = BinaryFormat::Cubin;
-  cubin.grid.reset();
+  cubin.grid.clear();
   cubin.binary.clear();
   for (int i = 0; i < 256; ++i)
     cubin.binary += char(i);
@@ -219,11 +234,11 @@ static int runKernelFile(const std::string &path) {
   writeBytes(truncatedPath, good.substr(0, good.find("param =")));
   report("truncated-header", readKernelFile(truncatedPath).status());
   reportParse("empty", "");
-  reportParse("bad-magic", replaced(good, "fa4-kernel 1", "fa5-kernel 1"));
+  reportParse("bad-magic", replaced(good, "fa4-kernel 2", "fa5-kernel 2"));
   reportParse("elf-file", std::string("\x7f"
                                       "ELF\x02\x01\x01\0\0\0",
                                       10));
-  reportParse("bad-version", replaced(good, "fa4-kernel 1", "fa4-kernel 2"));
+  reportParse("bad-version", replaced(good, "fa4-kernel 2", "fa4-kernel 3"));
   reportParse("missing-target", replaced(good, "target = sm_90a\n", ""));
   reportParse("repeated-field",
               replaced(good, "format = ptx\n", "format = ptx\nentry = b\n"));
@@ -233,6 +248,42 @@ static int runKernelFile(const std::string &path) {
   reportParse("tensor-map-without-box", replaced(good, " box=64,128", ""));
   reportParse("bad-swizzle", replaced(good, "swizzle=128", "swizzle=48"));
   reportParse("trailing-bytes", good + "xyz");
+  reportParse("undeclared-map-tensor",
+              replaced(good, "tensor=q ", "tensor=x "));
+  reportParse("map-rank", replaced(good, "box=64,128 ", "box=64,128,1 "));
+  reportParse("map-dims", replaced(good, "dims=1,0", "dims=1,1"));
+  reportParse("map-type", replaced(good, "type=bf16 box", "type=f16 box"));
+  reportParse("bad-rule", replaced(good, "value=q.dim0", "value=q.dim0+"));
+  reportParse("rule-beyond-rank",
+              replaced(good, "value=q.dim0", "value=q.dim2"));
+  reportParse("rule-unknown-name",
+              replaced(good, "value=q.dim0", "value=rows"));
+  reportParse("rule-reads-f32", replaced(good, "value=q.dim0", "value=scale"));
+  reportParse("rule-cycle", replaced(good, "value=q.dim0", "value=seq_len+1"));
+  reportParse("shape-rule-count",
+              replaced(good, "shape=q.dim0,q.dim1", "shape=q.dim0"));
+  reportParse("grid-rules", replaced(good, ", 16, 1", ", 16"));
+  reportParse("tensor-on-scalar",
+              replaced(good, "f32 scale", "f32 scale tensor=q"));
+  reportParse("tensor-twice",
+              replaced(good, "tensor = o output", "tensor = q output"));
+  reportParse("bad-access", replaced(good, "o output", "o writes"));
+
+  // A version 1 file: no tensor lines, a grid of integers, the tensor maps'
+  // tensors taken from the maps.
+  std::string v1 = "fa4-kernel 1\nentry = k\ntarget = sm_90a\nformat = ptx\n"
+                   "block = 128 1 1\ngrid = 4 2 1\ndynamic-shared-bytes = 0\n"
+                   "param = tensor_map a tensor=a type=f16 box=64,64 "
+                   "swizzle=128\nparam = i64 n\nbinary = 3\nabc";
+  Expected<KernelFile> old = parseKernelFile(v1);
+  report("version-1", old.status());
+  if (old.ok())
+    std::printf("version 1: version %u, grid %s %s %s, %zu tensor %s rank %u "
+                "%s\n",
+                old->version, old->grid[0].c_str(), old->grid[1].c_str(),
+                old->grid[2].c_str(), old->tensors.size(),
+                old->tensors[0].name.c_str(), old->tensors[0].rank,
+                elementTypeName(old->tensors[0].elementType));
 
   KernelFile spaced = file;
   spaced.params[1].name = "my output";
@@ -583,12 +634,325 @@ static int runGpu() {
   return 0;
 }
 
+//===----------------------------------------------------------------------===//
+// rules: parsing, printing and evaluating launch rules
+//===----------------------------------------------------------------------===//
+
+static int runRules() {
+  // q is 6 x 300 x 64 with row-major strides; seq is 300; num_sms 132.
+  LaunchRule::Lookup lookup = [](const RuleRef &ref) -> Expected<int64_t> {
+    if (ref.kind == RuleRef::Dim && ref.name == "q" && ref.index < 3)
+      return int64_t(std::vector<int64_t>{6, 300, 64}[ref.index]);
+    if (ref.kind == RuleRef::Stride && ref.name == "q" && ref.index < 3)
+      return int64_t(std::vector<int64_t>{19200, 64, 1}[ref.index]);
+    if (ref.kind == RuleRef::Name && ref.name == "seq")
+      return int64_t(300);
+    if (ref.kind == RuleRef::Name && ref.name == "num_sms")
+      return int64_t(132);
+    return Status::error("no value for '" + ref.str() + "'");
+  };
+  const char *rules[] = {
+      "cdiv(q.dim1, 128)",
+      "q.dim0 * q.dim1",
+      "min(num_sms, 3*cdiv(seq,128))",
+      "(seq - 1) / 128 + 1",
+      "seq - (q.dim0 - 1)",
+      "seq - q.dim0 - 1",
+      "max(q.stride0, 7) % 1000",
+      "-5 / 2",
+      "0 - 5 / 2",
+      "seq / (q.dim0 * 2)",
+      "cdiv(0 - 7, 2)",
+      "9223372036854775807 + 1",
+      "seq / (q.dim0 - 6)",
+      "k.dim0",
+      "q.dim",
+      "cdiv(seq)",
+      "seq +",
+      "(seq",
+      "q.size0",
+      "99999999999999999999",
+      "seq $ 2",
+      "seq % 128 == 0",
+      "q.dim2 * 2 >= 128",
+      "seq < q.dim0 + 1",
+      "(seq == 300) + 1",
+      "seq == 300 == 1",
+  };
+  for (const char *text : rules) {
+    Expected<LaunchRule> rule = LaunchRule::parse(text);
+    if (!rule.ok()) {
+      std::printf("'%s': error: %s\n", text, rule.status().message().c_str());
+      continue;
+    }
+    Expected<LaunchRule> again = LaunchRule::parse(rule->str());
+    bool stable = again.ok() && again->str() == rule->str();
+    Expected<int64_t> value = rule->evaluate(lookup);
+    if (value.ok())
+      std::printf("'%s': %s = %lld%s\n", text, rule->str().c_str(),
+                  (long long)*value, stable ? "" : " (UNSTABLE)");
+    else
+      std::printf("'%s': %s: error: %s\n", text, rule->str().c_str(),
+                  value.status().message().c_str());
+  }
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// binding: binding tensors and scalars by name, and resolving a launch
+//===----------------------------------------------------------------------===//
+
+/// The description of an attention kernel: Q, K, V as [B*H, S, D] viewed by
+/// tensor maps, O and LSE written through pointers, the sizes from Q and K.
+static KernelFile attentionDescription() {
+  std::string text =
+      "fa4-kernel 2\nentry = attention\ntarget = sm_90a\nformat = ptx\n"
+      "block = 384 1 1\ngrid = cdiv(q.dim1,128), q.dim0, 1\n"
+      "dynamic-shared-bytes = 1024\n"
+      "tensor = q input type=bf16 rank=3 align=16\n"
+      "tensor = k input type=bf16 rank=3 align=16 shape=q.dim0,*,q.dim2\n"
+      "tensor = v input type=bf16 rank=3 align=16 shape=q.dim0,k.dim1,q.dim2\n"
+      "tensor = o output type=bf16 rank=3 align=16 "
+      "shape=q.dim0,q.dim1,v.dim2 contiguous\n"
+      "tensor = lse output type=f32 rank=2 align=16 shape=q.dim0,q.dim1 "
+      "contiguous\n"
+      "param = tensor_map q tensor=q type=bf16 box=64,128,1 swizzle=128 "
+      "dims=2,1,0\n"
+      "param = tensor_map k tensor=k type=bf16 box=64,128,1 swizzle=128\n"
+      "param = tensor_map v tensor=v type=bf16 box=64,128,1 swizzle=128\n"
+      "param = pointer o tensor=o\nparam = pointer lse tensor=lse\n"
+      "param = i64 seq_q value=q.dim1\nparam = i64 seq_k value=k.dim1\n"
+      "param = f32 scale_log2\nparam = i32 causal\n"
+      "require = q.dim2%8 == 0\n"
+      "binary = 3\nabc";
+  Expected<KernelFile> file = parseKernelFile(text);
+  if (!file.ok()) {
+    std::printf("attention description: error: %s\n",
+                file.status().message().c_str());
+    std::exit(1);
+  }
+  return file.take();
+}
+
+static int runBinding() {
+  const KernelFile file = attentionDescription();
+  const DeviceInfo device = h200();
+  constexpr CUdeviceptr base = 0x7f0000000000;
+  auto tensor = [&](int which, std::vector<int64_t> shape,
+                    ElementType type = ElementType::BF16) {
+    return TensorArg{
+        base + CUdeviceptr(which) * 0x10000000, type, std::move(shape), {}};
+  };
+  // A valid attention of 6 heads, 300 queries, 200 keys, head dim 64.
+  auto bindAll = [&](Binding &b) {
+    (void)b.setTensor("q", tensor(0, {6, 300, 64}));
+    (void)b.setTensor("k", tensor(1, {6, 200, 64}));
+    (void)b.setTensor("v", tensor(2, {6, 200, 64}));
+    (void)b.setTensor("o", tensor(3, {6, 300, 64}));
+    (void)b.setTensor("lse", tensor(4, {6, 300}, ElementType::F32));
+    (void)b.setScalar("scale_log2", 0.18);
+    (void)b.setScalar("causal", 1);
+  };
+  {
+    Binding b = Binding::create(file).take();
+    bindAll(b);
+    Expected<ResolvedLaunch> launch = b.resolve(device);
+    report("valid", launch.status());
+    if (launch.ok()) {
+      const ResolvedLaunch &l = *launch;
+      std::printf("grid %s; seq_q %lld seq_k %lld causal %lld scale %.2f; "
+                  "q map dims %llu,%llu,%llu strides %llu,%llu; k map dims "
+                  "%llu,%llu,%llu\n",
+                  l.grid.str().c_str(), (long long)l.params[5].integer,
+                  (long long)l.params[6].integer,
+                  (long long)l.params[8].integer, l.params[7].real,
+                  (unsigned long long)l.params[0].map.globalDims[0],
+                  (unsigned long long)l.params[0].map.globalDims[1],
+                  (unsigned long long)l.params[0].map.globalDims[2],
+                  (unsigned long long)l.params[0].map.globalStrides[0],
+                  (unsigned long long)l.params[0].map.globalStrides[1],
+                  (unsigned long long)l.params[1].map.globalDims[0],
+                  (unsigned long long)l.params[1].map.globalDims[1],
+                  (unsigned long long)l.params[1].map.globalDims[2]);
+    }
+  }
+  // Q laid out (S, H, D) and bound as the [H, S, D] view through strides.
+  {
+    Binding b = Binding::create(file).take();
+    bindAll(b);
+    TensorArg q = tensor(0, {6, 300, 64});
+    q.strides = {64, 6 * 64, 1};
+    report("strided-q", b.setTensor("q", q));
+    Expected<ResolvedLaunch> launch = b.resolve(device);
+    report("strided-q-resolve", launch.status());
+    if (launch.ok())
+      std::printf("strided q map strides %llu,%llu\n",
+                  (unsigned long long)launch->params[0].map.globalStrides[0],
+                  (unsigned long long)launch->params[0].map.globalStrides[1]);
+  }
+  struct Case {
+    const char *name;
+    std::function<Status(Binding &)> change;
+  } cases[] = {
+      {"unknown-tensor",
+       [&](Binding &b) { return b.setTensor("x", tensor(0, {1})); }},
+      {"wrong-type",
+       [&](Binding &b) {
+         return b.setTensor("q", tensor(0, {6, 300, 64}, ElementType::F16));
+       }},
+      {"wrong-rank",
+       [&](Binding &b) {
+         return b.setTensor("q", tensor(0, {6, 300}));
+       }},
+      {"zero-extent",
+       [&](Binding &b) {
+         return b.setTensor("q", tensor(0, {6, 0, 64}));
+       }},
+      {"misaligned",
+       [&](Binding &b) {
+         TensorArg q = tensor(0, {6, 300, 64});
+         q.address += 8;
+         return b.setTensor("q", q);
+       }},
+      {"null-address",
+       [&](Binding &b) {
+         TensorArg q = tensor(0, {6, 300, 64});
+         q.address = 0;
+         return b.setTensor("q", q);
+       }},
+      {"negative-stride",
+       [&](Binding &b) {
+         TensorArg q = tensor(0, {6, 300, 64});
+         q.strides = {19200, -64, 1};
+         return b.setTensor("q", q);
+       }},
+      {"strides-count",
+       [&](Binding &b) {
+         TensorArg q = tensor(0, {6, 300, 64});
+         q.strides = {64, 1};
+         return b.setTensor("q", q);
+       }},
+      {"not-contiguous",
+       [&](Binding &b) {
+         TensorArg o = tensor(3, {6, 300, 64});
+         o.strides = {64, 6 * 64, 1};
+         return b.setTensor("o", o);
+       }},
+      {"scalar-with-rule",
+       [&](Binding &b) { return b.setScalar("seq_q", 300); }},
+      {"scalar-unknown", [&](Binding &b) { return b.setScalar("sm", 1); }},
+      {"scalar-not-integer",
+       [&](Binding &b) { return b.setScalar("causal", 0.5); }},
+      {"scalar-out-of-range",
+       [&](Binding &b) { return b.setScalar("causal", 3e9); }},
+      {"scalar-is-pointer", [&](Binding &b) { return b.setScalar("o", 1); }},
+      {"pointer-of-tensor",
+       [&](Binding &b) { return b.setPointer("o", base); }},
+      {"shape-mismatch",
+       [&](Binding &b) {
+         (void)b.setTensor("o", tensor(3, {6, 299, 64}));
+         return b.resolve(device).status();
+       }},
+      {"shape-mismatch-k",
+       [&](Binding &b) {
+         (void)b.setTensor("k", tensor(1, {5, 200, 64}));
+         return b.resolve(device).status();
+       }},
+      {"map-inner-stride",
+       [&](Binding &b) {
+         TensorArg k = tensor(1, {6, 200, 64});
+         k.strides = {200 * 64 * 2, 64 * 2, 2};
+         (void)b.setTensor("k", k);
+         (void)b.setTensor("v", tensor(2, {6, 200, 64}));
+         return b.resolve(device).status();
+       }},
+      {"tma-stride",
+       [&](Binding &b) {
+         // Rows of 60 elements (120 B): not a multiple of 16 B.
+         TensorArg k = tensor(1, {6, 200, 64});
+         k.strides = {200 * 60, 60, 1};
+         return b.setTensor("k", k).ok() ? b.resolve(device).status()
+                                         : Status::error("bind failed");
+       }},
+      {"requirement",
+       [&](Binding &b) {
+         for (const char *name : {"q", "k", "v", "o"})
+           (void)b.setTensor(name, tensor(0, {6, 300, 60}));
+         return b.resolve(device).status();
+       }},
+      {"grid-y-limit",
+       [&](Binding &b) {
+         (void)b.setTensor("q", tensor(0, {70000, 128, 64}));
+         (void)b.setTensor("k", tensor(1, {70000, 128, 64}));
+         (void)b.setTensor("v", tensor(2, {70000, 128, 64}));
+         (void)b.setTensor("o", tensor(3, {70000, 128, 64}));
+         (void)b.setTensor("lse", tensor(4, {70000, 128}, ElementType::F32));
+         return b.resolve(device).status();
+       }},
+  };
+  for (const Case &c : cases) {
+    Binding b = Binding::create(file).take();
+    bindAll(b);
+    report(c.name, c.change(b));
+  }
+  {
+    Binding b = Binding::create(file).take();
+    (void)b.setTensor("q", tensor(0, {6, 300, 64}));
+    report("unbound-tensor", b.resolve(device).status());
+    bindAll(b);
+    Binding fresh = Binding::create(file).take();
+    for (const char *name : {"q", "k", "v", "o"})
+      (void)fresh.setTensor(name, tensor(0, {6, 300, 64}));
+    (void)fresh.setTensor("lse", tensor(4, {6, 300}, ElementType::F32));
+    report("unbound-scalar", fresh.resolve(device).status());
+  }
+  {
+    // A persistent launch: the grid from num_sms, which the caller may set.
+    std::string text = *serializeKernelFile(file);
+    text = replaced(text, "grid = cdiv(q.dim1,128), q.dim0, 1",
+                    "grid = min(num_sms,grid_x*grid_y), 1, 1");
+    text =
+        replaced(text, "param = i32 causal\n",
+                 "param = i32 causal\nparam = i64 grid_x "
+                 "value=cdiv(q.dim1,128)\nparam = i64 grid_y value=q.dim0\n");
+    Expected<KernelFile> persistent = parseKernelFile(text);
+    report("persistent-file", persistent.status());
+    if (persistent.ok()) {
+      Binding b = Binding::create(*persistent).take();
+      bindAll(b);
+      Expected<ResolvedLaunch> launch = b.resolve(device);
+      report("persistent", launch.status());
+      if (launch.ok())
+        std::printf("persistent grid %s, grid_x %lld grid_y %lld\n",
+                    launch->grid.str().c_str(),
+                    (long long)launch->params[9].integer,
+                    (long long)launch->params[10].integer);
+      b.setNumSms(4);
+      launch = b.resolve(device);
+      if (launch.ok())
+        std::printf("persistent grid with num_sms 4: %s\n",
+                    launch->grid.str().c_str());
+    }
+  }
+  {
+    KernelFile noGrid = file;
+    noGrid.grid.clear();
+    noGrid.version = 1;
+    report("no-description", Binding::create(noGrid).status());
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   std::string command = argc > 1 ? argv[1] : "";
   if (command == "tma" && argc == 2)
     return runTma();
   if (command == "kernel-file" && argc == 3)
     return runKernelFile(argv[2]);
+  if (command == "rules" && argc == 2)
+    return runRules();
+  if (command == "binding" && argc == 2)
+    return runBinding();
   if (command == "launch-checks" && argc == 2)
     return runLaunchChecks();
   if (command == "driver" && argc == 2)
@@ -597,7 +961,9 @@ int main(int argc, char **argv) {
     return runDriver(argv[3]);
   if (command == "gpu" && argc == 2)
     return runGpu();
-  std::fprintf(stderr, "usage: fa4-runtime-checks tma | kernel-file <path> | "
-                       "launch-checks | driver [--library <libcuda>] | gpu\n");
+  std::fprintf(
+      stderr,
+      "usage: fa4-runtime-checks tma | kernel-file <path> | rules | binding | "
+      "launch-checks | driver [--library <libcuda>] | gpu\n");
   return 2;
 }

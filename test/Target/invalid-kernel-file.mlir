@@ -1,7 +1,8 @@
 // What --emit=kernel cannot describe is an error at the module or at the
 // kernel, naming the argument, before anything is compiled: no kernel or
-// several, no nvvm.maxntid or a bad one, a bad fa4.shared_memory_bytes, and
-// arguments that are none of the kernel file's kinds or badly named.
+// several, no nvvm.maxntid or a bad one, a bad fa4.shared_memory_bytes,
+// arguments that are none of the kernel file's kinds or badly named, and
+// launch descriptions the runtime would refuse.
 // RUN: fa4-translate %s --emit=kernel -o %t --split-input-file --verify-diagnostics
 
 // expected-error @below {{a kernel file needs one llvm.func with nvvm.kernel, the module has none (is it lowered with --fa4-to-llvm?)}}
@@ -74,7 +75,7 @@ llvm.func @map_on_int(%p: i64 {fa4.tensor_map = !fa4.tensor_map<bf16, box = [64,
 
 // -----
 
-// expected-error @below {{argument 0 ('arg0') of kernel 'map_not_a_type' has fa4.tensor_map = 3 : i64; expected a !fa4.tensor_map type}}
+// expected-error @below {{'fa4.tensor_map' of argument 0 is 3 : i64; it must be a !fa4.tensor_map type}}
 llvm.func @map_not_a_type(%p: !llvm.ptr {fa4.tensor_map = 3}) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>} {
   llvm.return
 }
@@ -88,14 +89,14 @@ llvm.func @byte_map(%p: !llvm.ptr {fa4.tensor_map = !fa4.tensor_map<i8, box = [6
 
 // -----
 
-// expected-error @below {{fa4.name of argument 1 of kernel 'spaced_name' is "my output"; expected a non-empty string without whitespace or '='}}
+// expected-error @below {{'fa4.name' of argument 1 is "my output"; it must be a non-empty string without whitespace or '='}}
 llvm.func @spaced_name(%a: i64, %b: !llvm.ptr<1> {fa4.name = "my output"}) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>} {
   llvm.return
 }
 
 // -----
 
-// expected-error @below {{fa4.name of argument 0 of kernel 'number_name' is 7 : i64; expected a non-empty string without whitespace or '='}}
+// expected-error @below {{'fa4.name' of argument 0 is 7 : i64; it must be a non-empty string without whitespace or '='}}
 llvm.func @number_name(%a: i64 {fa4.name = 7}) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>} {
   llvm.return
 }
@@ -112,5 +113,41 @@ llvm.func @same_name(%a: i64 {fa4.name = "n"}, %b: i64, %c: i32 {fa4.name = "n"}
 // A name that collides with a generated one is a collision too.
 // expected-error @below {{arguments 0 and 1 of kernel 'generated_name' are both named 'arg0'}}
 llvm.func @generated_name(%a: i64, %b: i64 {fa4.name = "arg0"}) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>} {
+  llvm.return
+}
+
+// -----
+
+// The launch description is checked as the runtime will check it on load.
+// expected-error @below {{the launch description of kernel 'grid_reads_nothing' is inconsistent: grid x rule (cdiv(q.dim1,128)) reads 'q.dim1' of an undeclared tensor 'q'}}
+llvm.func @grid_reads_nothing(%n: i64 {fa4.name = "n"}) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, fa4.grid = "cdiv(q.dim1, 128), 1, 1"} {
+  llvm.return
+}
+
+// -----
+
+// expected-error @below {{the launch description of kernel 'beyond_rank' is inconsistent: the value rule of 'n' (q.dim2) reads 'q.dim2' but tensor 'q' has rank 2}}
+llvm.func @beyond_rank(%q: !llvm.ptr {fa4.name = "q", fa4.tensor_map = !fa4.tensor_map<bf16, box = [64, 64], swizzle = 128>, llvm.byval = !llvm.array<128 x i8>}, %n: i64 {fa4.name = "n", fa4.value = "q.dim2"}) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, fa4.grid = "n, 1, 1"} {
+  llvm.return
+}
+
+// -----
+
+// expected-error @below {{pointer argument 0 ('o') of kernel 'untyped_tensor' has fa4.shape but no fa4.element_type of bf16, f16 or f32}}
+llvm.func @untyped_tensor(%o: !llvm.ptr<1> {fa4.name = "o", fa4.shape = "4, 4"}) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, fa4.grid = "1, 1, 1"} {
+  llvm.return
+}
+
+// -----
+
+// expected-error @below {{f32 argument 0 ('s') of kernel 'real_rule' has fa4.value; launch rules make integers}}
+llvm.func @real_rule(%s: f32 {fa4.name = "s", fa4.value = "4"}) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, fa4.grid = "1, 1, 1"} {
+  llvm.return
+}
+
+// -----
+
+// expected-error @below {{the launch description of kernel 'rule_cycle' is inconsistent: the value rule of parameter 'a' depends on itself}}
+llvm.func @rule_cycle(%a: i64 {fa4.name = "a", fa4.value = "b + 1"}, %b: i64 {fa4.name = "b", fa4.value = "a * 2"}) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, fa4.grid = "1, 1, 1"} {
   llvm.return
 }

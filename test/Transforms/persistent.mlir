@@ -8,7 +8,16 @@
 // RUN: fa4-opt %S/Inputs/attention-tile.mlir --fa4-attach-config="head-dim=128 persistent=true" --fa4-assign-layouts --fa4-pipeline-tma --fa4-split-qk --fa4-warp-specialize --fa4-persistent | FileCheck %s
 // RUN: fa4-opt %S/Inputs/attention-tile.mlir --fa4-attach-config="head-dim=128" --fa4-assign-layouts --fa4-pipeline-tma --fa4-split-qk --fa4-warp-specialize --fa4-persistent | FileCheck %s --check-prefix=OFF
 // RUN: fa4-opt %S/Inputs/attention-tile.mlir --fa4-attach-config="head-dim=128 persistent=true" --fa4-tile-to-fa4 --fa4-to-llvm | FileCheck %s --check-prefix=LLVM
+// RUN: sed 's/attributes {fa4.kernel}/attributes {fa4.kernel, fa4.grid = "cdiv(q.dim1, 128), q.dim0, 1"}/' %S/Inputs/attention-tile.mlir | fa4-opt --fa4-attach-config="head-dim=128 persistent=true" --fa4-tile-to-fa4 | FileCheck %s --check-prefix=RULES
+// RUN: sed 's/attributes {fa4.kernel}/attributes {fa4.kernel, fa4.grid = "1, 1, 2"}/' %S/Inputs/attention-tile.mlir | not fa4-opt --fa4-attach-config="head-dim=128 persistent=true" --fa4-tile-to-fa4 2>&1 | FileCheck %s --check-prefix=GRID-Z
 // RUN: fa4-opt %s --split-input-file --verify-diagnostics --fa4-persistent
+
+// With a launch description, the tile grid's rules make the two arguments
+// and the launch grid is one CTA per SM, at most one per tile.
+// RULES-LABEL: func.func @attention(
+// RULES-SAME: index {fa4.name = "grid_x", fa4.value = "cdiv(q.dim1, 128)"}, %{{.*}}: index {fa4.name = "grid_y", fa4.value = "q.dim0"})
+// RULES-SAME: fa4.grid = "min(num_sms, grid_x * grid_y), 1, 1"
+// GRID-Z: error: 'func.func' op is planned persistent but its grid '1, 1, 2' is not of the form 'x, y, 1'
 
 // CHECK-LABEL: func.func @attention(
 // CHECK-SAME: %[[GX:arg[0-9]+]]: index {fa4.name = "grid_x"}, %[[GY:arg[0-9]+]]: index {fa4.name = "grid_y"})

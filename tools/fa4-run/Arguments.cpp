@@ -22,8 +22,9 @@ using fa4::runtime::Expected;
 using fa4::runtime::Status;
 
 namespace {
-/// Which problem an option belongs to.
-enum class Scope { Any, Gemm, Attention };
+/// Which problem an option belongs to: any, a preset, or a kernel run from
+/// its description.
+enum class Scope { Any, Gemm, Attention, Preset, Described };
 
 /// One option of the command line.
 struct OptionSpec {
@@ -39,7 +40,7 @@ static constexpr OptionSpec kOptions[] = {
     {"m", true, Scope::Gemm},
     {"n", true, Scope::Gemm},
     // The gemm size K, or the attention input file of K.
-    {"k", true, Scope::Any},
+    {"k", true, Scope::Preset},
     {"batch", true, Scope::Attention},
     {"heads", true, Scope::Attention},
     {"seq-q", true, Scope::Attention},
@@ -66,8 +67,16 @@ static constexpr OptionSpec kOptions[] = {
     {"seed", true, Scope::Any},
     {"driver-library", true, Scope::Any},
     {"dump-dir", true, Scope::Any},
+    {"arg", true, Scope::Described},
+    {"save", true, Scope::Described},
+    {"describe", false, Scope::Described},
     {"help", false, Scope::Any},
 };
+
+/// The options that may be given more than once, each adding a value.
+static bool isRepeatable(std::string_view name) {
+  return name == "arg" || name == "save";
+}
 
 /// The largest problem size an option takes: 2^31 - 1 keeps every product of
 /// two sizes far from overflowing 64 bits before the problem checks run.
@@ -76,8 +85,10 @@ static constexpr uint64_t kMaxSize = (uint64_t(1) << 31) - 1;
 /// The options given, by name; flags map to an empty value.
 using Given = std::map<std::string, std::string, std::less<>>;
 
-/// Collects the options of `argv` into `given`, each at most once.
-static Status collect(int argc, const char *const *argv, Given &given) {
+/// Collects the options of `argv` into `given`, each at most once, and the
+/// values of the repeatable ones into `repeated`, in order.
+static Status collect(int argc, const char *const *argv, Given &given,
+                      std::vector<std::pair<std::string, std::string>> &repeated) {
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     if (arg.substr(0, 2) != "--" || arg.size() == 2)
@@ -104,6 +115,11 @@ static Status collect(int argc, const char *const *argv, Given &given) {
     }
     if (spec->takesValue && value.empty())
       return Status::error("--" + name + " needs a value");
+    if (isRepeatable(name)) {
+      repeated.push_back({name, value});
+      given[name] = value;
+      continue;
+    }
     if (!given.emplace(name, value).second)
       return Status::error("--" + name + " is given twice");
   }
@@ -129,9 +145,12 @@ static Expected<uint64_t> integer(const Given &given, const char *name,
   return value;
 }
 
-/// Sets `target` to the size option `name`, which the problem requires.
+/// Sets `target` to the size option `name`, which the problem requires; with
+/// --emit, which only compiles, a missing size keeps `target` as it is.
 static Status size(const Given &given, const char *name, const char *problem,
                    uint64_t &target) {
+  if (!given.count(name) && given.count("emit"))
+    return Status::success();
   if (!given.count(name))
     return Status::error("--problem " + std::string(problem) + " needs --" +
                          name);
@@ -154,18 +173,34 @@ static Expected<double> scale(const std::string &text) {
   return value;
 }
 
-/// Fails when an option of the other problem is given.
+/// Fails when an option of another problem is given.
 static Status checkScope(const Given &given, Scope problem,
                          const std::string &problemName) {
-  for (const OptionSpec &option : kOptions)
-    if (option.scope != Scope::Any && option.scope != problem &&
-        given.count(option.name))
+  for (const OptionSpec &option : kOptions) {
+    bool applies = option.scope == Scope::Any || option.scope == problem ||
+                   (option.scope == Scope::Preset && problem != Scope::Described);
+    if (applies || !given.count(option.name))
+      continue;
+    if (problem == Scope::Described)
       return Status::error("--" + std::string(option.name) +
-                           " does not apply to --problem " + problemName);
+                           " belongs to --problem gemm or attention; a kernel "
+                           "run by its description takes its tensors and "
+                           "scalars with --arg");
+    if (option.scope == Scope::Described)
+      return Status::error("--" + std::string(option.name) +
+                           " is for a kernel run by its description "
+                           "(--kernel FILE without --problem)");
+    return Status::error("--" + std::string(option.name) +
+                         " does not apply to --problem " + problemName);
+  }
   return Status::success();
 }
 
 static Status readGemm(const Given &given, Arguments &args) {
+  // The sizes --emit assumes when they are not given: any fit the kernel.
+  args.gemm.m = 128;
+  args.gemm.n = 128;
+  args.gemm.k = 64;
   for (auto [name, target] :
        {std::pair{"m", &args.gemm.m}, {"n", &args.gemm.n}, {"k", &args.gemm.k}})
     if (Status s = size(given, name, "gemm", *target); !s.ok())
@@ -188,6 +223,13 @@ static Status readAttention(const Given &given, Arguments &args) {
     args.outFile = it->second;
   if (auto it = given.find("lse"); it != given.end())
     args.lseFile = it->second;
+  // The sizes --emit assumes when they are not given; only the head dim
+  // picks the kernel.
+  if (given.count("emit") && !files) {
+    p.batch = p.heads = 1;
+    p.seqQ = p.seqK = 128;
+    p.headDim = 128;
+  }
   for (auto [name, target] : {std::pair{"batch", &p.batch},
                               {"heads", &p.heads},
                               {"seq-q", &p.seqQ},
@@ -321,14 +363,39 @@ Expected<Arguments> fa4::run::parseArguments(int argc,
     return args;
   }
   Given given;
-  if (Status s = collect(argc, argv, given); !s.ok())
+  std::vector<std::pair<std::string, std::string>> repeated;
+  if (Status s = collect(argc, argv, given, repeated); !s.ok())
     return s;
   if (given.count("kernel"))
     args.kernelPath = given["kernel"];
   if (given.count("dump-dir"))
     args.dumpDir = given["dump-dir"];
+  if (!given.count("problem") && given.count("kernel")) {
+    // Any kernel, run from its launch description.
+    args.problem = ProblemKind::Described;
+    if (Status s = checkScope(given, Scope::Described, ""); !s.ok())
+      return s;
+    for (const auto &[name, value] : repeated) {
+      if (name == "arg") {
+        Expected<runner::ArgumentSpec> spec = runner::parseArgumentSpec(value);
+        if (!spec.ok())
+          return spec.status();
+        args.kernelArgs.push_back(spec.take());
+      } else {
+        Expected<runner::SaveSpec> spec = runner::parseSaveSpec(value);
+        if (!spec.ok())
+          return spec.status();
+        args.saves.push_back(spec.take());
+      }
+    }
+    args.describe = given.count("describe");
+    if (Status s = readRunOptions(given, args); !s.ok())
+      return s;
+    return args;
+  }
   if (!given.count("problem"))
-    return Status::error("--problem gemm|attention is required");
+    return Status::error("--problem gemm|attention is required, or --kernel "
+                         "FILE to run any kernel from its description");
   const std::string &problem = given["problem"];
   if (problem != "gemm" && problem != "attention")
     return Status::error("--problem = '" + problem +

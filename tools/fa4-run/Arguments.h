@@ -11,17 +11,20 @@
 #define FA4_TOOLS_FA4RUN_ARGUMENTS_H
 
 #include "Compile.h"
+#include "fa4/Runner/AnyKernel.h"
 #include "fa4/Runner/Problem.h"
 #include "fa4/Runner/Run.h"
 #include "fa4/Runtime/Status.h"
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace fa4::run {
 
-/// The problem the command line names.
-enum class ProblemKind { Gemm, Attention };
+/// The problem the command line names: a preset, or any kernel run from its
+/// launch description (`--kernel FILE` without `--problem`).
+enum class ProblemKind { Gemm, Attention, Described };
 
 /// What the command line asks for.
 struct Arguments {
@@ -43,6 +46,11 @@ struct Arguments {
   /// write after the run. With the inputs, the attention sizes not given are
   /// 0 until the files fix them, and so is the scale when not given.
   std::string qFile, kFile, vFile, outFile, lseFile;
+  /// Any kernel: the `--arg`s and `--save`s in order, and `--describe`
+  /// (print the launch description and exit).
+  std::vector<runner::ArgumentSpec> kernelArgs;
+  std::vector<runner::SaveSpec> saves;
+  bool describe = false;
   /// No arguments at all: the built-in default problem.
   bool defaultProblem = false;
   ProblemKind problem = ProblemKind::Gemm;

@@ -1,8 +1,8 @@
 //===- Help.cpp - fa4-run --help ------------------------------------------===//
 //
-// The text of `fa4-run --help`: usage, the two problems with their kernel
-// ABIs, every option, the .npy files it reads and writes, what a run does and
-// checks, and the exit statuses. It
+// The text of `fa4-run --help`: usage, launch descriptions, running any
+// kernel with --arg, the two preset problems, every option, the .npy files it
+// reads and writes, what a run does and checks, and the exit statuses. It
 // is the user's documentation of fa4-run; keep it in step with Arguments.cpp
 // and the runner.
 //
@@ -12,7 +12,8 @@
 
 const char *fa4::run::helpText() {
   return R"(fa4-run: runs a compiled fa4 kernel on the GPU, checks its output against a
-float64 CPU reference, and times it.
+float64 CPU reference, and times it; or runs any fa4 kernel file on the
+tensors you give it.
 
 USAGE
   fa4-run
@@ -20,9 +21,11 @@ USAGE
   fa4-run [--kernel FILE] --problem attention --batch B --heads H --seq-q SQ
           --seq-k SK --head-dim D [--causal] [--scale X] [options]
   fa4-run [--kernel FILE] --problem attention --q Q.npy --k K.npy --v V.npy
-          [--out O.npy] [--causal] [--scale X] [options]
-  fa4-run --problem ... --emit=tile|fa4|llvm|llvm-ir|ptx|ptxas-report
-          [--dtype T]
+          [--out O.npy] [--lse L.npy] [--causal] [--scale X] [options]
+  fa4-run --kernel FILE --arg NAME=VALUE... [--save NAME=OUT.npy...] [--bench]
+  fa4-run --kernel FILE --describe
+  fa4-run --problem gemm|attention [--head-dim D] [--dtype T]
+          --emit=tile|fa4|llvm|llvm-ir|ptx|ptxas-report
 
   With no arguments, fa4-run runs the default problem: attention with batch
   4, 16 heads, sequence 4096 (queries and keys), head dim 128, bf16, not
@@ -35,50 +38,81 @@ USAGE
   the tile-to-fa4 passes and the fa4-to-llvm lowering, when it was built
   with the compiler; an
   fa4-run built without it (-DFA4_ENABLE_COMPILER=OFF) needs --kernel. Options
-  take their value as `--name value` or `--name=value`; each may appear once.
+  take their value as `--name value` or `--name=value`; each may appear once,
+  except --arg and --save.
 
   --emit=STAGE     print one stage of fa4's own kernel to stdout and exit 0
                    without running: tile (the DSL program at the tile
                    level), fa4 (the warp-specialized, pipelined fa4 kernel),
                    llvm (the LLVM dialect), llvm-ir, ptx or ptxas-report.
-                   Not with --kernel.
+                   It needs --problem, and for attention the head dim
+                   (--head-dim, default 128) and --dtype pick the kernel;
+                   the other sizes are not needed. Not with --kernel.
   --dump-dir DIR   write the compiled kernel file and each compilation stage
                    (kernel.tile.mlir, kernel.fa4.mlir, kernel.llvm.mlir,
                    kernel.ll, kernel.ptx, kernel.ptxas.txt) to DIR. Without
                    a GPU a compiled kernel and its stages go to
-                   fa4-artifacts/ unless DIR is given.
+                   fa4-artifacts/<kernel name>/ unless DIR is given.
   A compile reports its time: the DSL program built, to the cubin.
 
-PROBLEMS AND THE KERNEL ABIS
-  gemm       C[M,N] = A[M,K] * B[N,K]^T; A, B, C bf16 (or f16) row-major.
-             kernel(a_map, b_map, c, m:i64, n:i64, k:i64): a_map and b_map are
-             2-d tensor maps over A and B with the kernel file's box and
-             swizzle and zero out-of-bounds fill; c points to C.
-             Grid (ceil(M/128), N/128, 1). Needs N % 128 == 0 and K % 8 == 0.
+LAUNCH DESCRIPTIONS
+  A kernel file describes its launch: the tensors the kernel reads and
+  writes (element type, rank, the shape it needs as rules over the other
+  tensors, alignment), how each parameter is made (a TMA tensor map over a
+  tensor, a pointer to one, a size of one such as q.dim1, or a value the
+  caller gives) and the grid, e.g. cdiv(q.dim1,128), q.dim0, 1. The rules
+  read a tensor's dimensions (NAME.dimN, 0 outermost) and strides
+  (NAME.strideN), integer parameters and num_sms; `require` lines state what
+  the shapes alone cannot (n%128==0). --describe prints a file's description.
+  The presets and --arg launch from it: fa4-run checks every tensor and
+  scalar against it (type, rank, shape, alignment, the TMA rules, the grid
+  limits), each refusal naming the argument and the numbers, before anything
+  is allocated. Files of version 1 (without a description) are refused.
+
+ANY KERNEL (--kernel FILE without --problem)
+  --arg NAME=FILE.npy     tensor NAME from a .npy file (its dtype converted
+                          to the tensor's element type; f32 tensors take
+                          '<f4'), any shape the description allows
+  --arg NAME=random:SHAPE tensor NAME drawn like the presets' inputs (uniform
+                          in [-1, 1], never 0, from --seed), SHAPE like
+                          512x256 (outermost first)
+  --arg NAME=zeros:SHAPE  tensor NAME of zeros (an output whose shape the
+                          rules leave open, or an inout tensor)
+  --arg NAME=NUMBER       a scalar parameter the caller gives
+  --save NAME=FILE.npy    write tensor NAME after the run ('<u2' bf16 bits,
+                          '<f2' or '<f4')
+  --describe              print the launch description and exit
+  Every input tensor and caller-given scalar must be given; an output whose
+  shape the rules fix is allocated from them. Outputs and 64 KiB after each
+  are poisoned with 0xff bytes; the run fails (status 1) when the kernel
+  wrote past an output's end. There is no reference check: compare the saved
+  outputs yourself. --bench times the launches like the presets.
+
+PROBLEMS
+  gemm       C[M,N] = A[M,K] * B[N,K]^T; A, B, C bf16 (or f16) row-major,
+             bound as the kernel's tensors a [M,K], b [N,K] and c [M,N].
+             fa4's GEMM needs N % 128 == 0 and K % 8 == 0.
   attention  O = softmax(scale * Q*K^T) * V for each batch and head; Q and O
              are [B,H,SQ,D], K and V [B,H,SK,D], all bf16 (or f16) and
-             contiguous.
-             kernel(q_map, k_map, v_map, o, seq_q:i64, seq_k:i64,
-             scale_log2:f32, causal:i32): each map is a 3-d tensor map
-             over its tensor viewed as [B*H, S, D] (innermost first D, S, B*H)
-             with the kernel file's box and swizzle and zero fill; o points to
-             O; scale_log2 = scale * log2(e). Grid (ceil(SQ/128), B*H, 1).
-             With --causal, query row i sees key rows j <= i + SK - SQ (a row
-             that sees none must be 0). Needs D % 8 == 0, and D == N when the
-             kernel file has `meta = head_dim N`.
-  A persistent kernel (fa4-run --persistent, or a kernel file whose last two
-  parameters are grid_x:i64 and grid_y:i64) takes the grid above as those
-  two parameters and runs on --ctas CTAs in x (default: the SM count, and
-  for causal attention one per tile).
+             contiguous, bound as the kernel's tensors q, o [B*H,SQ,D], k, v
+             [B*H,SK,D] and lse [B*H,SQ] (f32, the log-sum-exp of each query
+             row), and its scalars scale_log2 = scale * log2(e) and causal
+             (0 or 1). With --causal, query row i sees key rows
+             j <= i + SK - SQ (a row that sees none must be 0, its
+             log-sum-exp -inf). Needs D % 8 == 0, and the head dim the
+             kernel was compiled for (its q shape rule).
+  A persistent kernel (fa4-run --persistent) takes the tile grid as two
+  more parameters, grid_x and grid_y, made by rules, and runs on
+  min(num_sms, tiles) CTAs; --ctas sets num_sms (default: the SM count, and
+  for causal attention one CTA per tile).
   The element type is the kernel's: its tensor maps (`type=` in the kernel
   file) must all be bf16 or all f16, and inputs, output and the reference's
-  rounding follow it. A kernel file whose parameters differ in number, order
-  or kind, or whose tensor maps are not of one such type and that rank, is
-  refused.
+  rounding follow it.
 
 OPTIONS
   --kernel FILE          the kernel file to run (default: fa4's own kernel)
-  --problem NAME         gemm or attention (required)
+  --problem NAME         gemm or attention (required unless --kernel runs
+                         a kernel by its description)
   --m M, --n N, --k K    gemm sizes (required for gemm)
   --batch B, --heads H, --seq-q SQ, --seq-k SK, --head-dim D
                          attention sizes (required for attention, unless
@@ -171,10 +205,11 @@ OUTPUT
     gemm m=1024 n=1024 k=1024: rel_err=3.1e-03 max_abs=1.6e-02 PASS  time=0.123 ms  17.4 TFLOP/s
 
 EXIT STATUS
-  0  the run passed (or ran, with --no-check), or --emit printed its stage
-  1  the check failed
+  0  the run passed (or ran, with --no-check or --arg), or --emit or
+     --describe printed what was asked
+  1  the check failed, or a kernel run by --arg wrote past an output
   2  bad arguments, or a kernel file, an input file or a problem refused
-     before anything ran, or --out or --lse could not be written
+     before anything ran, or --out, --lse or --save could not be written
   3  no GPU or no CUDA driver: nothing ran
   4  a CUDA error while loading, launching, copying or timing
 )";

@@ -45,12 +45,10 @@ static int fail(ExitCode code, const std::string &message) {
   return code;
 }
 
-/// Refuses `problem` or `file` unless both fit the problem's ABI.
+/// Refuses `file` unless `problem` fits its launch description.
 template <typename Problem>
 static Status checkInput(const Problem &problem,
                          const runtime::KernelFile &file) {
-  if (Status s = runner::checkProblem(problem); !s.ok())
-    return s;
   return runner::checkKernel(file, problem);
 }
 
@@ -107,6 +105,65 @@ static int runOnGpu(const run::Arguments &args,
   return result->passed() ? kPassed : kCheckFailed;
 }
 
+/// Runs a kernel from its launch description: `--describe` prints it; else
+/// the `--arg`s make its inputs (checked before the GPU is touched), it runs
+/// once (and is timed with --bench), and the `--save`s are written.
+static int runDescribed(const run::Arguments &args) {
+  Expected<runtime::KernelFile> file = runtime::readKernelFile(args.kernelPath);
+  if (!file.ok())
+    return fail(kRefused, file.status().message());
+  if (args.describe) {
+    std::fputs(runner::describeLaunch(*file).c_str(), stdout);
+    return kPassed;
+  }
+  Expected<runner::KernelInputs> inputs = [&] {
+    try {
+      return runner::prepareInputs(*file, args.kernelArgs, args.options.seed);
+    } catch (const std::bad_alloc &) {
+      return Expected<runner::KernelInputs>(
+          Status::error("out of host memory for the inputs"));
+    }
+  }();
+  if (!inputs.ok())
+    return fail(kRefused, inputs.status().message());
+  if (Status s = runner::checkSaves(*inputs, args.saves); !s.ok())
+    return fail(kRefused, s.message());
+  Expected<std::unique_ptr<runtime::Driver>> driver =
+      runtime::Driver::load(args.driverLibrary);
+  if (!driver.ok())
+    return fail(kNoGpu,
+                "no usable GPU, nothing ran: " + driver.status().message());
+  const runtime::DeviceInfo &device = (*driver)->device();
+  if (Status s =
+          runtime::checkTarget(file->entry, file->target, file->format, device);
+      !s.ok())
+    return fail(kRefused, s.message());
+  Expected<runtime::Kernel> kernel = runtime::Kernel::load(**driver, *file);
+  if (!kernel.ok())
+    return fail(kCudaError, kernel.status().message());
+  Expected<runner::KernelRunResult> result =
+      runner::runKernel(*kernel, *file, *inputs, args.options);
+  if (!result.ok())
+    return fail(kCudaError, result.status().message());
+  for (const std::string &line : result->failure)
+    std::printf("  %s\n", line.c_str());
+  std::string line = "kernel '" + file->entry + "': grid " +
+                     result->grid.str() + ", block " + file->block.str() +
+                     (result->failure.empty() ? ": ran" : ": FAIL");
+  if (result->medianMs) {
+    char text[64];
+    std::snprintf(text, sizeof(text), "  time=%.3f ms (fastest %.3f ms)",
+                  *result->medianMs, *result->minMs);
+    line += text;
+  }
+  std::printf("%s\n", line.c_str());
+  if (Status s = runner::saveTensors(*result, args.saves); !s.ok())
+    return fail(kRefused, s.message());
+  for (const runner::SaveSpec &save : args.saves)
+    std::printf("wrote %s to %s\n", save.name.c_str(), save.path.c_str());
+  return result->failure.empty() ? kPassed : kCheckFailed;
+}
+
 /// The name of fa4's own kernel for the problem of `args`.
 static std::string shippedName(const run::Arguments &args) {
   std::string name =
@@ -155,6 +212,8 @@ int main(int argc, char **argv) {
     std::fputs(run::helpText(), stdout);
     return kPassed;
   }
+  if (args->problem == run::ProblemKind::Described)
+    return runDescribed(*args);
   // Input files fix the attention sizes, the head dim of fa4's kernel
   // included, so they are read first.
   std::optional<runner::AttentionArrays> arrays;
@@ -170,15 +229,23 @@ int main(int argc, char **argv) {
   }
   if (!args->emit.empty())
     return emitStage(*args);
+  // Sizes that cannot work are refused before anything is compiled.
+  if (Status s = args->problem == run::ProblemKind::Gemm
+                     ? runner::checkProblem(args->gemm)
+                     : runner::checkProblem(attention);
+      !s.ok())
+    return fail(kRefused, s.message());
   // The kernel: a kernel file, or fa4's own kernel for the problem,
   // compiled here. Without a GPU, the compiled kernel and its stages are what
-  // the run leaves behind (in fa4-artifacts/ unless --dump-dir says where).
+  // the run leaves behind (in fa4-artifacts/<kernel>/ unless --dump-dir says
+  // where, one directory per kernel so that runs of different kernels do not
+  // mix their files).
   bool compiled = args->kernelPath.empty();
   Expected<std::unique_ptr<runtime::Driver>> driver =
       runtime::Driver::load(args->driverLibrary);
   std::string dumpDir = args->dumpDir;
   if (compiled && dumpDir.empty() && !driver.ok())
-    dumpDir = "fa4-artifacts";
+    dumpDir = "fa4-artifacts/" + shippedName(*args);
   if (args->defaultProblem)
     std::printf("fa4-run: the default problem, %s\n",
                 runner::describe(attention).c_str());

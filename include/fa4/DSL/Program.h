@@ -21,6 +21,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <array>
+#include <optional>
 #include <tuple>
 
 namespace fa4::dsl {
@@ -72,20 +73,42 @@ public:
 
   //===--------------------------------------------------------------------===//
   // Kernel arguments, in order; each gets `fa4.name = "<name>"`.
+  //
+  // With the grid (`grid`), they are the kernel's launch description: the
+  // kernel file says which tensor each argument is made from, so that a
+  // runtime launches the kernel from the caller's tensors by name
+  // (fa4/Runtime/Binding.h). A descriptor views an input tensor named like
+  // the argument, of the rank of its block; a pointer with a shape points to
+  // a contiguous output tensor; an index with a value is a size of them.
   //===--------------------------------------------------------------------===//
 
-  /// A `!tile.desc<BLOCKxT>` argument.
+  /// A `!tile.desc<BLOCKxT>` argument over the input tensor `name`, whose
+  /// dimensions, when `shape` is given, must be those extents (`Extent::any()`
+  /// for one that is free).
   Desc desc(llvm::StringRef name, llvm::ArrayRef<int64_t> blockShape,
-            DType type, SourceLoc loc = SourceLoc::current());
-  /// A `!tile.ptr<T>` argument.
-  Ptr ptr(llvm::StringRef name, DType type,
+            DType type, llvm::ArrayRef<Extent> shape = {},
+            SourceLoc loc = SourceLoc::current());
+  /// A `!tile.ptr<T>` argument. With `shape`, it points to the contiguous
+  /// output tensor `name` of that shape; without, the caller gives the
+  /// address.
+  Ptr ptr(llvm::StringRef name, DType type, llvm::ArrayRef<Extent> shape = {},
           SourceLoc loc = SourceLoc::current());
-  /// An `index` argument.
+  /// An `index` argument, which the caller gives, or which the launch
+  /// computes as `value` (e.g. `q.dim(1)`).
   Index index(llvm::StringRef name, SourceLoc loc = SourceLoc::current());
+  Index index(llvm::StringRef name, const Extent &value,
+              SourceLoc loc = SourceLoc::current());
   /// An `f32` argument.
   Scalar f32(llvm::StringRef name, SourceLoc loc = SourceLoc::current());
   /// An `i32` argument.
   Scalar i32(llvm::StringRef name, SourceLoc loc = SourceLoc::current());
+
+  /// The grid the kernel is launched on, one to three extents (the rest are
+  /// 1), e.g. `{cdiv(q.dim(1), 128), q.dim(0)}`.
+  void grid(llvm::ArrayRef<Extent> dims, SourceLoc loc = SourceLoc::current());
+  /// A condition a launch must meet, e.g. `n % 128 == 0`; a launch where it
+  /// is 0 is refused with the condition and its values.
+  void require(const Extent &condition, SourceLoc loc = SourceLoc::current());
 
   //===--------------------------------------------------------------------===//
   // Values without operands
@@ -230,8 +253,17 @@ private:
                               llvm::MutableArrayRef<Tile> next)>;
   using Branch = llvm::function_ref<void(llvm::MutableArrayRef<Tile> out)>;
 
-  /// Add a kernel argument of `type` named `name`.
-  mlir::Value addArgument(llvm::StringRef name, mlir::Type type, SourceLoc loc);
+  /// Add a kernel argument of `type` named `name`, with further argument
+  /// attributes `attrs`.
+  mlir::Value addArgument(llvm::StringRef name, mlir::Type type, SourceLoc loc,
+                          llvm::ArrayRef<mlir::NamedAttribute> attrs = {});
+  /// The `fa4.shape` attribute of `shape`; fails (reported) when an extent
+  /// is not a launch rule.
+  std::optional<mlir::NamedAttribute> shapeAttr(llvm::ArrayRef<Extent> shape,
+                                                SourceLoc loc);
+  /// Whether `rule` is a launch rule that reads only this kernel's arguments
+  /// so far; reports at `loc` when not.
+  bool checkRule(const Extent &rule, llvm::StringRef what, SourceLoc loc);
   void buildFor(const IndexArg &lo, const IndexArg &hi, const IndexArg &step,
                 llvm::ArrayRef<Tile> init, llvm::MutableArrayRef<Tile> results,
                 LoopBody body, SourceLoc loc);
@@ -244,6 +276,8 @@ private:
   /// The constants of the kernel, by value, and the last of them.
   llvm::DenseMap<mlir::Attribute, mlir::Value> constants;
   mlir::Operation *lastConstant = nullptr;
+  /// The launch rules given by `require`.
+  llvm::SmallVector<mlir::Attribute> requirements;
   bool hadError = false;
 };
 

@@ -12,6 +12,8 @@
 #ifndef FA4_DSL_VALUES_H
 #define FA4_DSL_VALUES_H
 
+#include "fa4/DSL/Extent.h"
+
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Value.h"
 
@@ -99,6 +101,9 @@ public:
 class Ptr : public detail::Handle {
 public:
   using Handle::Handle;
+  /// Dimension `d` (0 outermost) of the tensor this pointer argument points
+  /// to, as a launch rule; the argument must declare its shape.
+  Extent dim(int64_t d, SourceLoc loc = SourceLoc::current()) const;
 };
 
 /// A `!tile.desc<BLOCKxT>`: a global tensor read and written in blocks.
@@ -107,6 +112,10 @@ public:
   using Handle::Handle;
   /// The shape of one block.
   llvm::ArrayRef<int64_t> getBlockShape() const;
+  /// Dimension `d` (0 outermost) and its stride in elements of the tensor
+  /// this descriptor argument views, as launch rules.
+  Extent dim(int64_t d, SourceLoc loc = SourceLoc::current()) const;
+  Extent stride(int64_t d, SourceLoc loc = SourceLoc::current()) const;
 };
 
 class Broadcast;

@@ -11,6 +11,7 @@
 #ifndef FA4_RUNNER_PROBLEM_H
 #define FA4_RUNNER_PROBLEM_H
 
+#include "fa4/Runtime/Binding.h"
 #include "fa4/Runtime/KernelFile.h"
 #include "fa4/Runtime/Status.h"
 #include "fa4/Runtime/Types.h"
@@ -29,11 +30,10 @@ inline constexpr uint64_t kAttentionTileQ = 128;
 
 /// C[M, N] = A[M, K] · B[N, K]ᵀ, all bf16 (or all f16) and row-major.
 ///
-/// Kernel ABI: gemm(a_map, b_map, c, m: i64, n: i64, k: i64). a_map and b_map
-/// are 2-d tensor maps of the element type over A and B with the kernel file's
-/// box and swizzle and zero out-of-bounds fill; c points to C. The grid is
-/// (ceil(M / 128), N / 128, 1). N must be a multiple of 128 and K of 8 (rows
-/// of 16-byte multiples, as TMA needs).
+/// The kernel is launched from its description (fa4/Runtime/KernelFile.h):
+/// the problem binds tensors `a`, `b` and `c` (`bindProblem`), and the kernel
+/// file says the rest (tensor maps, sizes, grid). fa4's GEMM needs N a
+/// multiple of 128 and K of 8 (rows of 16-byte multiples, as TMA needs).
 struct GemmProblem {
   uint64_t m = 0;
   uint64_t n = 0;
@@ -46,15 +46,12 @@ struct GemmProblem {
 /// [B, H, SQ, D], K and V [B, H, SK, D], all bf16 (or all f16) and
 /// contiguous.
 ///
-/// Kernel ABI: attention(q_map, k_map, v_map, o, lse, seq_q: i64,
-/// seq_k: i64, scale_log2: f32, causal: i32). Each map is a 3-d tensor map
-/// over its tensor viewed as [B·H, S, D] (innermost first: D, S, B·H) with
-/// the kernel file's box and swizzle and zero out-of-bounds fill; o points to
-/// O; lse to the f32 log-sum-exp [B, H, SQ] of each query row, ln Σ_j
-/// exp(scale · q·k_j); scale_log2 is scale · log2(e). The grid is
-/// (ceil(SQ / 128), B·H, 1). With causal, query row i sees key rows
-/// j <= i + (SK - SQ); a row that sees no key has the output 0 and the
-/// log-sum-exp −inf. D must be a multiple of 8.
+/// The problem binds the tensors `q`, `k`, `v` (viewed as [B·H, S, D]), `o`
+/// and `lse` (the f32 log-sum-exp [B, H, SQ] of each query row, ln Σ_j
+/// exp(scale · q·k_j)) and the scalars `scale_log2` (scale · log2(e)) and
+/// `causal` (`bindProblem`); the kernel file says the rest. With causal,
+/// query row i sees key rows j <= i + (SK - SQ); a row that sees no key has
+/// the output 0 and the log-sum-exp −inf. D must be a multiple of 8.
 struct AttentionProblem {
   uint64_t batch = 0;
   uint64_t heads = 0;
@@ -86,20 +83,39 @@ runtime::Status checkProblem(const GemmProblem &problem);
 /// and no tensor over 2^40 bytes.
 runtime::Status checkProblem(const AttentionProblem &problem);
 
+/// The device addresses of a GEMM's tensors.
+struct GemmAddresses {
+  CUdeviceptr a = 0, b = 0, c = 0;
+};
+/// The device addresses of an attention's tensors.
+struct AttentionAddresses {
+  CUdeviceptr q = 0, k = 0, v = 0, o = 0, lse = 0;
+};
+
+/// Binds the problem to a kernel's launch description: the GEMM's tensors
+/// `a` [M, K], `b` [N, K] and `c` [M, N]; attention's `q` [B·H, SQ, D], `k`
+/// and `v` [B·H, SK, D], `o` [B·H, SQ, D] and `lse` [B·H, SQ] (f32), all
+/// contiguous, and its scalars `scale_log2` (scale · log2(e)) and `causal`.
+/// A refusal names the kernel, the problem and what does not fit.
+runtime::Status bindProblem(runtime::Binding &binding,
+                            const GemmProblem &problem,
+                            const GemmAddresses &addresses);
+runtime::Status bindProblem(runtime::Binding &binding,
+                            const AttentionProblem &problem,
+                            const AttentionAddresses &addresses);
+
 /// The element type of the tensor maps of `file`: that of its first tensor
 /// map, which must be bf16 or f16; bf16 for a file without tensor maps (which
 /// `checkKernel` refuses).
 runtime::Expected<runtime::ElementType>
 kernelElementType(const runtime::KernelFile &file);
 
-/// Checks that `file` has the GEMM ABI above (six parameters of the right
-/// kinds, 2-d tensor maps of the problem's element type) and no fixed grid.
+/// Checks that `file` can run `problem` before anything is allocated: it has
+/// a launch description, the problem binds to it (`bindProblem`, at
+/// placeholder addresses) and the launch resolves (shapes, requirements,
+/// tensor maps and grid).
 runtime::Status checkKernel(const runtime::KernelFile &file,
                             const GemmProblem &problem);
-/// Checks that `file` has the attention ABI above (eight parameters of the
-/// right kinds, 3-d tensor maps of the problem's element type), no fixed
-/// grid, and, when the file has `meta = head_dim N`, that N is the problem's
-/// head dim.
 runtime::Status checkKernel(const runtime::KernelFile &file,
                             const AttentionProblem &problem);
 

@@ -27,6 +27,10 @@ uint64_t randomBits(uint64_t seed, uint64_t stream, uint64_t counter);
 void fillUniform(std::vector<uint16_t> &values, runtime::ElementType type,
                  uint64_t seed, uint64_t stream);
 
+/// Fills `values` with floats uniform in [-1, 1), never zero, drawn like the
+/// words of `fillUniform` from `seed` and `stream`.
+void fillUniform(std::vector<float> &values, uint64_t seed, uint64_t stream);
+
 } // namespace fa4::runner
 
 #endif // FA4_RUNNER_RANDOM_H

@@ -2,48 +2,68 @@
 //
 // The compiled-kernel file: what the compiler hands the runtime, so that a
 // kernel compiled on a machine without a GPU runs on one without the compiler.
-// It holds the binary (cubin or PTX) and what the launch needs: entry name,
-// target, parameters (with the tensor-map views), block, dynamic shared memory
-// and free-form metadata such as the problem configuration.
+// It holds the binary (cubin or PTX) and the kernel's launch description: the
+// logical tensors it reads and writes, how each parameter is made from them
+// (a tensor map over a tensor, a pointer to one, a size of one, or a value the
+// caller gives), the grid as a rule over them, the block and the dynamic
+// shared memory, and free-form metadata. A runtime launches the kernel from
+// the description alone (Binding.h).
 //
-// Format, version 1: a text header of lines ending in '\n', then the binary.
+// Format, version 2: a text header of lines ending in '\n', then the binary.
 //
-//   fa4-kernel 1
-//   entry = fa4_attention
+//   fa4-kernel 2
+//   entry = attention
 //   target = sm_90a
-//   format = ptx
+//   format = cubin
 //   block = 384 1 1
-//   grid = 32 16 1
-//   dynamic-shared-bytes = 200704
-//   param = tensor_map q_map tensor=q type=bf16 box=64,128 swizzle=128
-//   param = pointer o
-//   param = i32 seq_len
-//   meta = head_dim 128
-//   meta = problem b=2 h=16 s=4096 d=128 causal
-//   binary = 51234
+//   grid = cdiv(q.dim1,128), q.dim0, 1
+//   dynamic-shared-bytes = 165904
+//   tensor = q input type=bf16 rank=3 align=16
+//   tensor = o output type=bf16 rank=3 align=16 shape=q.dim0,q.dim1,q.dim2
+//   param = tensor_map q tensor=q type=bf16 box=64,128,1 swizzle=128 dims=2,1,0
+//   fill=zero param = pointer o tensor=o param = i64 seq_q value=q.dim1 param =
+//   f32 scale_log2 require = q.dim2==64 meta = head_dim 128 binary = 51234
 //   <exactly 51234 raw bytes, up to the end of the file>
 //
 // - The first line is the magic `fa4-kernel` and the format version.
 // - `binary = <bytes>` is the last header line; the binary follows it.
 // - `entry`, `target` (e.g. sm_90a), `format` (ptx | cubin), `block` (three
 //   positive integers), `dynamic-shared-bytes` and `binary` are required, once
-//   each. `grid` is optional; without it the launcher computes the grid.
+//   each. `grid` is three rules (LaunchRule.h) separated by commas; without
+//   it the file cannot be launched from its description.
+// - `tensor` lines name a logical tensor, outermost dimension first: whether
+//   the kernel reads it (input), writes it (output) or both (inout), its
+//   element type, rank (1 to 8), the byte alignment of its address (a power
+//   of two, default 16) and optionally `shape=` one rule or `*` (any) per
+//   dimension, which a bound tensor must match, and `contiguous` when its
+//   strides must be the row-major ones.
 // - `param` lines, in the kernel's parameter order, give the kind (pointer,
 //   tensor_map, i32, i64 or f32) and the name. A tensor_map also gives
 //   tensor= (the tensor it views), type= (bf16, f16 or f32), box= (box dims,
-//   innermost first as cuTensorMapEncodeTiled takes them, comma separated)
-//   and swizzle= (0, 32, 64 or 128 bytes), all four and nothing else.
+//   innermost first as cuTensorMapEncodeTiled takes them, comma separated),
+//   swizzle= (0, 32, 64 or 128 bytes), and optionally dims= (which tensor
+//   dimension each map dimension is, innermost first; default the reverse
+//   order) and fill= (zero or nan, default zero). A pointer may give tensor=
+//   (a pointer to that tensor; without it the caller gives the address); an
+//   i32 or i64 may give value= (a rule; without it the caller gives it).
+// - `require = <rule>` lines state what a launch needs beyond the shapes
+//   (e.g. `n%128==0`); the launch is refused unless each rule is nonzero.
 // - `meta = <key> <value>` lines hold free-form metadata; the value is the
 //   rest of the line (no newline).
 // - Names, keys, the entry and the target are non-empty, without whitespace
 //   or '='. Spaces around '=' are optional. Any other key is an error: a new
 //   field means a new version.
+// - Version 1 files (no tensor lines, no rules, a grid of three integers)
+//   still load; their tensor maps' tensors are taken as tensors of the map's
+//   rank and type, and without a grid they cannot be launched from the
+//   description.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef FA4_RUNTIME_KERNELFILE_H
 #define FA4_RUNTIME_KERNELFILE_H
 
+#include "fa4/Runtime/LaunchRule.h"
 #include "fa4/Runtime/Status.h"
 #include "fa4/Runtime/Types.h"
 
@@ -57,37 +77,85 @@
 namespace fa4::runtime {
 
 /// The kernel-file format version this runtime reads and writes.
-inline constexpr unsigned kKernelFileVersion = 1;
+inline constexpr unsigned kKernelFileVersion = 2;
+
+/// How a kernel uses a tensor.
+enum class TensorAccess { Input, Output, InOut };
+
+/// Name in kernel files: "input", "output" or "inout".
+const char *tensorAccessName(TensorAccess access);
+
+/// The largest tensor rank a description holds.
+inline constexpr unsigned kMaxTensorRank = 8;
+
+/// A logical tensor of the kernel, as the caller binds it.
+struct KernelTensor {
+  std::string name;
+  TensorAccess access = TensorAccess::Input;
+  ElementType elementType = ElementType::BF16;
+  unsigned rank = 1;
+  /// The byte alignment its address needs: a power of two.
+  unsigned alignment = 16;
+  /// Empty, or one rule per dimension ("*": any extent).
+  std::vector<std::string> shape;
+  /// Whether its strides must be the row-major ones of its shape.
+  bool contiguous = false;
+
+  friend bool operator==(const KernelTensor &a, const KernelTensor &b) {
+    return a.name == b.name && a.access == b.access &&
+           a.elementType == b.elementType && a.rank == b.rank &&
+           a.alignment == b.alignment && a.shape == b.shape &&
+           a.contiguous == b.contiguous;
+  }
+};
 
 /// One kernel parameter as the kernel file describes it.
 struct KernelParam {
   ParamKind kind = ParamKind::Pointer;
   std::string name;
-  /// Tensor maps only: the tensor the map views, its element type, the box
-  /// dims (innermost first) and the swizzle.
+  /// Tensor maps: the tensor the map views; pointers: the tensor pointed
+  /// to (empty: the caller gives the address).
   std::string tensor;
+  /// Tensor maps only: the element type, the box dims (innermost first), the
+  /// swizzle, the tensor dimension of each map dimension (innermost first;
+  /// empty: the reverse order) and the out-of-bounds fill.
   ElementType elementType = ElementType::BF16;
   std::vector<uint32_t> boxDims;
   Swizzle swizzle = Swizzle::None;
+  std::vector<unsigned> mapDims;
+  OobFill fill = OobFill::Zero;
+  /// i32 and i64 only: the rule that makes the value; empty: the caller
+  /// gives it.
+  std::string value;
+
+  /// The tensor dimension of each map dimension, innermost first: `mapDims`,
+  /// or the reverse order of the box's rank.
+  std::vector<unsigned> tensorDims() const;
 
   friend bool operator==(const KernelParam &a, const KernelParam &b) {
     return a.kind == b.kind && a.name == b.name && a.tensor == b.tensor &&
            a.elementType == b.elementType && a.boxDims == b.boxDims &&
-           a.swizzle == b.swizzle;
+           a.swizzle == b.swizzle && a.mapDims == b.mapDims &&
+           a.fill == b.fill && a.value == b.value;
   }
 };
 
 /// A compiled kernel and its launch metadata.
 struct KernelFile {
+  /// The format version the file was read from (written: the current one).
+  unsigned version = kKernelFileVersion;
   std::string entry;
   /// Architecture the binary is for, e.g. "sm_90a".
   std::string target;
   BinaryFormat format = BinaryFormat::PTX;
   Dim3 block;
-  /// Set when the grid is fixed at compile time.
-  std::optional<Dim3> grid;
+  /// Empty, or the rules of grid x, y and z.
+  std::vector<std::string> grid;
   uint32_t dynamicSharedBytes = 0;
+  std::vector<KernelTensor> tensors;
   std::vector<KernelParam> params;
+  /// Rules that must be nonzero for a launch.
+  std::vector<std::string> requirements;
   std::map<std::string, std::string> metadata;
   /// The cubin or PTX, byte for byte.
   std::string binary;
@@ -96,15 +164,27 @@ struct KernelFile {
     return a.entry == b.entry && a.target == b.target && a.format == b.format &&
            a.block == b.block && a.grid == b.grid &&
            a.dynamicSharedBytes == b.dynamicSharedBytes &&
-           a.params == b.params && a.metadata == b.metadata &&
+           a.tensors == b.tensors && a.params == b.params &&
+           a.requirements == b.requirements && a.metadata == b.metadata &&
            a.binary == b.binary;
   }
+
+  /// The tensor named `name`, or null.
+  const KernelTensor *findTensor(std::string_view name) const;
+  /// The parameter named `name`, or null.
+  const KernelParam *findParam(std::string_view name) const;
 };
 
 /// Checks what the format cannot express: names and keys without whitespace
-/// or '=', metadata values without newlines, positive block and grid dims,
-/// tensor-map attributes only on tensor maps, a box of rank 1 to 5, a binary.
+/// or '=', metadata values without newlines, a positive block, tensor-map
+/// attributes only on tensor maps, a box of rank 1 to 5, tensor maps over
+/// declared tensors of their type and rank, rules that parse and read only
+/// declared tensor dimensions (below the rank), scalar parameters and
+/// `num_sms`, without a cycle through the scalars' rules, a binary.
 Status verifyKernelFile(const KernelFile &file);
+/// `verifyKernelFile` without the binary: what the compiler checks before
+/// it compiles one.
+Status verifyDescription(const KernelFile &file);
 
 /// The file's bytes in the format above; fails when `verifyKernelFile` does.
 Expected<std::string> serializeKernelFile(const KernelFile &file);

@@ -23,14 +23,6 @@ namespace fa4::runtime {
 
 class Driver;
 
-/// What a TMA load or store reads or writes outside the tensor.
-enum class OobFill {
-  /// Zeros (CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE).
-  Zero,
-  /// NaNs (CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA).
-  NaN,
-};
-
 /// A tiled view of a tensor in global memory, in the order
 /// cuTensorMapEncodeTiled takes it: dimension 0 is the innermost
 /// (contiguous) one. Element strides are 1, there is no interleave, and L2

@@ -36,6 +36,19 @@ unsigned swizzleBytes(Swizzle swizzle);
 /// The swizzle with a span of `bytes` (0, 32, 64 or 128); nullopt otherwise.
 std::optional<Swizzle> swizzleFromBytes(unsigned bytes);
 
+/// What a TMA load reads outside the tensor.
+enum class OobFill {
+  /// Zeros (CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE).
+  Zero,
+  /// NaNs (CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA).
+  NaN,
+};
+
+/// Name in kernel files: "zero" or "nan".
+const char *oobFillName(OobFill fill);
+/// Inverse of `oobFillName`; nullopt for any other text.
+std::optional<OobFill> parseOobFill(std::string_view name);
+
 /// What a kernel parameter is. A tensor map is passed by value: the 128-byte
 /// `CUtensorMap` itself is the parameter.
 enum class ParamKind { Pointer, TensorMap, I32, I64, F32 };

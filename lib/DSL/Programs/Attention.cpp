@@ -1,9 +1,9 @@
 //===- Attention.cpp - forward attention in the DSL -----------------------===//
 //
 // Forward attention written like a Triton kernel: the algorithm of
-// test/Programs/Kernels/generate-attention.py's hand-scheduled kernels (online softmax
-// in base 2, masks only on the key blocks that need them, zeros and an LSE
-// of -inf for rows that see no key) at the tile level, for fa4's passes to
+// test/Programs/Kernels/generate-attention.py's hand-scheduled kernels (online
+// softmax in base 2, masks only on the key blocks that need them, zeros and an
+// LSE of -inf for rows that see no key) at the tile level, for fa4's passes to
 // schedule.
 //
 //===----------------------------------------------------------------------===//
@@ -17,20 +17,22 @@ using namespace fa4::dsl;
 
 /// The algorithm, for one head dim and element type.
 static mlir::OwningOpRef<mlir::ModuleOp>
-writeAttention(mlir::MLIRContext *context, int64_t d, DType type,
-               int64_t bn) {
+writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn) {
   const int64_t bm = 128;
   const double inf = std::numeric_limits<double>::infinity();
   const double ln2 = 0.693147182;
   Program p(context, "attention");
-  Desc q = p.desc("q", {1, bm, d}, type);
-  Desc k = p.desc("k", {1, bn, d}, type);
-  Desc v = p.desc("v", {1, bn, d}, type);
-  Ptr o = p.ptr("o", type);
-  Ptr lse = p.ptr("lse", f32);
-  Index seqQ = p.index("seq_q"), seqK = p.index("seq_k");
+  // Q, K, V and O are [B*H, S, D] tensors, LSE [B*H, Sq]; the launch takes
+  // the sizes from them and runs one program per 128 query rows and head.
+  Desc q = p.desc("q", {1, bm, d}, type, {Extent::any(), Extent::any(), d});
+  Desc k = p.desc("k", {1, bn, d}, type, {q.dim(0), Extent::any(), d});
+  Desc v = p.desc("v", {1, bn, d}, type, {q.dim(0), k.dim(1), d});
+  Ptr o = p.ptr("o", type, {q.dim(0), q.dim(1), d});
+  Ptr lse = p.ptr("lse", f32, {q.dim(0), q.dim(1)});
+  Index seqQ = p.index("seq_q", q.dim(1)), seqK = p.index("seq_k", k.dim(1));
   Scalar scaleLog2 = p.f32("scale_log2");
   Bool causal = p.i32("causal") != 0;
+  p.grid({cdiv(q.dim(1), bm), q.dim(0)});
 
   // Program (x, bh) computes query rows [m0, m0 + bm) of head bh, the last
   // block first (with a causal mask the blocks with the most keys start
@@ -66,8 +68,8 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type,
             needsMask,
             [&] {
               Index diagonalEnd = select(causal, diagonal - key0 + 1, bn);
-              Tile end = min(p.iota({bm}, 0) + diagonalEnd,
-                             splat(seqK - key0, {bm}));
+              Tile end =
+                  min(p.iota({bm}, 0) + diagonalEnd, splat(seqK - key0, {bm}));
               return where(p.iota({bm, bn}, 1) < end.col(), s, -inf);
             },
             [&] { return s; });

@@ -14,10 +14,16 @@ mlir::OwningOpRef<mlir::ModuleOp>
 fa4::dsl::buildGemm(mlir::MLIRContext *context, const GemmOptions &options) {
   const int64_t bm = options.blockM, bn = options.blockN, bk = options.blockK;
   Program p(context, "gemm");
+  // A is [M, K], B [N, K] and C [M, N]; the launch takes the sizes from A
+  // and B, and runs one program per block of C. C is stored in whole
+  // column blocks.
   Desc a = p.desc("a", {bm, bk}, bf16);
-  Desc b = p.desc("b", {bn, bk}, bf16);
-  Ptr c = p.ptr("c", bf16);
-  Index m = p.index("m"), n = p.index("n"), k = p.index("k");
+  Desc b = p.desc("b", {bn, bk}, bf16, {Extent::any(), a.dim(1)});
+  Ptr c = p.ptr("c", bf16, {a.dim(0), b.dim(0)});
+  Index m = p.index("m", a.dim(0)), n = p.index("n", b.dim(0)),
+        k = p.index("k", a.dim(1));
+  p.grid({cdiv(a.dim(0), bm), cdiv(b.dim(0), bn)});
+  p.require(b.dim(0) % bn == 0);
 
   // Program (i, j) computes block (i, j) of C.
   Index i = p.programId(0), j = p.programId(1);
