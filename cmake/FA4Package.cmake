@@ -25,6 +25,7 @@ write_basic_package_version_file(
   COMPATIBILITY SameMinorVersion)
 
 install(FILES
+  ${PROJECT_SOURCE_DIR}/cmake/FA4StaticLLVM.cmake
   ${PROJECT_BINARY_DIR}/FA4Config.cmake
   ${PROJECT_BINARY_DIR}/FA4ConfigVersion.cmake
   DESTINATION ${FA4_INSTALL_PACKAGE_DIR})

@@ -53,12 +53,10 @@ OwningOpRef<ModuleOp> mlir::fa4::buildShippedProgram(MLIRContext &context,
     emitError(loc) << "fa4 has no program named '" << name << "'";
     return nullptr;
   }
-  ConfigRequest request;
-  request.elementType = BFloat16Type::get(&context);
-  request.kvStages = plan.kvStages;
-  request.qkStages = plan.qkStages;
-  request.persistent = plan.persistent;
   OwningOpRef<ModuleOp> module;
+  PlanOptions choices = plan;
+  Type elementType = BFloat16Type::get(&context);
+  int64_t width = 0;
   if (name == "gemm") {
     if (plan.blockN) {
       emitError(loc) << "the gemm program has no plan choice of key block "
@@ -67,9 +65,9 @@ OwningOpRef<ModuleOp> mlir::fa4::buildShippedProgram(MLIRContext &context,
     }
     // 128 x 64 tiles of A and B through four stages: the plan of a head
     // dim of 64.
-    request.headDim = 64;
-    if (!request.kvStages)
-      request.kvStages = 4;
+    width = 64;
+    if (!choices.kvStages)
+      choices.kvStages = 4;
     module = ::fa4::dsl::buildGemm(&context, {});
   } else {
     StringRef rest = name.drop_front(strlen("attention-hd"));
@@ -78,24 +76,36 @@ OwningOpRef<ModuleOp> mlir::fa4::buildShippedProgram(MLIRContext &context,
     rest.getAsInteger(10, options.headDim);
     if (f16) {
       options.elementType = ::fa4::dsl::f16;
-      request.elementType = Float16Type::get(&context);
+      elementType = Float16Type::get(&context);
     }
-    request.headDim = options.headDim;
+    width = options.headDim;
     if (plan.blockN)
       options.blockN = *plan.blockN;
-    request.bn = ::fa4::dsl::attentionBlockN(options);
+    choices.blockN = ::fa4::dsl::attentionBlockN(options);
     module = ::fa4::dsl::buildAttention(&context, options);
   }
-  if (!module)
+  if (!module || failed(attachPlan(*module, width, elementType, choices)))
     return nullptr;
-  FailureOr<ConfigAttr> config =
-      ConfigAttr::derive([&] { return emitError(loc); }, &context, request);
+  return module;
+}
+
+LogicalResult mlir::fa4::attachPlan(ModuleOp module, int64_t width,
+                                    Type elementType, const PlanOptions &plan) {
+  ConfigRequest request;
+  request.elementType = elementType;
+  request.headDim = width;
+  request.kvStages = plan.kvStages;
+  request.qkStages = plan.qkStages;
+  request.bn = plan.blockN;
+  request.persistent = plan.persistent;
+  FailureOr<ConfigAttr> config = ConfigAttr::derive(
+      [&] { return emitError(module.getLoc()); }, module.getContext(), request);
   if (failed(config))
-    return nullptr;
+    return failure();
   module->walk([&](func::FuncOp function) {
     function->setAttr(FA4Dialect::getConfigAttrName(), *config);
   });
-  return module;
+  return success();
 }
 
 std::unique_ptr<MLIRContext> mlir::fa4::createCompilerContext() {

@@ -116,13 +116,17 @@ Status fa4::runtime::launch(const Kernel &kernel, const LaunchConfig &config,
   cuConfig.sharedMemBytes = config.dynamicSharedBytes;
   cuConfig.hStream = config.stream;
   std::vector<void *> params = args.pointers();
-  return FA4_CU_CHECK(kernel.driver(),
-                      "launching kernel '" + kernel.entry() + "' with grid " +
-                          config.grid.str() + ", block " + config.block.str() +
-                          " and " + std::to_string(config.dynamicSharedBytes) +
-                          " B of dynamic shared memory",
-                      cuLaunchKernelEx, &cuConfig, kernel.function(),
-                      params.data(), nullptr);
+  // The message is built only on failure: a launch is on the hot path.
+  CUresult result = kernel.driver().api().cuLaunchKernelExFn(
+      &cuConfig, kernel.function(), params.data(), nullptr);
+  if (result == CUDA_SUCCESS)
+    return Status::success();
+  return kernel.driver().check(
+      result, "cuLaunchKernelEx",
+      "launching kernel '" + kernel.entry() + "' with grid " +
+          config.grid.str() + ", block " + config.block.str() + " and " +
+          std::to_string(config.dynamicSharedBytes) +
+          " B of dynamic shared memory");
 }
 
 namespace {

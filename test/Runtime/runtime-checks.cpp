@@ -17,6 +17,11 @@
 #include "fa4/Runtime/Launch.h"
 #include "fa4/Runtime/TensorMap.h"
 
+// The raw driver entry points, to time cuLaunchKernelEx itself.
+#include "DriverApi.h"
+
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -479,6 +484,10 @@ static bool checkParams(const Driver &driver, const DeviceBuffer &tensor) {
   scale.kind = ParamKind::F32;
   scale.name = "scale";
   file.params = {map, out, n, scale};
+  KernelTensor x;
+  x.name = "x";
+  x.rank = 2;
+  file.tensors = {x};
   file.binary = kCheckPtx;
   Expected<std::string> bytes = serializeKernelFile(file);
   Expected<KernelFile> reread = bytes.ok()
@@ -524,6 +533,44 @@ static bool checkParams(const Driver &driver, const DeviceBuffer &tensor) {
   bool same = std::memcmp(host, &*tmap, sizeof(CUtensorMap)) == 0;
   std::printf("params: tensor map %s, i32 %d, f32 %g\n",
               same ? "identical" : "DIFFERENT", n32, f32);
+
+  // The same launch from the description: x bound as the 4096 x 128 matrix
+  // gives the same map, n its rule's value.
+  KernelFile described = *reread;
+  described.grid = {"1", "1", "1"};
+  described.params[1].tensor = "out";
+  described.params[2].value = "x.dim0";
+  KernelTensor outTensor;
+  outTensor.name = "out";
+  outTensor.access = TensorAccess::Output;
+  outTensor.elementType = ElementType::F32;
+  outTensor.rank = 1;
+  outTensor.shape = {"64"};
+  outTensor.contiguous = true;
+  described.tensors.push_back(outTensor);
+  Expected<Launcher> launcher = Launcher::create(*kernel, described);
+  if (failed("binding-create", launcher.status()) ||
+      failed("binding-x",
+             launcher->setTensor("x", {tensor.address(), ElementType::BF16,
+                                       {4096, 128}, {}})) ||
+      failed("binding-out", launcher->setTensor("out", {result->address(),
+                                                        ElementType::F32,
+                                                        {64},
+                                                        {}})) ||
+      failed("binding-scale", launcher->setScalar("scale", 0.25)) ||
+      failed("binding-poison", result->fill8(0xff)) ||
+      failed("binding-launch", launcher->launch()) ||
+      failed("binding-sync", driver.synchronize()) ||
+      failed("binding-copy", result->copyToHost(host, sizeof(host))))
+    return false;
+  std::memcpy(&n32, host + 128, 4);
+  std::memcpy(&f32, host + 132, 4);
+  same = std::memcmp(host, &*tmap, sizeof(CUtensorMap)) == 0;
+  std::printf("binding: tensor map %s, i32 %d, f32 %g, grid %s, %llu map "
+              "encoded\n",
+              same ? "identical" : "DIFFERENT", n32, f32,
+              launcher->config().grid.str().c_str(),
+              (unsigned long long)launcher->mapsEncoded());
   return true;
 }
 
@@ -632,6 +679,115 @@ static int runGpu() {
   if (!checkParams(driver, *tensor) || !checkTma(driver))
     return 1;
   return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// launch-overhead: host time of one launch, raw and through the launcher
+//===----------------------------------------------------------------------===//
+
+/// The median over `rounds` of the host microseconds per call of `call`,
+/// made `batch` times between two synchronizations (which are not timed),
+/// so that the launch queue never fills.
+static double hostMicroseconds(const Driver &driver,
+                               const std::function<bool()> &call) {
+  constexpr int rounds = 41, batch = 256;
+  std::vector<double> perCall;
+  for (int round = 0; round < rounds; ++round) {
+    if (!driver.synchronize().ok())
+      return -1;
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < batch; ++i)
+      if (!call())
+        return -1;
+    auto stop = std::chrono::steady_clock::now();
+    perCall.push_back(std::chrono::duration<double, std::micro>(stop - start)
+                          .count() /
+                      batch);
+  }
+  std::sort(perCall.begin(), perCall.end());
+  return perCall[rounds / 2];
+}
+
+/// Host cost of a launch of fa4_check_params (one tensor map, a pointer, an
+/// i32, an f32): cuLaunchKernelEx called directly, `launch` (its checks),
+/// and `Launcher::launch` with the tensor map cached, after rebinding the
+/// same tensor (checks again, map reused), and after binding another
+/// address each time (map encoded again).
+static int runLaunchOverhead() {
+  Expected<std::unique_ptr<Driver>> loaded = Driver::load();
+  if (failed("overhead-driver", loaded.status()))
+    return 1;
+  const Driver &driver = **loaded;
+  Expected<DeviceBuffer> tensor = DeviceBuffer::allocate(driver, 4096 * 256 * 2);
+  Expected<DeviceBuffer> result = DeviceBuffer::allocate(driver, 256);
+  if (failed("overhead-alloc", tensor.status()) ||
+      failed("overhead-alloc", result.status()))
+    return 1;
+  std::string text =
+      "fa4-kernel 2\nentry = fa4_check_params\ntarget = sm_90\nformat = ptx\n"
+      "block = 32 1 1\ngrid = 1, 1, 1\ndynamic-shared-bytes = 0\n"
+      "tensor = x input type=bf16 rank=2 align=16\n"
+      "tensor = out output type=f32 rank=1 align=16 shape=64 contiguous\n"
+      "param = tensor_map map tensor=x type=bf16 box=64,64 swizzle=128\n"
+      "param = pointer out tensor=out\nparam = i32 n value=x.dim0\n"
+      "param = f32 scale\nbinary = " +
+      std::to_string(std::strlen(kCheckPtx)) + "\n" + kCheckPtx;
+  Expected<KernelFile> file = parseKernelFile(text);
+  if (failed("overhead-file", file.status()))
+    return 1;
+  Expected<Kernel> kernel = Kernel::load(driver, *file);
+  Expected<Launcher> launcher = kernel.ok()
+                                    ? Launcher::create(*kernel, *file)
+                                    : Expected<Launcher>(kernel.status());
+  if (failed("overhead-load", launcher.status()))
+    return 1;
+  TensorArg x{tensor->address(), ElementType::BF16, {4096, 128}, {}};
+  TensorArg xOther{tensor->address() + 4096 * 256, ElementType::BF16,
+                   {4096, 128}, {}};
+  if (failed("overhead-bind", launcher->setTensor("x", x)) ||
+      failed("overhead-bind",
+             launcher->setTensor(
+                 "out", {result->address(), ElementType::F32, {64}, {}})) ||
+      failed("overhead-bind", launcher->setScalar("scale", 0.5)) ||
+      failed("overhead-prepare", launcher->prepare()))
+    return 1;
+  const KernelArgs &args = launcher->args();
+  LaunchConfig config = launcher->config();
+  CUlaunchConfig raw = {};
+  raw.gridDimX = raw.gridDimY = raw.gridDimZ = 1;
+  raw.blockDimX = 32;
+  raw.blockDimY = raw.blockDimZ = 1;
+  std::vector<void *> pointers = args.pointers();
+  CUfunction function = kernel->function();
+  double rawUs = hostMicroseconds(driver, [&] {
+    return driver.api().cuLaunchKernelExFn(&raw, function, pointers.data(),
+                                           nullptr) == CUDA_SUCCESS;
+  });
+  double checkedUs = hostMicroseconds(
+      driver, [&] { return launch(*kernel, config, args).ok(); });
+  double cachedUs =
+      hostMicroseconds(driver, [&] { return launcher->launch().ok(); });
+  double rebindUs = hostMicroseconds(driver, [&] {
+    return launcher->setTensor("x", x).ok() && launcher->launch().ok();
+  });
+  bool flip = false;
+  double encodeUs = hostMicroseconds(driver, [&] {
+    flip = !flip;
+    return launcher->setTensor("x", flip ? xOther : x).ok() &&
+           launcher->launch().ok();
+  });
+  if (rawUs < 0 || checkedUs < 0 || cachedUs < 0 || rebindUs < 0 ||
+      encodeUs < 0) {
+    std::printf("overhead: a launch failed\n");
+    return 1;
+  }
+  std::printf("host us per launch (median of 41 x 256): raw cuLaunchKernelEx "
+              "%.2f, launch() %.2f (+%.2f), Launcher cached %.2f (+%.2f), "
+              "rebind same tensor %.2f (+%.2f), new address (encode) %.2f "
+              "(+%.2f)\n",
+              rawUs, checkedUs, checkedUs - rawUs, cachedUs, cachedUs - rawUs,
+              rebindUs, rebindUs - rawUs, encodeUs, encodeUs - rawUs);
+  return driver.synchronize().ok() ? 0 : 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -949,6 +1105,8 @@ int main(int argc, char **argv) {
     return runTma();
   if (command == "kernel-file" && argc == 3)
     return runKernelFile(argv[2]);
+  if (command == "launch-overhead" && argc == 2)
+    return runLaunchOverhead();
   if (command == "rules" && argc == 2)
     return runRules();
   if (command == "binding" && argc == 2)
@@ -964,6 +1122,7 @@ int main(int argc, char **argv) {
   std::fprintf(
       stderr,
       "usage: fa4-runtime-checks tma | kernel-file <path> | rules | binding | "
-      "launch-checks | driver [--library <libcuda>] | gpu\n");
+      "launch-checks | driver [--library <libcuda>] | gpu | "
+                       "launch-overhead\n");
   return 2;
 }

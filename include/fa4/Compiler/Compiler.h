@@ -48,6 +48,14 @@ OwningOpRef<ModuleOp> buildShippedProgram(MLIRContext &context,
                                           StringRef name,
                                           const PlanOptions &plan = {});
 
+/// Attaches to every function of `module` (a tile program, e.g. one the DSL
+/// wrote) the plan fa4 derives for loads of `width` columns of 16-bit
+/// elements of `elementType` (bf16 or f16): the head dim of attention, the K
+/// block of a GEMM; `plan` overrides the derived choices. Fails with
+/// diagnostics for a plan that cannot work (shared memory, stages).
+LogicalResult attachPlan(ModuleOp module, int64_t width, Type elementType,
+                         const PlanOptions &plan = {});
+
 /// What a compilation produced besides the kernel file.
 struct CompileArtifacts {
   /// The text of each stage, by name: `tile` (a tile program as given),

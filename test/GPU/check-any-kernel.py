@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Runs kernels that no fa4-run preset knows through `fa4-run --arg ... --save`
+and checks their outputs against references computed here with numpy.
+
+  check-any-kernel.py --fa4-run PATH --work DIR [--gemm-relu K] [--attention K]
+
+--gemm-relu takes the kernel file of examples/gemm-relu (C = relu(alpha A B),
+A [M, K] and B [K, N] row-major bf16); --attention that of
+examples/attention.mlir lowered (non-causal, head dim 128, O only). The inputs
+are bf16 values written as '<f4' .npy files; fa4-run converts them exactly.
+Prints one line per case and exits 1 when a case fails.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+
+def bf16_round(x):
+    """float32 values rounded to the nearest bf16, as float32."""
+    bits = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return bits.astype(np.uint32).view(np.float32)
+
+
+def bf16_load(path):
+    """A '<u2' .npy of bf16 bits as float64."""
+    words = np.load(path)
+    return (words.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+
+def run(fa4_run, args, timeout=120):
+    proc = subprocess.run([fa4_run] + args, capture_output=True, text=True,
+                          timeout=timeout)
+    return proc.returncode, (proc.stdout + proc.stderr).strip()
+
+
+def rel_err(out, ref):
+    return float(np.linalg.norm(out - ref) / max(np.linalg.norm(ref), 1e-30))
+
+
+def check_gemm_relu(fa4_run, kernel, work, m, n, k, alpha, rng):
+    a = bf16_round(rng.uniform(-1, 1, (m, k)).astype(np.float32))
+    b = bf16_round(rng.uniform(-1, 1, (k, n)).astype(np.float32))
+    paths = {name: os.path.join(work, f"{name}-{m}x{n}x{k}.npy")
+             for name in ("a", "b", "c")}
+    np.save(paths["a"], a)
+    np.save(paths["b"], b)
+    code, text = run(fa4_run, ["--kernel", kernel, "--arg", f"a={paths['a']}",
+                               "--arg", f"b={paths['b']}", "--arg",
+                               f"alpha={alpha}", "--save", f"c={paths['c']}",
+                               "--bench"])
+    if code != 0:
+        return False, f"fa4-run exit {code}: {text}"
+    c = bf16_load(paths["c"])
+    ref = np.maximum(alpha * (a.astype(np.float64) @ b.astype(np.float64)), 0)
+    err = rel_err(c, ref)
+    nan = int(np.isnan(c).sum())
+    ok = c.shape == ref.shape and nan == 0 and err < 1e-2
+    timing = [line for line in text.splitlines() if "time=" in line]
+    return ok, (f"rel_err={err:.1e} nan={nan} max_abs="
+                f"{float(np.max(np.abs(c - ref))):.1e}; "
+                + (timing[-1] if timing else text.splitlines()[-1]))
+
+
+def check_attention(fa4_run, kernel, work, heads, sq, sk, rng):
+    d = 128
+    q, k, v = (bf16_round(rng.uniform(-1, 1, (heads, s, d)).astype(np.float32))
+               for s in (sq, sk, sk))
+    scale = 1 / np.sqrt(d)
+    paths = {name: os.path.join(work, f"att-{name}-{heads}x{sq}x{sk}.npy")
+             for name in ("q", "k", "v", "o")}
+    for name, x in (("q", q), ("k", k), ("v", v)):
+        np.save(paths[name], x)
+    args = ["--kernel", kernel, "--save", f"o={paths['o']}", "--arg",
+            f"scale_log2={scale * np.log2(np.e)!r}"]
+    for name in ("q", "k", "v"):
+        args += ["--arg", f"{name}={paths[name]}"]
+    code, text = run(fa4_run, args)
+    if code != 0:
+        return False, f"fa4-run exit {code}: {text}"
+    o = bf16_load(paths["o"])
+    s = np.einsum("hqd,hkd->hqk", q.astype(np.float64), k.astype(np.float64))
+    s *= scale
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    ref = np.einsum("hqk,hkd->hqd", p / p.sum(axis=-1, keepdims=True),
+                    v.astype(np.float64))
+    err = rel_err(o, ref)
+    nan = int(np.isnan(o).sum())
+    return (o.shape == ref.shape and nan == 0 and err < 1e-2,
+            f"rel_err={err:.1e} nan={nan}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fa4-run", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--gemm-relu")
+    parser.add_argument("--attention")
+    args = parser.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    rng = np.random.default_rng(7)
+    failed = 0
+
+    def report(name, result):
+        nonlocal failed
+        ok, text = result
+        failed += not ok
+        print(f"{name}: {'PASS' if ok else 'FAIL'} {text}", flush=True)
+
+    if args.gemm_relu:
+        for m, n, k in ((1000, 1024, 512), (128, 256, 64), (4096, 4096, 4096)):
+            report(f"gemm_relu m={m} n={n} k={k}",
+                   check_gemm_relu(args.fa4_run, args.gemm_relu, args.work,
+                                   m, n, k, 0.5, rng))
+        # A shape the kernel's requirement refuses, before anything runs.
+        np.save(os.path.join(args.work, "a-small.npy"),
+                np.ones((128, 64), np.float32))
+        np.save(os.path.join(args.work, "b-odd.npy"),
+                np.ones((64, 1000), np.float32))
+        code, text = run(args.fa4_run, [
+            "--kernel", args.gemm_relu, "--arg",
+            f"a={os.path.join(args.work, 'a-small.npy')}", "--arg",
+            f"b={os.path.join(args.work, 'b-odd.npy')}", "--arg", "alpha=1"])
+        report("gemm_relu n=1000 refused",
+               (code == 2 and "b.dim1%256==0" in text, text))
+    if args.attention:
+        for heads, sq, sk in ((6, 300, 200), (2, 1024, 1024), (3, 77, 129)):
+            report(f"attention h={heads} sq={sq} sk={sk}",
+                   check_attention(args.fa4_run, args.attention, args.work,
+                                   heads, sq, sk, rng))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
