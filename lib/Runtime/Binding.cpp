@@ -63,43 +63,43 @@ static std::string tensorNames(const KernelFile &file) {
 Status Binding::setTensor(std::string_view name, const TensorArg &tensor) {
   const KernelFile &file = *kernelFile;
   const KernelTensor *decl = file.findTensor(name);
-  std::string what = "tensor '" + std::string(name) + "'";
+  auto what = [&] { return "tensor '" + std::string(name) + "'"; };
   if (!decl)
-    return Status::error("kernel '" + file.entry + "' has no " + what +
+    return Status::error("kernel '" + file.entry + "' has no " + what() +
                          " (its tensors: " + tensorNames(file) + ")");
   if (tensor.elementType != decl->elementType)
-    return Status::error(what + " is " + elementTypeName(tensor.elementType) +
+    return Status::error(what() + " is " + elementTypeName(tensor.elementType) +
                          "; kernel '" + file.entry + "' takes " +
                          elementTypeName(decl->elementType));
   if (tensor.shape.size() != decl->rank)
-    return Status::error(what + " has rank " +
+    return Status::error(what() + " has rank " +
                          std::to_string(tensor.shape.size()) + " (shape " +
                          shapeText(tensor.shape) + "); kernel '" + file.entry +
                          "' takes rank " + std::to_string(decl->rank));
   for (size_t d = 0; d < tensor.shape.size(); ++d)
     if (tensor.shape[d] < 1)
-      return Status::error(what + " has shape " + shapeText(tensor.shape) +
+      return Status::error(what() + " has shape " + shapeText(tensor.shape) +
                            ": dimension " + std::to_string(d) + " is " +
                            std::to_string(tensor.shape[d]) +
                            "; every extent must be at least 1");
   if (!tensor.strides.empty()) {
     if (tensor.strides.size() != tensor.shape.size())
-      return Status::error(what + " has " +
+      return Status::error(what() + " has " +
                            std::to_string(tensor.strides.size()) +
                            " strides for its " +
                            std::to_string(tensor.shape.size()) + " dimensions");
     for (size_t d = 0; d < tensor.strides.size(); ++d)
       if (tensor.strides[d] < 0)
-        return Status::error(what + " has stride " +
+        return Status::error(what() + " has stride " +
                              std::to_string(tensor.strides[d]) +
                              " in dimension " + std::to_string(d) +
                              "; strides must not be negative");
   }
   if (tensor.address == 0)
-    return Status::error(what + " has a null address");
+    return Status::error(what() + " has a null address");
   if (tensor.address % decl->alignment != 0)
     return Status::error(
-        what + " at " + hex(tensor.address) + " is not " +
+        what() + " at " + hex(tensor.address) + " is not " +
         std::to_string(decl->alignment) + "-byte aligned (address mod " +
         std::to_string(decl->alignment) + " = " +
         std::to_string(tensor.address % decl->alignment) + ")");
@@ -110,7 +110,7 @@ Status Binding::setTensor(std::string_view name, const TensorArg &tensor) {
     std::vector<int64_t> have = tensor.effectiveStrides();
     for (size_t d = 0; d < want.size(); ++d)
       if (tensor.shape[d] > 1 && have[d] != want[d])
-        return Status::error(what + " must be contiguous: dimension " +
+        return Status::error(what() + " must be contiguous: dimension " +
                              std::to_string(d) + " has stride " +
                              std::to_string(have[d]) + ", the row-major " +
                              "stride of shape " + shapeText(tensor.shape) +
@@ -124,22 +124,22 @@ Status Binding::setTensor(std::string_view name, const TensorArg &tensor) {
 Status Binding::setScalar(std::string_view name, double value) {
   const KernelFile &file = *kernelFile;
   const KernelParam *param = file.findParam(name);
-  std::string what = "parameter '" + std::string(name) + "'";
+  auto what = [&] { return "parameter '" + std::string(name) + "'"; };
   if (!param)
-    return Status::error("kernel '" + file.entry + "' has no " + what);
+    return Status::error("kernel '" + file.entry + "' has no " + what());
   if (param->kind == ParamKind::Pointer || param->kind == ParamKind::TensorMap)
     return Status::error(
-        what + " is a " + paramKindName(param->kind) + ", not a scalar" +
+        what() + " is a " + paramKindName(param->kind) + ", not a scalar" +
         (param->tensor.empty() ? std::string()
                                : "; bind tensor '" + param->tensor + "'"));
   if (!param->value.empty())
-    return Status::error(what + " is made by its rule '" + param->value +
+    return Status::error(what() + " is made by its rule '" + param->value +
                          "'; the caller does not give it");
   if (param->kind != ParamKind::F32) {
     double limit =
         param->kind == ParamKind::I32 ? 2147483648.0 : 9223372036854775808.0;
     if (!(value == std::floor(value)) || value < -limit || value >= limit)
-      return Status::error(what + " is " + paramKindName(param->kind) + "; " +
+      return Status::error(what() + " is " + paramKindName(param->kind) + "; " +
                            std::to_string(value) +
                            " is not an integer in its range");
   }
@@ -151,34 +151,51 @@ Status Binding::setScalar(std::string_view name, double value) {
 Status Binding::setPointer(std::string_view name, CUdeviceptr address) {
   const KernelFile &file = *kernelFile;
   const KernelParam *param = file.findParam(name);
-  std::string what = "parameter '" + std::string(name) + "'";
+  auto what = [&] { return "parameter '" + std::string(name) + "'"; };
   if (!param)
-    return Status::error("kernel '" + file.entry + "' has no " + what);
+    return Status::error("kernel '" + file.entry + "' has no " + what());
   if (param->kind != ParamKind::Pointer)
-    return Status::error(what + " is " + paramKindName(param->kind) +
+    return Status::error(what() + " is " + paramKindName(param->kind) +
                          ", not a pointer");
   if (!param->tensor.empty())
-    return Status::error(what + " points to tensor '" + param->tensor +
+    return Status::error(what() + " points to tensor '" + param->tensor +
                          "'; bind the tensor");
   pointers[std::string(name)] = address;
   ++changes;
   return Status::success();
 }
 
-Expected<int64_t> Binding::evaluate(const std::string &text,
-                                    const std::string &what,
+Expected<LaunchRule> Binding::parsed(const std::string &text) const {
+  auto known = rules.find(text);
+  if (known != rules.end())
+    return known->second;
+  Expected<LaunchRule> rule = LaunchRule::parse(text);
+  if (rule.ok())
+    rules.emplace(text, *rule);
+  return rule;
+}
+
+template <typename What>
+Expected<int64_t> Binding::evaluate(const std::string &text, What &&what,
                                     const DeviceInfo &device,
                                     std::map<std::string, int64_t> &values,
                                     unsigned depth) const {
-  Expected<LaunchRule> rule = LaunchRule::parse(text);
+  Expected<LaunchRule> rule = parsed(text);
   if (!rule.ok())
-    return Status::error(what + ": " + rule.status().message());
+    return Status::error(what() + ": " + rule.status().message());
   Expected<int64_t> value = rule->evaluate([&](const RuleRef &ref) {
     return lookup(ref, device, values, depth + 1);
   });
   if (!value.ok())
-    return Status::error(what + ": " + value.status().message());
+    return Status::error(what() + ": " + value.status().message());
   return value;
+}
+
+Expected<int64_t> Binding::evaluate(const std::string &rule,
+                                    const std::string &what,
+                                    const DeviceInfo &device) const {
+  std::map<std::string, int64_t> values;
+  return evaluate(rule, [&] { return what; }, device, values, 0);
 }
 
 Expected<int64_t> Binding::lookup(const RuleRef &ref, const DeviceInfo &device,
@@ -211,9 +228,10 @@ Expected<int64_t> Binding::lookup(const RuleRef &ref, const DeviceInfo &device,
       return Status::error("parameter '" + ref.name + "' is not bound");
     return int64_t(given->second);
   }
-  Expected<int64_t> value =
-      evaluate(param->value, "parameter '" + ref.name + "' = " + param->value,
-               device, values, depth);
+  Expected<int64_t> value = evaluate(
+      param->value,
+      [&] { return "parameter '" + ref.name + "' = " + param->value; }, device,
+      values, depth);
   if (value.ok())
     values[ref.name] = *value;
   return value;
@@ -246,10 +264,13 @@ Expected<ResolvedLaunch> Binding::resolve(const DeviceInfo &device) const {
     for (size_t d = 0; d < decl.shape.size(); ++d) {
       if (decl.shape[d] == "*")
         continue;
-      Expected<int64_t> want = evaluate(decl.shape[d],
-                                        "dimension " + std::to_string(d) +
-                                            " of tensor '" + decl.name + "'",
-                                        device, values, 0);
+      Expected<int64_t> want = evaluate(
+          decl.shape[d],
+          [&] {
+            return "dimension " + std::to_string(d) + " of tensor '" +
+                   decl.name + "'";
+          },
+          device, values, 0);
       if (!want.ok())
         return want.status();
       if (*want != tensor.shape[d])
@@ -264,14 +285,14 @@ Expected<ResolvedLaunch> Binding::resolve(const DeviceInfo &device) const {
   }
 
   for (const std::string &text : file.requirements) {
-    Expected<int64_t> holds =
-        evaluate(text, "requirement " + text, device, values, 0);
+    Expected<int64_t> holds = evaluate(
+        text, [&] { return "requirement " + text; }, device, values, 0);
     if (!holds.ok())
       return holds.status();
     if (*holds)
       continue;
     std::string facts;
-    for (const RuleRef &ref : LaunchRule::parse(text)->refs()) {
+    for (const RuleRef &ref : parsed(text)->refs()) {
       Expected<int64_t> value = lookup(ref, device, values, 0);
       if (value.ok() && facts.find(ref.str() + " =") == std::string::npos)
         facts += (facts.empty() ? "" : ", ") + ref.str() + " = " +
@@ -344,12 +365,14 @@ Expected<ResolvedLaunch> Binding::resolve(const DeviceInfo &device) const {
 
   uint32_t grid[3];
   for (unsigned d = 0; d < 3; ++d) {
-    std::string what = std::string("grid ") + "xyz"[d] + " = " + file.grid[d];
+    auto what = [&] {
+      return std::string("grid ") + "xyz"[d] + " = " + file.grid[d];
+    };
     Expected<int64_t> value = evaluate(file.grid[d], what, device, values, 0);
     if (!value.ok())
       return value.status();
     if (*value < 1 || *value > kMaxGrid[d])
-      return Status::error(what + " = " + std::to_string(*value) +
+      return Status::error(what() + " = " + std::to_string(*value) +
                            "; CUDA allows 1 to " + std::to_string(kMaxGrid[d]));
     grid[d] = uint32_t(*value);
   }

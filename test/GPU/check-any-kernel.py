@@ -76,7 +76,7 @@ def check_attention(fa4_run, kernel, work, heads, sq, sk, rng):
     for name, x in (("q", q), ("k", k), ("v", v)):
         np.save(paths[name], x)
     args = ["--kernel", kernel, "--save", f"o={paths['o']}", "--arg",
-            f"scale_log2={scale * np.log2(np.e)!r}"]
+            f"scale_log2={float(scale * np.log2(np.e)):.9g}"]
     for name in ("q", "k", "v"):
         args += ["--arg", f"{name}={paths[name]}"]
     code, text = run(fa4_run, args)

@@ -107,10 +107,7 @@ public:
   /// Evaluates `rule` over what is bound so far (`what` starts an error),
   /// e.g. an output's shape rule before the output is allocated.
   Expected<int64_t> evaluate(const std::string &rule, const std::string &what,
-                             const DeviceInfo &device) const {
-    std::map<std::string, int64_t> values;
-    return evaluate(rule, what, device, values, 0);
-  }
+                             const DeviceInfo &device) const;
   /// Whether tensor `name` is bound.
   bool hasTensor(std::string_view name) const {
     return tensors.find(name) != tensors.end();
@@ -126,10 +123,13 @@ private:
   Expected<int64_t> lookup(const RuleRef &ref, const DeviceInfo &device,
                            std::map<std::string, int64_t> &scalars,
                            unsigned depth) const;
-  Expected<int64_t> evaluate(const std::string &rule, const std::string &what,
-                             const DeviceInfo &device,
-                             std::map<std::string, int64_t> &scalars,
-                             unsigned depth) const;
+  /// Evaluates `rule`; `what()` (built only on failure) starts the error.
+  template <typename What>
+  Expected<int64_t>
+  evaluate(const std::string &rule, What &&what, const DeviceInfo &device,
+           std::map<std::string, int64_t> &scalars, unsigned depth) const;
+  /// `text` parsed, from a cache: a launch evaluates the same rules again.
+  Expected<LaunchRule> parsed(const std::string &text) const;
 
   const KernelFile *kernelFile;
   std::map<std::string, TensorArg, std::less<>> tensors;
@@ -137,6 +137,7 @@ private:
   std::map<std::string, CUdeviceptr, std::less<>> pointers;
   std::optional<int64_t> numSmsOverride;
   uint64_t changes = 0;
+  mutable std::map<std::string, LaunchRule, std::less<>> rules;
 };
 
 /// A `Binding` over a loaded kernel: encodes the tensor maps (re-encoding a
