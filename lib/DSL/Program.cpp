@@ -326,16 +326,26 @@ Extent Desc::stride(int64_t d, SourceLoc loc) const {
                       isValid() ? int64_t(getBlockShape().size()) : 0, loc);
 }
 
-Extent Ptr::dim(int64_t d, SourceLoc loc) const {
+/// The rank of the tensor pointer argument `ptr` points to: the length of
+/// its shape, 0 without one.
+static int64_t pointerRank(const Ptr &ptr) {
   int64_t rank = 0;
-  if (isValid())
-    if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(value))
+  if (ptr.isValid())
+    if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(ptr.getValue()))
       if (auto kernel =
               llvm::dyn_cast<mlir::func::FuncOp>(arg.getOwner()->getParentOp()))
         if (auto shape = kernel.getArgAttrOfType<mlir::StringAttr>(
                 arg.getArgNumber(), "fa4.shape"))
           rank = int64_t(fa4::runtime::splitRules(shape.getValue()).size());
-  return tensorExtent(*this, "dim", d, rank, loc);
+  return rank;
+}
+
+Extent Ptr::dim(int64_t d, SourceLoc loc) const {
+  return tensorExtent(*this, "dim", d, pointerRank(*this), loc);
+}
+
+Extent Ptr::stride(int64_t d, SourceLoc loc) const {
+  return tensorExtent(*this, "stride", d, pointerRank(*this), loc);
 }
 
 //===----------------------------------------------------------------------===//

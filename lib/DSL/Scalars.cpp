@@ -93,6 +93,26 @@ Bool fa4::dsl::operator!=(const Index &lhs, IndexArg rhs) {
   return boolResult(BinaryKind::Ne, {lhs, rhs.loc}, rhs, rhs.loc);
 }
 
+/// `lhs OP rhs` for a division-like arith op, at the right operand.
+template <typename OpT>
+static Index divideLike(const Index &lhs, const IndexArg &rhs) {
+  Program *program = lhs.getProgram();
+  if (!lhs.isValid())
+    return {};
+  Value divisor = program->getIndex(rhs);
+  if (!divisor)
+    return {};
+  return {program, program->create<OpT>(rhs.loc, lhs.getValue(), divisor)};
+}
+
+Index fa4::dsl::operator/(const Index &lhs, IndexArg rhs) {
+  return divideLike<arith::DivSIOp>(lhs, rhs);
+}
+
+Index fa4::dsl::operator%(const Index &lhs, IndexArg rhs) {
+  return divideLike<arith::RemSIOp>(lhs, rhs);
+}
+
 Index fa4::dsl::ceilDiv(const Index &lhs, IndexArg rhs, SourceLoc loc) {
   Program *program = lhs.getProgram();
   if (!lhs.isValid())

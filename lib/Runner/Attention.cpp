@@ -1,10 +1,11 @@
 //===- Attention.cpp - Running attention ----------------------------------===//
 //
 // Attention through the kernel's launch description (Problem.h): random (or
-// given) Q, K and V of the kernel's element type, O and the per-row
-// log-sum-exp (f32) each with a guard of one CTA tile of rows after it, all
-// bound by name, and up to kAttentionCheckedRows sampled query rows of every
-// (batch, head) compared with the reference.
+// given) Q, K and V of the kernel's element type, (B, H, S, D) on the host
+// and in the problem's layout on the device, O and the per-row log-sum-exp
+// (f32) each with a guard of one CTA tile of rows after it, all bound by
+// name, and up to kAttentionCheckedRows sampled query rows of every (batch,
+// head) compared with the reference.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,10 +15,26 @@
 
 #include "Execution.h"
 
+#include <algorithm>
 #include <cmath>
+#include <tuple>
 
 using namespace fa4::runner;
 using namespace fa4::runtime;
+
+/// `words` of a [B, X, Y, D] tensor as [B, Y, X, D]: (B, H, S, D) to
+/// (B, S, H, D) with X = H and Y = S, and back with X = S and Y = H.
+static std::vector<uint16_t> swapHeadsAndRows(const std::vector<uint16_t> &words,
+                                              uint64_t b, uint64_t x,
+                                              uint64_t y, uint64_t d) {
+  std::vector<uint16_t> swapped(words.size());
+  for (uint64_t i = 0; i < b; ++i)
+    for (uint64_t j = 0; j < x; ++j)
+      for (uint64_t k = 0; k < y; ++k)
+        std::copy_n(&words[((i * x + j) * y + k) * d], d,
+                    &swapped[((i * y + k) * x + j) * d]);
+  return swapped;
+}
 
 Expected<RunResult> fa4::runner::run(const Kernel &kernel,
                                      const KernelFile &file,
@@ -25,12 +42,13 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
                                      const RunOptions &options,
                                      const AttentionInputs *given) {
   const Driver &driver = kernel.driver();
-  uint64_t heads = p.batch * p.heads, d = p.headDim;
+  uint64_t heads = p.batch * p.heads, kvHeads = p.batch * p.keyHeads(),
+           d = p.headDim;
   AttentionInputs drawn;
   if (!given) {
     drawn.q.resize(heads * p.seqQ * d);
-    drawn.k.resize(heads * p.seqK * d);
-    drawn.v.resize(heads * p.seqK * d);
+    drawn.k.resize(kvHeads * p.seqK * d);
+    drawn.v.resize(kvHeads * p.seqK * d);
     fillUniform(drawn.q, p.elementType, options.seed, 0);
     fillUniform(drawn.k, p.elementType, options.seed, 1);
     fillUniform(drawn.v, p.elementType, options.seed, 2);
@@ -38,9 +56,18 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
   const AttentionInputs &inputs = given ? *given : drawn;
   const std::vector<uint16_t> &q = inputs.q, &k = inputs.k, &v = inputs.v;
 
+  // The host tensors are (B, H, S, D); the device ones in the problem's
+  // layout.
+  bool bshd = p.layout == AttentionLayout::BSHD;
   std::vector<DeviceBuffer> buffers;
-  for (const std::vector<uint16_t> *host : {&q, &k, &v}) {
-    Expected<DeviceBuffer> buffer = upload(driver, *host, host->size());
+  for (auto [host, h, seq] :
+       {std::tuple{&q, p.heads, p.seqQ}, {&k, p.keyHeads(), p.seqK},
+        {&v, p.keyHeads(), p.seqK}}) {
+    std::vector<uint16_t> swapped;
+    if (bshd)
+      swapped = swapHeadsAndRows(*host, p.batch, h, seq, d);
+    const std::vector<uint16_t> &device = bshd ? swapped : *host;
+    Expected<DeviceBuffer> buffer = upload(driver, device, device.size());
     if (!buffer.ok())
       return buffer.status();
     buffers.push_back(buffer.take());
@@ -83,22 +110,47 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
   execution.rowValues = &*lseBuffer;
   execution.rowValueGuard = kAttentionTileQ;
   execution.cols = d;
+  // The checked rows, as (B, H, SQ) rows for the reference and the
+  // log-sum-exp, and as rows of O in its layout.
+  uint64_t seqQ = p.seqQ, numHeads = p.heads;
+  std::vector<uint64_t> logicalRows;
   for (uint64_t head = 0; head < heads; ++head)
     for (uint64_t row : sampleRows(p.seqQ, kAttentionCheckedRows))
-      execution.rows.push_back(head * p.seqQ + row);
-  execution.reference = [&] {
-    return referenceAttention(p, q, k, v, execution.rows,
+      logicalRows.push_back(head * p.seqQ + row);
+  auto deviceRow = [=](uint64_t row) {
+    uint64_t head = row / seqQ, b = head / numHeads, h = head % numHeads;
+    return bshd ? (b * seqQ + row % seqQ) * numHeads + h : row;
+  };
+  for (uint64_t row : logicalRows)
+    execution.rows.push_back(deviceRow(row));
+  if (bshd)
+    execution.rowValueRows = logicalRows;
+  execution.reference = [&, logicalRows] {
+    return referenceAttention(p, q, k, v, logicalRows,
                               &execution.rowValueReference);
   };
-  uint64_t seqQ = p.seqQ, numHeads = p.heads;
-  execution.naming.name = [seqQ, numHeads](uint64_t row) {
-    uint64_t head = row / seqQ;
-    return "b=" + std::to_string(head / numHeads) +
-           " h=" + std::to_string(head % numHeads) + " row " +
-           std::to_string(row % seqQ);
+  if (bshd)
+    execution.toLogical = [&](const std::vector<uint16_t> &words) {
+      return swapHeadsAndRows(words, p.batch, p.seqQ, p.heads, d);
+    };
+  // A row of O in its layout, named as (batch, head, query row).
+  execution.naming.name = [=](uint64_t row) {
+    uint64_t b, h, i;
+    if (bshd) {
+      b = row / (seqQ * numHeads);
+      i = row / numHeads % seqQ;
+      h = row % numHeads;
+    } else {
+      b = row / seqQ / numHeads;
+      h = row / seqQ % numHeads;
+      i = row % seqQ;
+    }
+    return "b=" + std::to_string(b) + " h=" + std::to_string(h) + " row " +
+           std::to_string(i);
   };
-  execution.naming.tilePosition = [seqQ](uint64_t row) {
-    return row % seqQ % kAttentionTileQ;
+  execution.naming.tilePosition = [=](uint64_t row) {
+    uint64_t i = bshd ? row / numHeads % seqQ : row % seqQ;
+    return i % kAttentionTileQ;
   };
 
   RunResult result;

@@ -45,7 +45,7 @@ fa4::runner::readAttentionArrays(const std::string &q, const std::string &k,
   if (ks != vs)
     return Status::error(k + " and " + v + " disagree: K has shape " +
                          arrays.k.shapeText() + ", V " + arrays.v.shapeText());
-  for (auto [i, dim] : {std::pair{0, "batch"}, {1, "heads"}, {3, "head dim"}})
+  for (auto [i, dim] : {std::pair{0, "batch"}, {3, "head dim"}})
     if (qs[i] != ks[i])
       return Status::error(q + " and " + k + " disagree on the " + dim +
                            ": Q has shape " + arrays.q.shapeText() + ", K " +
@@ -54,6 +54,7 @@ fa4::runner::readAttentionArrays(const std::string &q, const std::string &k,
                     {"heads", &problem.heads, qs[1], &q, &arrays.q},
                     {"seq-q", &problem.seqQ, qs[2], &q, &arrays.q},
                     {"seq-k", &problem.seqK, ks[2], &k, &arrays.k},
+                    {"kv-heads", &problem.kvHeads, ks[1], &k, &arrays.k},
                     {"head-dim", &problem.headDim, qs[3], &q, &arrays.q}};
   for (const Bound &bound : bounds) {
     if (*bound.target != 0 && *bound.target != bound.value)

@@ -114,15 +114,19 @@ Expected<RunResult> fa4::runner::execute(const Kernel &kernel,
                                guard, execution.rows, reference);
     result.failure = describeFailure(*result.check, execution.naming);
     if (execution.rowValues) {
-      result.lseCheck = checkRowValues(values, valueGuard, execution.rows,
-                                       execution.rowValueReference);
+      result.lseCheck = checkRowValues(
+          values, valueGuard,
+          execution.rowValueRows.empty() ? execution.rows
+                                         : execution.rowValueRows,
+          execution.rowValueReference);
       for (std::string &line :
            describeFailure(*result.lseCheck, execution.naming, "lse"))
         result.failure.push_back(std::move(line));
     }
   }
   if (options.keepOutput) {
-    result.output = output;
+    result.output =
+        execution.toLogical ? execution.toLogical(output) : output;
     result.lse = values;
   }
   if (!options.bench)

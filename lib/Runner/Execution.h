@@ -47,6 +47,13 @@ struct Execution {
   runtime::DeviceBuffer *rowValues = nullptr;
   uint64_t rowValueGuard = 0;
   std::vector<double> rowValueReference;
+  /// The rows of the second output to compare, when they are not `rows`
+  /// (the output laid out otherwise than the per-row values).
+  std::vector<uint64_t> rowValueRows;
+  /// When set, turns the kept output (`RunOptions::keepOutput`) from its
+  /// device layout into the problem's logical one.
+  std::function<std::vector<uint16_t>(const std::vector<uint16_t> &)>
+      toLogical;
 };
 
 /// Prepares `launcher` (tensor maps, sizes, grid) and copies its arguments

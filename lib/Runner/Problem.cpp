@@ -44,6 +44,10 @@ std::string fa4::runner::describe(const AttentionProblem &problem) {
          " sq=" + std::to_string(problem.seqQ) +
          " sk=" + std::to_string(problem.seqK) +
          " d=" + std::to_string(problem.headDim) +
+         (problem.kvHeads && problem.kvHeads != problem.heads
+              ? " hkv=" + std::to_string(problem.kvHeads)
+              : "") +
+         (problem.layout == AttentionLayout::BSHD ? " bshd" : "") +
          (problem.causal ? " causal" : "") + typeSuffix(problem.elementType);
 }
 
@@ -123,6 +127,11 @@ Status fa4::runner::checkProblem(const AttentionProblem &p) {
                                 {"head-dim", p.headDim}});
       !s.ok())
     return s;
+  if (p.kvHeads && p.heads % p.kvHeads != 0)
+    return Status::error("heads = " + std::to_string(p.heads) +
+                         " is not a multiple of kv-heads = " +
+                         std::to_string(p.kvHeads) +
+                         ": each KV head serves a whole group of query heads");
   if (p.headDim % 8 != 0)
     return Status::error("head-dim = " + std::to_string(p.headDim) +
                          " is not a multiple of 8: rows would be " +
@@ -135,8 +144,9 @@ Status fa4::runner::checkProblem(const AttentionProblem &p) {
     return Status::error(
         "batch * heads = " + std::to_string(p.batch * p.heads) +
         " CTAs in grid y; CUDA allows " + std::to_string(kMaxGridY));
-  for (auto [name, seq] : {std::pair{"Q", p.seqQ}, {"K", p.seqK}})
-    if (Status s = checkTensorSize(name, {p.batch, p.heads, seq, p.headDim});
+  for (auto [name, heads, seq] : {std::tuple{"Q", p.heads, p.seqQ},
+                                  {"K", p.keyHeads(), p.seqK}})
+    if (Status s = checkTensorSize(name, {p.batch, heads, seq, p.headDim});
         !s.ok())
       return s;
   return Status::success();
@@ -165,6 +175,17 @@ static runtime::TensorArg tensorArg(CUdeviceptr address,
   tensor.elementType = type;
   for (uint64_t extent : shape)
     tensor.shape.push_back(int64_t(extent));
+  return tensor;
+}
+
+/// A [B, H, S, D] tensor at `address` in `layout`.
+static runtime::TensorArg headsTensor(CUdeviceptr address,
+                                      runtime::ElementType type,
+                                      AttentionLayout layout, uint64_t b,
+                                      uint64_t h, uint64_t s, uint64_t d) {
+  runtime::TensorArg tensor = tensorArg(address, type, {b, h, s, d});
+  if (layout == AttentionLayout::BSHD)
+    tensor.strides = {int64_t(s * h * d), int64_t(d), int64_t(h * d), 1};
   return tensor;
 }
 
@@ -199,14 +220,14 @@ Status fa4::runner::bindProblem(runtime::Binding &binding,
                                 const AttentionProblem &p,
                                 const AttentionAddresses &at) {
   runtime::ElementType type = p.elementType;
-  uint64_t heads = p.batch * p.heads, d = p.headDim;
+  uint64_t b = p.batch, h = p.heads, hkv = p.keyHeads(), d = p.headDim;
   return bindAll(
       binding, "attention",
-      {{"q", tensorArg(at.q, type, {heads, p.seqQ, d})},
-       {"k", tensorArg(at.k, type, {heads, p.seqK, d})},
-       {"v", tensorArg(at.v, type, {heads, p.seqK, d})},
-       {"o", tensorArg(at.o, type, {heads, p.seqQ, d})},
-       {"lse", tensorArg(at.lse, runtime::ElementType::F32, {heads, p.seqQ})}},
+      {{"q", headsTensor(at.q, type, p.layout, b, h, p.seqQ, d)},
+       {"k", headsTensor(at.k, type, p.layout, b, hkv, p.seqK, d)},
+       {"v", headsTensor(at.v, type, p.layout, b, hkv, p.seqK, d)},
+       {"o", headsTensor(at.o, type, p.layout, b, h, p.seqQ, d)},
+       {"lse", tensorArg(at.lse, runtime::ElementType::F32, {b, h, p.seqQ})}},
       {{"scale_log2", double(float(p.scale * M_LOG2E))},
        {"causal", p.causal ? 1 : 0}});
 }

@@ -86,8 +86,12 @@ std::vector<double> fa4::runner::referenceAttention(
         continue;
       for (uint64_t c = 0; c < d; ++c)
         qrow[c] = fromWord(problem.elementType, q[rows[r] * d + c]);
-      const float *kh = &kf[head * sk * d];
-      const float *vh = &vf[head * sk * d];
+      // Query head h of batch b reads KV head h / (H / HKV).
+      uint64_t group = problem.heads / problem.keyHeads();
+      uint64_t kvHead = head / problem.heads * problem.keyHeads() +
+                        head % problem.heads / group;
+      const float *kh = &kf[kvHead * sk * d];
+      const float *vh = &vf[kvHead * sk * d];
       double max = -INFINITY;
       for (uint64_t j = 0; j < keys; ++j) {
         p[j] = problem.scale * dot(qrow.data(), kh + j * d, d);

@@ -228,7 +228,6 @@ describeParam(LLVM::LLVMFuncOp kernel, unsigned index,
     auto shape = kernel.getArgAttrOfType<StringAttr>(index, kShapeArgAttrName);
     if (!shape)
       return param;
-    // A pointer to a tensor: the kernel's addressing assumes it contiguous.
     auto typeAttr =
         kernel.getArgAttrOfType<TypeAttr>(index, kElementTypeArgAttrName);
     std::optional<rt::ElementType> elementType =
@@ -245,6 +244,8 @@ describeParam(LLVM::LLVMFuncOp kernel, unsigned index,
                        rt::TensorAccess::Output);
     if (failed(tensor))
       return failure();
+    // A pointer to a tensor: contiguous unless the kernel reads its strides
+    // (checked once every rule is known, in describeKernel).
     tensor->contiguous = true;
     param.tensor = param.name;
     tensors.push_back(std::move(*tensor));
@@ -335,6 +336,18 @@ mlir::fa4::describeKernel(ModuleOp module, const TargetOptions &options) {
                                  << "' are both named '" << param->name << "'";
     file.params.push_back(std::move(*param));
   }
+  // A tensor whose strides a parameter's rule reads may have any strides:
+  // the kernel addresses it through them.
+  for (rt::KernelTensor &tensor : file.tensors)
+    for (const rt::KernelParam &param : file.params) {
+      if (param.value.empty() || !tensor.contiguous)
+        continue;
+      rt::Expected<rt::LaunchRule> rule = rt::LaunchRule::parse(param.value);
+      if (rule.ok())
+        for (const rt::RuleRef &ref : rule->refs())
+          if (ref.kind == rt::RuleRef::Stride && ref.name == tensor.name)
+            tensor.contiguous = false;
+    }
   // What the runtime will check on load: the rules read declared tensors
   // and integer parameters, the maps' tensors agree with them.
   if (rt::Status s = rt::verifyDescription(file); !s.ok())

@@ -2,7 +2,8 @@
 //
 // The `fa4-persistent` pass: each role of a warp-specialized kernel whose
 // plan says `persistent` runs its body in a loop over the tiles of the
-// logical grid (a static schedule, CTA c taking tiles c, c + P, ...), with
+// logical grid, 2-d or 3-d (a static schedule, CTA c taking tiles c, c + P,
+// ...), with
 // the pipeline states carried from tile to tile, so that the producer runs
 // ahead into the next tile while the consumers finish the current one.
 //
@@ -77,8 +78,9 @@ static Operation *lastUse(Block *block, Value value) {
   return last;
 }
 
-/// Wraps the body of `role` in the tile loop.
-static LogicalResult makePersistent(RoleOp role, Value gridX, Value gridY) {
+/// Wraps the body of `role` in the tile loop over the logical grid `grid`
+/// (x, y and, for a program that uses it, z).
+static LogicalResult makePersistent(RoleOp role, ArrayRef<Value> grid) {
   Block &body = role.getBody().front();
   Location loc = role.getLoc();
   bool producer = role.getKind() == RoleKind::producer;
@@ -100,7 +102,9 @@ static LogicalResult makePersistent(RoleOp role, Value gridX, Value gridY) {
   OpBuilder b = OpBuilder::atBlockEnd(&body);
   Value cta = tile::ProgramIdOp::create(b, loc, b.getIndexType(), 0);
   Value ctas = tile::NumProgramsOp::create(b, loc, b.getIndexType(), 0);
-  Value tiles = arith::MulIOp::create(b, loc, gridX, gridY);
+  Value tiles = grid[0];
+  for (Value extent : grid.drop_front())
+    tiles = arith::MulIOp::create(b, loc, tiles, extent);
   SmallVector<Value> inits = llvm::map_to_vector(
       starts, [](PipelineStartOp start) -> Value { return start.getState(); });
   auto loop = scf::ForOp::create(b, loc, cta, tiles, ctas, inits);
@@ -116,29 +120,34 @@ static LogicalResult makePersistent(RoleOp role, Value gridX, Value gridY) {
       return loop->isProperAncestor(use.getOwner());
     });
 
-  // The logical program ids and grid.
+  // The logical program ids and grid: tile t is program (t mod X, t / X) of
+  // a 2-d grid, (t mod X, (t / X) mod Y, t / (X Y)) of a 3-d one.
   Value t = loop.getInductionVar();
   OpBuilder lb = OpBuilder::atBlockBegin(loopBody);
-  Value x = arith::RemUIOp::create(lb, loc, t, gridX);
-  Value y = arith::DivUIOp::create(lb, loc, t, gridX);
+  SmallVector<Value> ids = {arith::RemUIOp::create(lb, loc, t, grid[0])};
+  Value rest = arith::DivUIOp::create(lb, loc, t, grid[0]);
+  if (grid.size() == 3) {
+    ids.push_back(arith::RemUIOp::create(lb, loc, rest, grid[1]));
+    rest = arith::DivUIOp::create(lb, loc, rest, grid[1]);
+  }
+  ids.push_back(rest);
   WalkResult walk = loop.getBody()->walk([&](Operation *op) {
     if (auto id = dyn_cast<tile::ProgramIdOp>(op)) {
-      if (id.getDim() > 1)
+      if (id.getDim() >= int64_t(grid.size()))
         return WalkResult::interrupt();
-      id.replaceAllUsesWith(id.getDim() == 0 ? x : y);
+      id.replaceAllUsesWith(ids[id.getDim()]);
       id->erase();
     } else if (auto count = dyn_cast<tile::NumProgramsOp>(op)) {
-      if (count.getDim() > 1)
+      if (count.getDim() >= int64_t(grid.size()))
         return WalkResult::interrupt();
-      count.replaceAllUsesWith(count.getDim() == 0 ? gridX : gridY);
+      count.replaceAllUsesWith(grid[count.getDim()]);
       count->erase();
     }
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
-    return role.emitOpError()
-           << "uses the grid's z dimension; a persistent kernel schedules the "
-              "tiles of a 2-d grid";
+    return role.emitOpError() << "uses a grid dimension past the "
+                              << grid.size() << " of its logical grid";
 
   // Each pipeline's state after one tile. One the tile never steps (a Q
   // tile, loaded once) is stepped after its last use, and released first by
@@ -187,25 +196,35 @@ struct PersistentPass
                 return function.emitOpError()
                        << "is planned persistent but has no warp roles; "
                           "fa4-persistent runs after fa4-warp-specialize";
-              // The logical grid, as two trailing arguments. With a launch
-              // description, they take the values of its grid rules, and the
-              // launch grid becomes one CTA per SM, at most one per tile.
+              // The logical grid, as trailing arguments: x and y, and z
+              // for a program that uses it. With a launch description they
+              // take the values of its grid rules, and the launch grid
+              // becomes one CTA per SM, at most one per tile.
               MLIRContext *context = function.getContext();
+              bool usesZ = false;
+              function.walk([&](Operation *op) {
+                if (auto id = dyn_cast<tile::ProgramIdOp>(op))
+                  usesZ |= id.getDim() == 2;
+                if (auto count = dyn_cast<tile::NumProgramsOp>(op))
+                  usesZ |= count.getDim() == 2;
+              });
+              unsigned dims = usesZ ? 3 : 2;
               Type index = IndexType::get(context);
               unsigned n = function.getNumArguments();
               SmallVector<std::string> rules;
-              if (auto grid =
-                      function->getAttrOfType<StringAttr>(kGridAttrName)) {
+              if (auto grid = function->getAttrOfType<StringAttr>(kGridAttrName)) {
                 for (std::string_view rule :
                      ::fa4::runtime::splitRules(grid.getValue()))
                   rules.push_back(StringRef(rule).trim().str());
-                if (rules.size() != 3 || rules[2] != "1")
+                if (rules.size() != 3 || (!usesZ && rules[2] != "1"))
                   return function.emitOpError()
                          << "is planned persistent but its grid '"
-                         << grid.getValue() << "' is not of the form 'x, y, 1'";
+                         << grid.getValue()
+                         << "' is not of the form 'x, y, 1' of a program "
+                            "that does not use the grid's z dimension";
               }
-              const char *names[] = {"grid_x", "grid_y"};
-              for (unsigned i = 0; i < 2; ++i) {
+              const char *names[] = {"grid_x", "grid_y", "grid_z"};
+              for (unsigned i = 0; i < dims; ++i) {
                 StringRef name = names[i];
                 SmallVector<NamedAttribute> attrs = {
                     NamedAttribute(StringAttr::get(context, kNameArgAttrName),
@@ -224,11 +243,15 @@ struct PersistentPass
                 function->setAttr(
                     kGridAttrName,
                     StringAttr::get(context,
-                                    "min(num_sms, grid_x * grid_y), 1, 1"));
-              Value gridX = function.getArgument(n);
-              Value gridY = function.getArgument(n + 1);
+                                    usesZ ? "min(num_sms, grid_x * grid_y * "
+                                            "grid_z), 1, 1"
+                                          : "min(num_sms, grid_x * grid_y), "
+                                            "1, 1"));
+              SmallVector<Value> grid;
+              for (unsigned i = 0; i < dims; ++i)
+                grid.push_back(function.getArgument(n + i));
               for (RoleOp role : roles)
-                if (failed(makePersistent(role, gridX, gridY)))
+                if (failed(makePersistent(role, grid)))
                   return failure();
               return success();
             })))

@@ -10,6 +10,7 @@
 // RUN: fa4-opt %S/Inputs/attention-tile.mlir --fa4-attach-config="head-dim=128 persistent=true" --fa4-tile-to-fa4 --fa4-to-llvm | FileCheck %s --check-prefix=LLVM
 // RUN: sed 's/attributes {fa4.kernel}/attributes {fa4.kernel, fa4.grid = "cdiv(q.dim1, 128), q.dim0, 1"}/' %S/Inputs/attention-tile.mlir | fa4-opt --fa4-attach-config="head-dim=128 persistent=true" --fa4-tile-to-fa4 | FileCheck %s --check-prefix=RULES
 // RUN: sed 's/attributes {fa4.kernel}/attributes {fa4.kernel, fa4.grid = "1, 1, 2"}/' %S/Inputs/attention-tile.mlir | not fa4-opt --fa4-attach-config="head-dim=128 persistent=true" --fa4-tile-to-fa4 2>&1 | FileCheck %s --check-prefix=GRID-Z
+// RUN: fa4-opt %S/Inputs/persistent-3d.mlir --fa4-persistent --allow-unregistered-dialect | FileCheck %s --check-prefix=GRID3
 // RUN: fa4-opt %s --split-input-file --verify-diagnostics --fa4-persistent
 
 // With a launch description, the tile grid's rules make the two arguments
@@ -17,7 +18,21 @@
 // RULES-LABEL: func.func @attention(
 // RULES-SAME: index {fa4.name = "grid_x", fa4.value = "cdiv(q.dim1, 128)"}, %{{.*}}: index {fa4.name = "grid_y", fa4.value = "q.dim0"})
 // RULES-SAME: fa4.grid = "min(num_sms, grid_x * grid_y), 1, 1"
-// GRID-Z: error: 'func.func' op is planned persistent but its grid '1, 1, 2' is not of the form 'x, y, 1'
+// GRID-Z: error: 'func.func' op is planned persistent but its grid '1, 1, 2' is not of the form 'x, y, 1' of a program that does not use the grid's z dimension
+
+// A program that uses the grid's z dimension takes grid_z too; tile t is
+// program (t mod X, (t / X) mod Y, t / (X Y)).
+// GRID3-LABEL: func.func @grid_3d(
+// GRID3-SAME: %[[GX:arg[0-9]+]]: index {fa4.name = "grid_x", fa4.value = "cdiv(a.dim0, 128)"}, %[[GY:arg[0-9]+]]: index {fa4.name = "grid_y", fa4.value = "a.dim1"}, %[[GZ:arg[0-9]+]]: index {fa4.name = "grid_z", fa4.value = "a.dim2"})
+// GRID3-SAME: fa4.grid = "min(num_sms, grid_x * grid_y * grid_z), 1, 1"
+// GRID3: %[[XY:.*]] = arith.muli %[[GX]], %[[GY]] : index
+// GRID3: %[[TILES:.*]] = arith.muli %[[XY]], %[[GZ]] : index
+// GRID3: scf.for %[[T:.*]] = %{{.*}} to %[[TILES]] step
+// GRID3: %[[X:.*]] = arith.remui %[[T]], %[[GX]] : index
+// GRID3: %[[R:.*]] = arith.divui %[[T]], %[[GX]] : index
+// GRID3: %[[Y:.*]] = arith.remui %[[R]], %[[GY]] : index
+// GRID3: %[[Z:.*]] = arith.divui %[[R]], %[[GY]] : index
+// GRID3: "use"(%[[X]], %[[Y]], %[[Z]], %[[GZ]])
 
 // CHECK-LABEL: func.func @attention(
 // CHECK-SAME: %[[GX:arg[0-9]+]]: index {fa4.name = "grid_x"}, %[[GY:arg[0-9]+]]: index {fa4.name = "grid_y"})
@@ -54,20 +69,6 @@
 // warp-uniform.
 // LLVM: llvm.func @attention({{.*}}, %{{.*}}: i64 {fa4.name = "grid_x"}, %{{.*}}: i64 {fa4.name = "grid_y"})
 // LLVM: nvvm.shfl.sync idx
-
-// -----
-
-func.func @grid_z() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 64, head_dim_v = 64, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 2, qk_stages = 1, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>], persistent = true>} {
-  fa4.warp_specialize {
-    fa4.role producer warps(4) regs(24) {
-    }
-    // expected-error @below {{'fa4.role' op uses the grid's z dimension; a persistent kernel schedules the tiles of a 2-d grid}}
-    fa4.role consumer warps(8) regs(240) {
-      %z = tile.program_id 2
-    }
-  }
-  return
-}
 
 // -----
 

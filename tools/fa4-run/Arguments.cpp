@@ -47,6 +47,8 @@ static constexpr OptionSpec kOptions[] = {
     {"seq-k", true, Scope::Attention},
     {"head-dim", true, Scope::Attention},
     {"causal", false, Scope::Attention},
+    {"kv-heads", true, Scope::Attention},
+    {"layout", true, Scope::Attention},
     {"scale", true, Scope::Attention},
     {"q", true, Scope::Attention},
     {"v", true, Scope::Attention},
@@ -242,6 +244,19 @@ static Status readAttention(const Given &given, Arguments &args) {
       return s;
   }
   p.causal = given.count("causal");
+  if (given.count("kv-heads")) {
+    Expected<uint64_t> value = integer(given, "kv-heads", 1, kMaxSize);
+    if (!value.ok())
+      return value.status();
+    p.kvHeads = *value;
+  }
+  if (auto it = given.find("layout"); it != given.end()) {
+    if (it->second != "bhsd" && it->second != "bshd")
+      return Status::error("--layout = '" + it->second +
+                           "' is not bhsd or bshd");
+    p.layout = it->second == "bshd" ? runner::AttentionLayout::BSHD
+                                    : runner::AttentionLayout::BHSD;
+  }
   p.scale = files ? 0 : 1.0 / std::sqrt(double(p.headDim));
   if (auto it = given.find("scale"); it != given.end()) {
     Expected<double> value = scale(it->second);

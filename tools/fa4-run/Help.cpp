@@ -93,11 +93,13 @@ PROBLEMS
              bound as the kernel's tensors a [M,K], b [N,K] and c [M,N].
              fa4's GEMM needs N % 128 == 0 and K % 8 == 0.
   attention  O = softmax(scale * Q*K^T) * V for each batch and head; Q and O
-             are [B,H,SQ,D], K and V [B,H,SK,D], all bf16 (or f16) and
-             contiguous, bound as the kernel's tensors q, o [B*H,SQ,D], k, v
-             [B*H,SK,D] and lse [B*H,SQ] (f32, the log-sum-exp of each query
-             row), and its scalars scale_log2 = scale * log2(e) and causal
-             (0 or 1). With --causal, query row i sees key rows
+             are [B,H,SQ,D], K and V [B,HKV,SK,D] (--kv-heads; query head h
+             reads KV head h / (H/HKV)), all bf16 (or f16), laid out
+             (B,H,S,D) or (B,S,H,D) (--layout), bound as the kernel's
+             tensors q, k, v, o with those shapes and the layout's strides
+             and lse [B,H,SQ] (f32, the log-sum-exp of each query row,
+             contiguous), and its scalars scale_log2 = scale * log2(e) and
+             causal (0 or 1). With --causal, query row i sees key rows
              j <= i + SK - SQ (a row that sees none must be 0, its
              log-sum-exp -inf). Needs D % 8 == 0, and the head dim the
              kernel was compiled for (its q shape rule).
@@ -143,6 +145,13 @@ OPTIONS
                          per tile, which balances the unequal causal tiles
                          better than a static order)
   --causal               attention: the causal mask above
+  --kv-heads N           attention: K and V have N heads (grouped-query
+                         attention; the heads a multiple of N; default:
+                         as many as Q); with --k/--v files, their heads
+  --layout bhsd|bshd     attention: Q, K, V and O lie in memory as
+                         (B, H, S, D) (default) or (B, S, H, D), as the
+                         projections leave them; bound through strides.
+                         .npy files are (B, H, S, D) either way
   --scale X              attention: the softmax scale (default 1/sqrt(D))
   --check                check the output (the default)
   --no-check             do not check the output

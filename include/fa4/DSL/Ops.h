@@ -55,6 +55,12 @@ Index operator*(T lhs, IndexArg rhs) {
   return rhs.index * IndexArg(lhs, rhs.loc);
 }
 
+/// `lhs / rhs` and `lhs % rhs` of non-negative indices (`arith.divsi`,
+/// `arith.remsi`): a head from a (batch, head) program id, a KV head from a
+/// query head.
+Index operator/(const Index &lhs, IndexArg rhs);
+Index operator%(const Index &lhs, IndexArg rhs);
+
 /// `ceil(lhs / rhs)` (`arith.ceildivsi`).
 Index ceilDiv(const Index &lhs, IndexArg rhs,
               SourceLoc loc = SourceLoc::current());

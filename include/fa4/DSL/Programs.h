@@ -35,15 +35,20 @@ struct AttentionOptions {
 int64_t attentionBlockN(const AttentionOptions &options);
 
 /// Forward attention as a tile program, `@attention(q, k, v, o, lse, seq_q,
-/// seq_k, scale_log2, causal)`: Q is a descriptor with blocks of 1x128xD
-/// and K and V with blocks of 1xNxD (N = attentionBlockN) over [B*H, S, D]; O (B*H x Sq x D) and LSE (B*H x Sq, f32, the
-/// natural log-sum-exp of each row's scaled scores) are pointers. Program
-/// (x, bh) of a grid (X, B*H) computes query rows [128 m, 128 m + 128),
-/// m = X - 1 - x (the longest causal rows first), of head bh with the
-/// online softmax in base 2, visiting the key blocks up to the diagonal when
-/// `causal` is nonzero (query i sees keys j <= i + seq_k - seq_q); a row
-/// with no visible key gets zeros and an LSE of -inf. Null, with an error,
-/// for options it does not support.
+/// seq_k, batch, heads, group, o_stride_b, o_stride_h, o_stride_s,
+/// scale_log2, causal)`: Q is a descriptor with blocks of 1x1x128xD over
+/// [B, H, Sq, D], K and V with blocks of 1x1xNxD (N = attentionBlockN) over
+/// [B, Hkv, Sk, D] (H a multiple of Hkv: query head h reads KV head
+/// h / group, group = H / Hkv); O [B, H, Sq, D] is a pointer with strides
+/// (any layout with contiguous rows) and LSE [B, H, Sq] (f32, contiguous, the
+/// natural log-sum-exp of each row's scaled scores) a pointer. The sizes,
+/// the group and O's strides are made by launch rules from the tensors.
+/// Program (x, h, b) of a grid (X, H, B) computes query rows [128 m, 128 m +
+/// 128), m = X - 1 - x (the longest causal rows first), of head h of batch
+/// b, with the online softmax in base 2, visiting the key blocks
+/// up to the diagonal when `causal` is nonzero (query i sees keys
+/// j <= i + seq_k - seq_q); a row with no visible key gets zeros and an LSE
+/// of -inf. Null, with an error, for options it does not support.
 mlir::OwningOpRef<mlir::ModuleOp>
 buildAttention(mlir::MLIRContext *context, const AttentionOptions &options);
 

@@ -102,8 +102,11 @@ class Ptr : public detail::Handle {
 public:
   using Handle::Handle;
   /// Dimension `d` (0 outermost) of the tensor this pointer argument points
-  /// to, as a launch rule; the argument must declare its shape.
+  /// to, and its stride in elements, as launch rules; the argument must
+  /// declare its shape. A tensor whose strides the kernel reads may have any
+  /// strides; one whose strides it does not read must be contiguous.
   Extent dim(int64_t d, SourceLoc loc = SourceLoc::current()) const;
+  Extent stride(int64_t d, SourceLoc loc = SourceLoc::current()) const;
 };
 
 /// A `!tile.desc<BLOCKxT>`: a global tensor read and written in blocks.

@@ -24,8 +24,10 @@ struct AttentionArrays {
 };
 
 /// Reads Q, K and V from the .npy files `q`, `k` and `v`, each of rank 4,
-/// (B, H, S, D): K and V of the same shape, Q with their B, H and D. Sets the
-/// sizes of `problem` from them; a size already set (not 0) must agree.
+/// (B, H, S, D) whatever the problem's device layout: K and V of the same
+/// shape, Q with their B and D (and heads a multiple of theirs: grouped-query
+/// attention). Sets the sizes of `problem` from them, the KV heads from K; a
+/// size already set (not 0) must agree.
 runtime::Expected<AttentionArrays>
 readAttentionArrays(const std::string &q, const std::string &k,
                     const std::string &v, AttentionProblem &problem);

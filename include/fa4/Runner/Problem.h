@@ -46,9 +46,16 @@ struct GemmProblem {
 /// [B, H, SQ, D], K and V [B, H, SK, D], all bf16 (or all f16) and
 /// contiguous.
 ///
-/// The problem binds the tensors `q`, `k`, `v` (viewed as [B·H, S, D]), `o`
-/// and `lse` (the f32 log-sum-exp [B, H, SQ] of each query row, ln Σ_j
-/// exp(scale · q·k_j)) and the scalars `scale_log2` (scale · log2(e)) and
+/// How attention's Q, K, V and O lie in memory: (B, H, S, D) or, as the
+/// projections leave them, (B, S, H, D); either is bound as a [B, H, S, D]
+/// tensor with the layout's strides.
+enum class AttentionLayout { BHSD, BSHD };
+
+/// The problem binds the tensors `q` [B, H, SQ, D], `k` and `v` [B, HKV, SK,
+/// D] (grouped-query attention when HKV < H: query head h reads KV head
+/// h / (H / HKV)), `o` [B, H, SQ, D], all in the problem's layout, and `lse`
+/// (the f32 log-sum-exp [B, H, SQ] of each query row, ln Σ_j exp(scale ·
+/// q·k_j), contiguous) and the scalars `scale_log2` (scale · log2(e)) and
 /// `causal` (`bindProblem`); the kernel file says the rest. With causal,
 /// query row i sees key rows j <= i + (SK - SQ); a row that sees no key has
 /// the output 0 and the log-sum-exp −inf. D must be a multiple of 8.
@@ -63,12 +70,19 @@ struct AttentionProblem {
   double scale = 0;
   /// The element type of Q, K, V and O: the kernel's, bf16 or f16.
   runtime::ElementType elementType = runtime::ElementType::BF16;
+  /// Heads of K and V; 0: as many as Q has. H must be a multiple of it.
+  uint64_t kvHeads = 0;
+  AttentionLayout layout = AttentionLayout::BHSD;
+
+  /// The heads of K and V.
+  uint64_t keyHeads() const { return kvHeads ? kvHeads : heads; }
 };
 
 /// "gemm m=1024 n=1024 k=1024", as the summary line starts (" f16" added
 /// for an f16 problem).
 std::string describe(const GemmProblem &problem);
-/// "attention b=2 h=16 sq=4096 sk=4096 d=128 causal", as the summary starts.
+/// "attention b=2 h=16 sq=4096 sk=4096 d=128 causal", as the summary starts
+/// (" hkv=N" for grouped-query attention, " bshd" for that layout).
 std::string describe(const AttentionProblem &problem);
 
 /// The floating-point operations of the problem: 2·M·N·K for the GEMM;
@@ -79,8 +93,8 @@ double flops(const AttentionProblem &problem);
 /// Checks the sizes: every dim positive, N % 128 == 0, K % 8 == 0, and no
 /// tensor over 2^40 bytes.
 runtime::Status checkProblem(const GemmProblem &problem);
-/// Checks the sizes: every dim positive, D % 8 == 0, a positive finite scale,
-/// and no tensor over 2^40 bytes.
+/// Checks the sizes: every dim positive, D % 8 == 0, H a multiple of the KV
+/// heads, a positive finite scale, and no tensor over 2^40 bytes.
 runtime::Status checkProblem(const AttentionProblem &problem);
 
 /// The device addresses of a GEMM's tensors.

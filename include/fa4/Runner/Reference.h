@@ -26,7 +26,8 @@ std::vector<double> referenceGemm(const GemmProblem &problem,
                                   const std::vector<uint64_t> &rows);
 
 /// Rows `rows` of O viewed as [B·H·SQ, D] (row r is query r % SQ of head
-/// r / SQ): `rows.size()` x D values, row after row. The softmax is computed
+/// r / SQ; Q, K and V contiguous (B, H, S, D), K and V with the problem's KV
+/// heads): `rows.size()` x D values, row after row. The softmax is computed
 /// with the row maximum subtracted; a row that sees no key is 0. With `lse`,
 /// also each row's log-sum-exp ln Σ_j exp(scale · q·k_j), −inf for a row that
 /// sees no key.

@@ -6,6 +6,13 @@
 // LSE of -inf for rows that see no key) at the tile level, for fa4's passes to
 // schedule.
 //
+// What each variant costs the program: grouped-query attention 3 lines (the
+// group as a rule, the KV head h / group, the K and V coordinates); any
+// layout of Q, K, V and O 6 lines (O's three strides as rules, the
+// requirement that its rows are contiguous, the strided store); Q, K and V
+// read through tensor maps take any strides with no line at all. The
+// passes know none of them.
+//
 //===----------------------------------------------------------------------===//
 
 #include "fa4/DSL/DSL.h"
@@ -22,26 +29,39 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn) {
   const double inf = std::numeric_limits<double>::infinity();
   const double ln2 = 0.693147182;
   Program p(context, "attention");
-  // Q, K, V and O are [B*H, S, D] tensors, LSE [B*H, Sq]; the launch takes
-  // the sizes from them and runs one program per 128 query rows and head.
-  Desc q = p.desc("q", {1, bm, d}, type, {Extent::any(), Extent::any(), d});
-  Desc k = p.desc("k", {1, bn, d}, type, {q.dim(0), Extent::any(), d});
-  Desc v = p.desc("v", {1, bn, d}, type, {q.dim(0), k.dim(1), d});
-  Ptr o = p.ptr("o", type, {q.dim(0), q.dim(1), d});
-  Ptr lse = p.ptr("lse", f32, {q.dim(0), q.dim(1)});
-  Index seqQ = p.index("seq_q", q.dim(1)), seqK = p.index("seq_k", k.dim(1));
+  // Q and O are [B, H, Sq, D], K and V [B, Hkv, Sk, D] with H a multiple of
+  // Hkv (grouped-query attention: query head h reads KV head h / (H / Hkv)),
+  // LSE [B, H, Sq]. Q, K and V are read through tensor maps and O written
+  // through its strides, so any layout whose last dimension is contiguous
+  // works, (B, H, S, D) and (B, S, H, D) alike; LSE is contiguous. The launch
+  // takes every size from them and runs one program per 128 query rows of
+  // each head of each batch.
+  const Extent any = Extent::any();
+  Desc q = p.desc("q", {1, 1, bm, d}, type, {any, any, any, d});
+  Desc k = p.desc("k", {1, 1, bn, d}, type, {q.dim(0), any, any, d});
+  Desc v = p.desc("v", {1, 1, bn, d}, type, {q.dim(0), k.dim(1), k.dim(2), d});
+  Ptr o = p.ptr("o", type, {q.dim(0), q.dim(1), q.dim(2), d});
+  Ptr lse = p.ptr("lse", f32, {q.dim(0), q.dim(1), q.dim(2)});
+  Index seqQ = p.index("seq_q", q.dim(2)), seqK = p.index("seq_k", k.dim(2));
+  Index batch = p.index("batch", q.dim(0)), heads = p.index("heads", q.dim(1));
+  Index group = p.index("group", q.dim(1) / k.dim(1));
+  Index oStrideB = p.index("o_stride_b", o.stride(0)),
+        oStrideH = p.index("o_stride_h", o.stride(1)),
+        oStrideS = p.index("o_stride_s", o.stride(2));
   Scalar scaleLog2 = p.f32("scale_log2");
   Bool causal = p.i32("causal") != 0;
-  p.grid({cdiv(q.dim(1), bm), q.dim(0)});
+  p.grid({cdiv(q.dim(2), bm), q.dim(1), q.dim(0)});
+  p.require(q.dim(1) % k.dim(1) == 0);
+  p.require(o.stride(3) == 1);
 
-  // Program (x, bh) computes query rows [m0, m0 + bm) of head bh, the last
-  // block first (with a causal mask the blocks with the most keys start
-  // first, the short ones fill the tail); row i sees the keys up to
+  // Program (x, h, b) computes query rows [m0, m0 + bm) of head h of batch
+  // b (a grid dimension each: no division), the last block first (with a causal mask the blocks with the most keys
+  // start first, the short ones fill the tail); row i sees the keys up to
   // i + seqK - seqQ when causal: row m0 those up to `diagonal`.
-  Index m = p.numPrograms(0) - 1 - p.programId(0), bh = p.programId(1),
-        heads = p.numPrograms(1);
+  Index m = p.numPrograms(0) - 1 - p.programId(0);
+  Index b = p.programId(2), h = p.programId(1), hk = h / group;
   Index m0 = m * bm, diagonal = m0 + (seqK - seqQ);
-  Tile qTile = load(q, {bh, m, 0});
+  Tile qTile = load(q, {b, h, m, 0});
 
   // The key blocks to visit: all, or when causal those up to the diagonal
   // of the last row.
@@ -55,7 +75,8 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn) {
       0, blocks, 1,
       {p.full({bm}, -inf, f32), p.zeros({bm}, f32), p.zeros({bm, d}, f32)},
       [&](Index j, Tile mI, Tile lI, Tile acc) -> Tiles<3> {
-        Tile s = dot(qTile, trans(load(k, {bh, j, 0})), p.zeros({bm, bn}, f32));
+        Tile s =
+            dot(qTile, trans(load(k, {b, hk, j, 0})), p.zeros({bm, bn}, f32));
         // Mask keys past seqK, and above the diagonal when causal, only in
         // the blocks that reach past either.
         Index key0 = j * bn;
@@ -79,17 +100,20 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn) {
         Tile pr = exp2(s * scaleLog2 - mUse.col());
         Tile alpha = exp2(mI - mUse);
         Tile lNew = lI * alpha + sum(pr, 1);
-        Tile accNew = dot(pr.to(type), load(v, {bh, j, 0}), acc * alpha.col());
+        Tile accNew =
+            dot(pr.to(type), load(v, {b, hk, j, 0}), acc * alpha.col());
         return {mNew, lNew, accNew};
       });
 
   // O = acc / l, zeros for rows that saw no key; LSE = ln 2 (m + log2 l),
   // -inf for those rows.
   Tile lSafe = where(lF == 0.0, 1.0, lF);
-  Desc od = p.makeDesc(o, {heads, seqQ, d}, {seqQ * d, d, 1}, {1, bm, d});
-  store(od, {bh, m, 0}, (accF / lSafe.col()).to(type));
-  Desc lsed = p.makeDesc(lse, {heads, seqQ}, {seqQ, 1}, {1, bm});
-  store(lsed, {bh, m}, (mF + log2(lSafe)) * ln2);
+  Desc od = p.makeDesc(o, {batch, heads, seqQ, d},
+                       {oStrideB, oStrideH, oStrideS, 1}, {1, 1, bm, d});
+  store(od, {b, h, m, 0}, (accF / lSafe.col()).to(type));
+  Desc lsed = p.makeDesc(lse, {batch, heads, seqQ},
+                         {heads * seqQ, seqQ, 1}, {1, 1, bm});
+  store(lsed, {b, h, m}, (mF + log2(lSafe)) * ln2);
   return p.finish();
 }
 

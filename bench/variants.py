@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""fa4's attention variants beside its plain attention and torch's SDPA, in
+one run on the GPU machine: grouped-query attention (H = 32 query heads,
+8 KV heads) against the same attention with 32 KV heads, and Q, K, V, O laid
+out (B, S, H, D) against (B, H, S, D); d128, B * S = 16384, S 4096 and 16384,
+causal and not, bf16. torch's SDPA runs GQA with enable_gqa=True where a
+backend takes it (a backend that refuses shows '-').
+
+  bench/variants.py --fa4-run PATH --kernel-dir DIR [--iters N] [--out FILE]
+"""
+
+import argparse
+import re
+import subprocess
+
+TIME = re.compile(r"time=([0-9.]+) ms\s+([0-9.]+) TFLOP/s")
+BACKENDS = {"cuDNN": "CUDNN_ATTENTION", "FA2": "FLASH_ATTENTION"}
+
+
+def fa4(args, b, h, hkv, s, causal, layout="bhsd"):
+    cmd = [args.fa4_run, "--kernel", f"{args.kernel_dir}/attention-hd128.kernel",
+           "--problem", "attention", "--batch", str(b), "--heads", str(h),
+           "--kv-heads", str(hkv), "--seq-q", str(s), "--seq-k", str(s),
+           "--head-dim", "128", "--layout", layout, "--bench", "--iters",
+           str(args.iters)]
+    if causal:
+        cmd.append("--causal")
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    except subprocess.TimeoutExpired:
+        return None
+    found = TIME.search(out.stdout)
+    if out.returncode != 0 or not found:
+        return None
+    return float(found.group(2))
+
+
+def sdpa(torch, backend, b, h, hkv, s, causal, iters):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    q = torch.randn(b, h, s, 128, device="cuda", dtype=torch.bfloat16)
+    k, v = (torch.randn(b, hkv, s, 128, device="cuda", dtype=torch.bfloat16)
+            for _ in range(2))
+    extra = {"enable_gqa": True} if hkv != h else {}
+    with sdpa_kernel([getattr(SDPBackend, BACKENDS[backend])]):
+        def run():
+            return torch.nn.functional.scaled_dot_product_attention(
+                q, k, v, is_causal=causal, **extra)
+        try:
+            for _ in range(5):
+                run()
+            torch.cuda.synchronize()
+        except (RuntimeError, TypeError):
+            return None
+        best = None
+        for _ in range(2):
+            events = [(torch.cuda.Event(enable_timing=True),
+                       torch.cuda.Event(enable_timing=True))
+                      for _ in range(iters)]
+            for start, end in events:
+                start.record()
+                run()
+                end.record()
+            torch.cuda.synchronize()
+            times = sorted(a.elapsed_time(z) for a, z in events)
+            ms = times[len(times) // 2]
+            best = ms if best is None else min(best, ms)
+    flops = 4.0 * b * h * s * s * 128 * (0.5 if causal else 1.0)
+    return flops / (best * 1e-3) / 1e12
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fa4-run", required=True)
+    parser.add_argument("--kernel-dir", required=True)
+    parser.add_argument("--iters", type=int, default=50)
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    import torch
+
+    fmt = lambda x: "-" if x is None else f"{x:.0f}"
+    lines = ["| S | B | causal | fa4 GQA 32/8 | fa4 MHA 32/32 | GQA/MHA | "
+             "fa4 GQA bshd | cuDNN GQA | FA2 GQA | fa4/cuDNN GQA |",
+             "|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|"]
+    print("\n".join(lines), flush=True)
+    for s in (4096, 16384):
+        b = 16384 // s
+        for causal in (False, True):
+            gqa = fa4(args, b, 32, 8, s, causal)
+            mha = fa4(args, b, 32, 32, s, causal)
+            bshd = fa4(args, b, 32, 8, s, causal, "bshd")
+            ref = {name: sdpa(torch, name, b, 32, 8, s, causal, args.iters)
+                   for name in BACKENDS}
+            ratio = (f"{gqa / mha:.2f}" if gqa and mha else "-")
+            vs = (f"{gqa / ref['cuDNN']:.2f}" if gqa and ref["cuDNN"] else "-")
+            line = (f"| {s} | {b} | {'yes' if causal else 'no'} | {fmt(gqa)} | "
+                    f"{fmt(mha)} | {ratio} | {fmt(bshd)} | {fmt(ref['cuDNN'])} | "
+                    f"{fmt(ref['FA2'])} | {vs} |")
+            lines.append(line)
+            print(line, flush=True)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
