@@ -31,6 +31,8 @@ template <typename T> static std::string list(const std::vector<T> &values) {
 /// Checks that no dimension's stride falls inside the extent of the
 /// dimension below it in memory. Dimension 0 is the contiguous one; the others
 /// may be in any order of stride (a BSHD tensor viewed as D, S, H, B is fine).
+/// A dimension of extent 1 has one index and cannot overlap anything: its
+/// stride does not count (one KV head of a (B, S, 1, D) tensor).
 static Status checkNoOverlap(const TensorMapSpec &spec) {
   struct Dim {
     unsigned index;
@@ -40,7 +42,8 @@ static Status checkNoOverlap(const TensorMapSpec &spec) {
   std::vector<Dim> dims = {
       {0, spec.globalDims[0], elementSize(spec.elementType)}};
   for (unsigned i = 1; i < spec.rank(); ++i)
-    dims.push_back({i, spec.globalDims[i], spec.globalStrides[i - 1]});
+    if (spec.globalDims[i] > 1)
+      dims.push_back({i, spec.globalDims[i], spec.globalStrides[i - 1]});
   std::stable_sort(
       dims.begin() + 1, dims.end(),
       [](const Dim &a, const Dim &b) { return a.stride < b.stride; });

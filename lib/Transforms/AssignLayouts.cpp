@@ -159,24 +159,21 @@ LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
   };
   ValueRange coords = store.getCoords(), shape = desc.getShape(),
              strides = desc.getStrides();
-  // Leading (unit) block dimensions are whole rows of the row dimension:
-  // their element offset over the row stride.
+  // Leading (unit) block dimensions select a slice at an element offset,
+  // whatever their strides: (B, H, S, D) and (B, S, H, D) alike. It joins the
+  // column, so rows count within the slice.
   Value lead = index(0);
-  for (int64_t i = 0; i < rowDim; ++i) {
-    Value rowsPer = arith::DivUIOp::create(b, strides[i], strides[rowDim]);
-    lead = arith::AddIOp::create(b, lead,
-                                 arith::MulIOp::create(b, coords[i], rowsPer));
-  }
+  for (int64_t i = 0; i < rowDim; ++i)
+    lead = arith::AddIOp::create(
+        b, lead, arith::MulIOp::create(b, coords[i], strides[i]));
   Value row = arith::AddIOp::create(
-      b, lead,
-      arith::AddIOp::create(
-          b, arith::MulIOp::create(b, coords[rowDim], index(ctaRows)),
-          firstRow()));
-  Value limit = arith::AddIOp::create(b, lead, shape[rowDim]);
+      b, arith::MulIOp::create(b, coords[rowDim], index(ctaRows)), firstRow());
+  Value limit = shape[rowDim];
   Value col = acc ? arith::MulIOp::create(b, coords[rowDim + 1],
                                           index(block[rowDim + 1]))
                         .getResult()
                   : index(0);
+  col = arith::AddIOp::create(b, col, lead);
   GlobalStoreOp::create(b, store.getValue(), base, row, col, limit,
                         strides[rowDim]);
   store.erase();

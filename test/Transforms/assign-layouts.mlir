@@ -40,15 +40,16 @@ func.func @rows(%q: !tile.desc<1x128x128xbf16>, %k: !tile.desc<1x128x128xbf16>,
   %yb = arith.truncf %y : tensor<128x128xf32> to tensor<128x128xbf16>
   %sq_d = arith.muli %seq, %c128 : index
   %od = tile.make_desc %o, [%heads, %seq, %c128], [%sq_d, %c128, %c1] : !tile.ptr<bf16> -> !tile.desc<1x128x128xbf16>
-  // Row bh * (seq * 128 / 128) + 128 m + 64 wg, limit bh * seq + seq.
-  // CHECK: %[[PER:.*]] = arith.divui %{{.*}}, %c128
-  // CHECK: %[[LEAD0:.*]] = arith.muli %{{.*}}, %[[PER]]
+  // The slice of head bh at element bh * (seq * 128), joined to the column;
+  // row 128 m + 64 wg within it, limit seq.
+  // CHECK: %[[SQD:.*]] = arith.muli %[[SEQ:arg[0-9]+]], %c128 : index
+  // CHECK: %[[LEAD0:.*]] = arith.muli %{{.*}}, %[[SQD]]
   // CHECK: %[[LEAD:.*]] = arith.addi %{{.*}}, %[[LEAD0]]
   // CHECK: %[[M128:.*]] = arith.muli %{{.*}}, %c128
-  // CHECK: %[[OFF:.*]] = arith.addi %[[M128]], %[[FIRST]]
-  // CHECK: %[[R:.*]] = arith.addi %[[LEAD]], %[[OFF]]
-  // CHECK: %[[LIMIT:.*]] = arith.addi %[[LEAD]], %{{.*}}
-  // CHECK: fa4.global_store %{{.*}}, %[[O]][%[[R]], %{{.*}}] rows(%[[LIMIT]]) stride(%c128{{.*}}) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
+  // CHECK: %[[R:.*]] = arith.addi %[[M128]], %[[FIRST]]
+  // CHECK: %[[C0:.*]] = arith.muli %{{.*}}, %c128
+  // CHECK: %[[COL:.*]] = arith.addi %[[C0]], %[[LEAD]]
+  // CHECK: fa4.global_store %{{.*}}, %[[O]][%[[R]], %[[COL]]] rows(%[[SEQ]]) stride(%c128{{.*}}) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
   // CHECK-NOT: tile.make_desc
   tile.store %yb, %od[%bh, %m, %c0] : tensor<128x128xbf16>, !tile.desc<1x128x128xbf16>
   return

@@ -8,8 +8,9 @@
 //
 // What each variant costs the program: grouped-query attention 3 lines (the
 // group as a rule, the KV head h / group, the K and V coordinates); any
-// layout of Q, K, V and O 6 lines (O's three strides as rules, the
-// requirement that its rows are contiguous, the strided store); Q, K and V
+// layout of Q, K, V and O 7 lines (O's three strides as rules, the
+// requirements that its rows are contiguous and 16-byte aligned, the strided
+// store); Q, K and V
 // read through tensor maps take any strides with no line at all. The
 // passes know none of them.
 //
@@ -53,6 +54,7 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn) {
   p.grid({cdiv(q.dim(2), bm), q.dim(1), q.dim(0)});
   p.require(q.dim(1) % k.dim(1) == 0);
   p.require(o.stride(3) == 1);
+  p.require(o.stride(0) % 8 + o.stride(1) % 8 + o.stride(2) % 8 == 0);
 
   // Program (x, h, b) computes query rows [m0, m0 + bm) of head h of batch
   // b (a grid dimension each: no division), the last block first (with a causal mask the blocks with the most keys
