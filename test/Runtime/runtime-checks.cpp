@@ -70,6 +70,15 @@ static int runTma() {
          spec.globalStrides = {4096, 256, 16777216};
          spec.boxDims = {64, 128, 1, 1};
        }},
+      // One KV head of a (B, S, H, D) tensor: the head dimension (extent 1)
+      // has the stride of a row, inside the sequence's extent, and no
+      // second index to collide with.
+      {"valid-one-head-bshd-view",
+       [](TensorMapSpec &spec, uint64_t &) {
+         spec.globalDims = {128, 4096, 1, 2};
+         spec.globalStrides = {256, 256, 1048576};
+         spec.boxDims = {64, 128, 1, 1};
+       }},
       {"misaligned-address",
        [](TensorMapSpec &, uint64_t &addr) { addr += 8; }},
       {"stride-not-multiple-of-16",
