@@ -47,8 +47,9 @@ struct TensorMapSpec {
 /// Checks `spec` over a tensor at `globalAddress` against the TMA rules:
 /// rank in [1, 5] with matching dims, strides and box; address 16-byte
 /// aligned; dims in [1, 2^32]; strides multiples of 16 B, below 2^40 B and not
-/// overlapping another dimension's extent (a dimension of extent 1 cannot); box dims in [1, 256]; box inner
-/// extent a multiple of 16 B and, when swizzled, within the swizzle span.
+/// overlapping another dimension's extent (one of extent 1 cannot); box dims
+/// in [1, 256]; box inner extent a multiple of 16 B and, when swizzled,
+/// within the swizzle span.
 Status checkTensorMap(const TensorMapSpec &spec, uint64_t globalAddress);
 
 /// Checks `spec` with `checkTensorMap`, then encodes it for the tensor at
