@@ -4,7 +4,8 @@ one run on the GPU machine: grouped-query attention (H = 32 query heads,
 8 KV heads) against the same attention with 32 KV heads, and Q, K, V, O laid
 out (B, S, H, D) against (B, H, S, D); d128, B * S = 16384, S 4096 and 16384,
 causal and not, bf16. torch's SDPA runs GQA with enable_gqa=True where a
-backend takes it (a backend that refuses shows '-').
+backend takes it (a backend that refuses shows '-'). Then causal sliding
+windows against the full causal attention (SDPA has no window to compare).
 
   bench/variants.py --fa4-run PATH --kernel-dir DIR [--iters N] [--out FILE]
 """
@@ -17,7 +18,7 @@ TIME = re.compile(r"time=([0-9.]+) ms\s+([0-9.]+) TFLOP/s")
 BACKENDS = {"cuDNN": "CUDNN_ATTENTION", "FA2": "FLASH_ATTENTION"}
 
 
-def fa4(args, b, h, hkv, s, causal, layout="bhsd"):
+def fa4(args, b, h, hkv, s, causal, layout="bhsd", window=None):
     cmd = [args.fa4_run, "--kernel", f"{args.kernel_dir}/attention-hd128.kernel",
            "--problem", "attention", "--batch", str(b), "--heads", str(h),
            "--kv-heads", str(hkv), "--seq-q", str(s), "--seq-k", str(s),
@@ -25,6 +26,8 @@ def fa4(args, b, h, hkv, s, causal, layout="bhsd"):
            str(args.iters)]
     if causal:
         cmd.append("--causal")
+    if window:
+        cmd += ["--window", window]
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
     except subprocess.TimeoutExpired:
@@ -33,6 +36,27 @@ def fa4(args, b, h, hkv, s, causal, layout="bhsd"):
     if out.returncode != 0 or not found:
         return None
     return float(found.group(2))
+
+
+def fa4_ms(args, b, h, hkv, s, causal, window=None, tflops=False):
+    """fa4-run's median ms (and TFLOP/s) for one shape."""
+    cmd = [args.fa4_run, "--kernel", f"{args.kernel_dir}/attention-hd128.kernel",
+           "--problem", "attention", "--batch", str(b), "--heads", str(h),
+           "--kv-heads", str(hkv), "--seq-q", str(s), "--seq-k", str(s),
+           "--head-dim", "128", "--bench", "--iters", str(args.iters)]
+    if causal:
+        cmd.append("--causal")
+    if window:
+        cmd += ["--window", window]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    except subprocess.TimeoutExpired:
+        return (None, None) if tflops else None
+    found = TIME.search(out.stdout)
+    if out.returncode != 0 or not found:
+        return (None, None) if tflops else None
+    ms = float(found.group(1))
+    return (float(found.group(2)), ms) if tflops else ms
 
 
 def sdpa(torch, backend, b, h, hkv, s, causal, iters):
@@ -97,6 +121,22 @@ def main():
                     f"{fmt(ref['FA2'])} | {vs} |")
             lines.append(line)
             print(line, flush=True)
+    # Sliding windows: the blocks outside are skipped, so the time follows
+    # the window, not the sequence (H = 16, B * S = 16384; TFLOP/s count the
+    # pairs the window lets through).
+    wlines = ["", "| S | B | window | fa4 window TFLOP/s | ms | fa4 causal ms | "
+              "window/causal time |", "|---:|---:|---:|---:|---:|---:|---:|"]
+    for s in (4096, 16384):
+        b = 16384 // s
+        full = fa4_ms(args, b, 16, 16, s, True)
+        for left in (1024, 4096):
+            tf, ms = fa4_ms(args, b, 16, 16, s, True, f"{left},0", tflops=True)
+            ratio = f"{ms / full:.2f}" if ms and full else "-"
+            wlines.append(f"| {s} | {b} | {left},0 causal | {fmt(tf)} | "
+                          f"{ms if ms else '-'} | {full if full else '-'} | "
+                          f"{ratio} |")
+            print(wlines[-1], flush=True)
+    lines += wlines
     if args.out:
         with open(args.out, "w") as f:
             f.write("\n".join(lines) + "\n")

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fa4/Runner/Problem.h"
+#include "fa4/Runner/Reference.h"
 
 #include <cmath>
 #include <cstdio>
@@ -48,6 +49,9 @@ std::string fa4::runner::describe(const AttentionProblem &problem) {
               ? " hkv=" + std::to_string(problem.kvHeads)
               : "") +
          (problem.layout == AttentionLayout::BSHD ? " bshd" : "") +
+         (problem.hasWindow() ? " window=" + std::to_string(problem.windowLeft) +
+                                    "," + std::to_string(problem.windowRight)
+                              : "") +
          (problem.causal ? " causal" : "") + typeSuffix(problem.elementType);
 }
 
@@ -56,6 +60,13 @@ double fa4::runner::flops(const GemmProblem &problem) {
 }
 
 double fa4::runner::flops(const AttentionProblem &problem) {
+  if (problem.hasWindow()) {
+    double pairs = 0;
+    for (uint64_t i = 0; i < problem.seqQ; ++i)
+      pairs += double(visibleKeys(problem, i));
+    return 4.0 * double(problem.batch) * double(problem.heads) *
+           double(problem.headDim) * pairs;
+  }
   double total = 4.0 * double(problem.batch) * double(problem.heads) *
                  double(problem.seqQ) * double(problem.seqK) *
                  double(problem.headDim);
@@ -229,7 +240,9 @@ Status fa4::runner::bindProblem(runtime::Binding &binding,
        {"o", headsTensor(at.o, type, p.layout, b, h, p.seqQ, d)},
        {"lse", tensorArg(at.lse, runtime::ElementType::F32, {b, h, p.seqQ})}},
       {{"scale_log2", double(float(p.scale * M_LOG2E))},
-       {"causal", p.causal ? 1 : 0}});
+       {"causal", p.causal ? 1 : 0},
+       {"window_left", double(p.windowLeft)},
+       {"window_right", double(p.windowRight)}});
 }
 
 runtime::Expected<runtime::ElementType>

@@ -58,12 +58,24 @@ std::vector<double> fa4::runner::referenceGemm(
   return result;
 }
 
+KeyRange fa4::runner::visibleRange(const AttentionProblem &problem,
+                                   uint64_t i) {
+  int64_t sk = int64_t(problem.seqK);
+  // Query i's diagonal key is i + SK - SQ.
+  int64_t diagonal = int64_t(i) + sk - int64_t(problem.seqQ);
+  int64_t first = 0, end = sk;
+  if (problem.windowLeft >= 0)
+    first = diagonal - problem.windowLeft;
+  int64_t right = problem.causal ? 0 : problem.windowRight;
+  if (problem.causal || problem.windowRight >= 0)
+    end = diagonal + right + 1;
+  first = std::clamp<int64_t>(first, 0, sk);
+  end = std::clamp<int64_t>(end, 0, sk);
+  return {uint64_t(first), uint64_t(std::max(first, end))};
+}
+
 uint64_t fa4::runner::visibleKeys(const AttentionProblem &problem, uint64_t i) {
-  if (!problem.causal)
-    return problem.seqK;
-  // Key j is visible to query i when j <= i + SK - SQ.
-  int64_t last = int64_t(i) + int64_t(problem.seqK) - int64_t(problem.seqQ);
-  return uint64_t(std::clamp<int64_t>(last + 1, 0, int64_t(problem.seqK)));
+  return visibleRange(problem, i).size();
 }
 
 std::vector<double> fa4::runner::referenceAttention(
@@ -81,8 +93,8 @@ std::vector<double> fa4::runner::referenceAttention(
     std::vector<double> p(sk), out(d);
     for (uint64_t r = begin; r < end; ++r) {
       uint64_t head = rows[r] / sq, i = rows[r] % sq;
-      uint64_t keys = visibleKeys(problem, i);
-      if (keys == 0)
+      KeyRange range = visibleRange(problem, i);
+      if (range.size() == 0)
         continue;
       for (uint64_t c = 0; c < d; ++c)
         qrow[c] = fromWord(problem.elementType, q[rows[r] * d + c]);
@@ -93,17 +105,17 @@ std::vector<double> fa4::runner::referenceAttention(
       const float *kh = &kf[kvHead * sk * d];
       const float *vh = &vf[kvHead * sk * d];
       double max = -INFINITY;
-      for (uint64_t j = 0; j < keys; ++j) {
+      for (uint64_t j = range.first; j < range.end; ++j) {
         p[j] = problem.scale * dot(qrow.data(), kh + j * d, d);
         max = std::max(max, p[j]);
       }
       double sum = 0;
-      for (uint64_t j = 0; j < keys; ++j) {
+      for (uint64_t j = range.first; j < range.end; ++j) {
         p[j] = std::exp(p[j] - max);
         sum += p[j];
       }
       std::fill(out.begin(), out.end(), 0.0);
-      for (uint64_t j = 0; j < keys; ++j)
+      for (uint64_t j = range.first; j < range.end; ++j)
         for (uint64_t c = 0; c < d; ++c)
           out[c] += p[j] * double(vh[j * d + c]);
       for (uint64_t c = 0; c < d; ++c)

@@ -49,6 +49,7 @@ static constexpr OptionSpec kOptions[] = {
     {"causal", false, Scope::Attention},
     {"kv-heads", true, Scope::Attention},
     {"layout", true, Scope::Attention},
+    {"window", true, Scope::Attention},
     {"scale", true, Scope::Attention},
     {"q", true, Scope::Attention},
     {"v", true, Scope::Attention},
@@ -249,6 +250,27 @@ static Status readAttention(const Given &given, Arguments &args) {
     if (!value.ok())
       return value.status();
     p.kvHeads = *value;
+  }
+  if (auto it = given.find("window"); it != given.end()) {
+    // L,R: two integers, each -1 (no bound) or a key count.
+    const std::string &text = it->second;
+    size_t comma = text.find(',');
+    int64_t sides[2] = {0, 0};
+    bool ok = comma != std::string::npos;
+    for (int i = 0; ok && i < 2; ++i) {
+      std::string part = i == 0 ? text.substr(0, comma) : text.substr(comma + 1);
+      auto [end, ec] =
+          std::from_chars(part.data(), part.data() + part.size(), sides[i]);
+      ok = !part.empty() && ec == std::errc() &&
+           end == part.data() + part.size() && sides[i] >= -1 &&
+           sides[i] <= int64_t(kMaxSize);
+    }
+    if (!ok)
+      return Status::error("--window = '" + text +
+                           "' is not L,R: two key counts, -1 for no bound "
+                           "(e.g. 128,0)");
+    p.windowLeft = sides[0];
+    p.windowRight = sides[1];
   }
   if (auto it = given.find("layout"); it != given.end()) {
     if (it->second != "bhsd" && it->second != "bshd")

@@ -148,6 +148,11 @@ OPTIONS
   --kv-heads N           attention: K and V have N heads (grouped-query
                          attention; the heads a multiple of N; default:
                          as many as Q); with --k/--v files, their heads
+  --window L,R           attention: a sliding window: query row i sees the
+                         keys from i + SK - SQ - L to i + SK - SQ + R, -1
+                         for no bound (FlashAttention's window_size; with
+                         --causal R is 0); the blocks outside it are
+                         skipped. TFLOP/s count the pairs it lets through
   --layout bhsd|bshd     attention: Q, K, V and O lie in memory as
                          (B, H, S, D) (default) or (B, S, H, D), as the
                          projections leave them; bound through strides.

@@ -36,7 +36,8 @@ int64_t attentionBlockN(const AttentionOptions &options);
 
 /// Forward attention as a tile program, `@attention(q, k, v, o, lse, seq_q,
 /// seq_k, batch, heads, group, o_stride_b, o_stride_h, o_stride_s,
-/// scale_log2, causal)`: Q is a descriptor with blocks of 1x1x128xD over
+/// scale_log2, causal, window_left, window_right)`: Q is a descriptor with
+/// blocks of 1x1x128xD over
 /// [B, H, Sq, D], K and V with blocks of 1x1xNxD (N = attentionBlockN) over
 /// [B, Hkv, Sk, D] (H a multiple of Hkv: query head h reads KV head
 /// h / group, group = H / Hkv); O [B, H, Sq, D] is a pointer with strides
@@ -47,8 +48,11 @@ int64_t attentionBlockN(const AttentionOptions &options);
 /// 128), m = X - 1 - x (the longest causal rows first), of head h of batch
 /// b, with the online softmax in base 2, visiting the key blocks
 /// up to the diagonal when `causal` is nonzero (query i sees keys
-/// j <= i + seq_k - seq_q); a row with no visible key gets zeros and an LSE
-/// of -inf. Null, with an error, for options it does not support.
+/// j <= i + seq_k - seq_q) and, with a sliding window (window_left or
+/// window_right >= 0, FlashAttention's window_size), only those from
+/// i + seq_k - seq_q - left to i + seq_k - seq_q + right (right 0 when
+/// causal), skipping the blocks outside; a row with no visible key gets
+/// zeros and an LSE of -inf. Null, with an error, for options it does not support.
 mlir::OwningOpRef<mlir::ModuleOp>
 buildAttention(mlir::MLIRContext *context, const AttentionOptions &options);
 

@@ -73,7 +73,13 @@ struct AttentionProblem {
   /// Heads of K and V; 0: as many as Q has. H must be a multiple of it.
   uint64_t kvHeads = 0;
   AttentionLayout layout = AttentionLayout::BHSD;
+  /// The sliding window, FlashAttention's window_size: query i sees keys
+  /// from i + SK - SQ - windowLeft to i + SK - SQ + windowRight; -1 for no
+  /// bound on that side. Causal makes the right bound 0.
+  int64_t windowLeft = -1;
+  int64_t windowRight = -1;
 
+  bool hasWindow() const { return windowLeft >= 0 || windowRight >= 0; }
   /// The heads of K and V.
   uint64_t keyHeads() const { return kvHeads ? kvHeads : heads; }
 };
@@ -82,11 +88,13 @@ struct AttentionProblem {
 /// for an f16 problem).
 std::string describe(const GemmProblem &problem);
 /// "attention b=2 h=16 sq=4096 sk=4096 d=128 causal", as the summary starts
-/// (" hkv=N" for grouped-query attention, " bshd" for that layout).
+/// (" hkv=N" for grouped-query attention, " bshd" for that layout,
+/// " window=L,R" for a sliding window).
 std::string describe(const AttentionProblem &problem);
 
 /// The floating-point operations of the problem: 2·M·N·K for the GEMM;
-/// 4·B·H·SQ·SK·D for attention, halved when causal with SQ == SK.
+/// 4·B·H·SQ·SK·D for attention, halved when causal with SQ == SK; with a
+/// sliding window 4·B·H·D times the (query, key) pairs it lets through.
 double flops(const GemmProblem &problem);
 double flops(const AttentionProblem &problem);
 

@@ -38,8 +38,15 @@ std::vector<double> referenceAttention(const AttentionProblem &problem,
                                        const std::vector<uint64_t> &rows,
                                        std::vector<double> *lse = nullptr);
 
-/// The number of keys query row `i` (0 <= i < SQ) sees: all SK, or with
-/// causal masking min(SK, max(0, i + 1 + SK - SQ)).
+/// The keys query row `i` (0 <= i < SQ) sees, [first, end): all SK, or with
+/// causal masking and a window those from i + SK - SQ - left to
+/// i + SK - SQ + right (right 0 when causal), clipped to [0, SK).
+struct KeyRange {
+  uint64_t first = 0, end = 0;
+  uint64_t size() const { return end > first ? end - first : 0; }
+};
+KeyRange visibleRange(const AttentionProblem &problem, uint64_t i);
+/// The number of keys query row `i` sees: `visibleRange(problem, i).size()`.
 uint64_t visibleKeys(const AttentionProblem &problem, uint64_t i);
 
 } // namespace fa4::runner

@@ -10,8 +10,9 @@
 // group as a rule, the KV head h / group, the K and V coordinates); any
 // layout of Q, K, V and O 7 lines (O's three strides as rules, the
 // requirements that its rows are contiguous and 16-byte aligned, the strided
-// store); Q, K and V
-// read through tensor maps take any strides with no line at all. The
+// store); Q, K and V read through tensor maps take any strides with no
+// line at all; the sliding window 14 lines (its two sizes, the effective
+// right bound, the first and last blocks, the window edges in the mask). The
 // passes know none of them.
 //
 //===----------------------------------------------------------------------===//
@@ -51,49 +52,65 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn) {
         oStrideS = p.index("o_stride_s", o.stride(2));
   Scalar scaleLog2 = p.f32("scale_log2");
   Bool causal = p.i32("causal") != 0;
+  // The sliding window (FlashAttention's window_size): row i sees the keys
+  // from i + seqK - seqQ - left to i + seqK - seqQ + right, -1 for no bound;
+  // causal makes the right bound 0.
+  Index windowLeft = p.index("window_left"),
+        windowRight = p.index("window_right");
   p.grid({cdiv(q.dim(2), bm), q.dim(1), q.dim(0)});
   p.require(q.dim(1) % k.dim(1) == 0);
   p.require(o.stride(3) == 1);
   p.require(o.stride(0) % 8 + o.stride(1) % 8 + o.stride(2) % 8 == 0);
 
   // Program (x, h, b) computes query rows [m0, m0 + bm) of head h of batch
-  // b (a grid dimension each: no division), the last block first (with a causal mask the blocks with the most keys
-  // start first, the short ones fill the tail); row i sees the keys up to
-  // i + seqK - seqQ when causal: row m0 those up to `diagonal`.
+  // b (a grid dimension each: no division), the last block first (with a
+  // causal mask the blocks with the most keys start first, the short ones
+  // fill the tail); row i's window of keys is centred on its diagonal key
+  // i + seqK - seqQ, row m0's on `diagonal`.
   Index m = p.numPrograms(0) - 1 - p.programId(0);
   Index b = p.programId(2), h = p.programId(1), hk = h / group;
   Index m0 = m * bm, diagonal = m0 + (seqK - seqQ);
+  Bool hasLeft = windowLeft >= 0, hasRight = causal || windowRight >= 0;
+  Index right = select(causal, 0, windowRight);
   Tile qTile = load(q, {b, h, m, 0});
 
-  // The key blocks to visit: all, or when causal those up to the diagonal
-  // of the last row.
+  // The key blocks to visit: from the one holding row m0's first key to the
+  // one holding the last row's last key; the blocks outside the window are
+  // skipped, not masked.
   Index blocks = ceilDiv(seqK, bn);
-  blocks =
-      select(causal, min(blocks, ceilDiv(max(0, diagonal + bm), bn)), blocks);
+  blocks = select(hasRight,
+                  min(blocks, ceilDiv(max(0, diagonal + bm + right), bn)),
+                  blocks);
+  Index firstBlock = select(hasLeft, max(0, diagonal - windowLeft) / bn, 0);
 
   // Online softmax in base 2 over the key blocks: the running row max (in
   // log2 units), the running row sum, and the unnormalized output.
   auto [mF, lF, accF] = p.forLoop(
-      0, blocks, 1,
+      firstBlock, blocks, 1,
       {p.full({bm}, -inf, f32), p.zeros({bm}, f32), p.zeros({bm, d}, f32)},
       [&](Index j, Tile mI, Tile lI, Tile acc) -> Tiles<3> {
         Tile s =
             dot(qTile, trans(load(k, {b, hk, j, 0})), p.zeros({bm, bn}, f32));
-        // Mask keys past seqK, and above the diagonal when causal, only in
-        // the blocks that reach past either.
+        // Mask keys past seqK and outside the window, only in the blocks
+        // that reach past seqK or an edge of the window.
         Index key0 = j * bn;
-        Bool needsMask =
-            key0 + bn > seqK || (causal && key0 + (bn - 1) > diagonal);
-        // Row i may see the block's columns c < end_i: the keys before
-        // seqK and, when causal, those up to its diagonal. Worked out per
-        // row, it leaves one compare and one select per score.
+        Bool needsMask = key0 + bn > seqK ||
+                         (hasRight && key0 + (bn - 1) > diagonal + right) ||
+                         (hasLeft && key0 < diagonal + (bm - 1) - windowLeft);
+        // Row i may see the block's columns start_i <= c < end_i: the keys
+        // before seqK and, with a window, those within it. Worked out per
+        // row, it leaves two compares and one select per score.
         s = p.ifElse(
             needsMask,
             [&] {
-              Index diagonalEnd = select(causal, diagonal - key0 + 1, bn);
-              Tile end =
-                  min(p.iota({bm}, 0) + diagonalEnd, splat(seqK - key0, {bm}));
-              return where(p.iota({bm, bn}, 1) < end.col(), s, -inf);
+              Index rightEnd = select(hasRight, diagonal + right - key0 + 1, bn);
+              Index leftStart =
+                  select(hasLeft, diagonal - windowLeft - key0, -bm);
+              Tile rows = p.iota({bm}, 0);
+              Tile end = min(rows + rightEnd, splat(seqK - key0, {bm}));
+              Tile cols = p.iota({bm, bn}, 1);
+              return where(cols < end.col() && cols >= (rows + leftStart).col(),
+                           s, -inf);
             },
             [&] { return s; });
         Tile mNew = max(mI, max(s, 1) * scaleLog2);
