@@ -39,8 +39,10 @@ def fa4(args, b, h, hkv, s, causal, layout="bhsd", window=None):
 
 
 def fa4_ms(args, b, h, hkv, s, causal, window=None, tflops=False):
-    """fa4-run's median ms (and TFLOP/s) for one shape."""
-    cmd = [args.fa4_run, "--kernel", f"{args.kernel_dir}/attention-hd128.kernel",
+    """fa4-run's median ms (and TFLOP/s) for one shape: the window kernel
+    with a window, the plain one without."""
+    kernel = "attention-hd128-window" if window else "attention-hd128"
+    cmd = [args.fa4_run, "--kernel", f"{args.kernel_dir}/{kernel}.kernel",
            "--problem", "attention", "--batch", str(b), "--heads", str(h),
            "--kv-heads", str(hkv), "--seq-q", str(s), "--seq-k", str(s),
            "--head-dim", "128", "--bench", "--iters", str(args.iters)]

@@ -41,7 +41,9 @@ ArrayRef<StringRef> mlir::fa4::getShippedKernels() {
   static const StringRef names[] = {
       "attention-hd64",     "attention-hd128",     "attention-hd256",
       "attention-hd64-f16", "attention-hd128-f16", "attention-hd256-f16",
-      "gemm"};
+      "attention-hd64-window", "attention-hd128-window",
+      "attention-hd256-window", "attention-hd64-f16-window",
+      "attention-hd128-f16-window", "attention-hd256-f16-window", "gemm"};
   return names;
 }
 
@@ -71,9 +73,11 @@ OwningOpRef<ModuleOp> mlir::fa4::buildShippedProgram(MLIRContext &context,
     module = ::fa4::dsl::buildGemm(&context, {});
   } else {
     StringRef rest = name.drop_front(strlen("attention-hd"));
+    bool window = rest.consume_back("-window");
     bool f16 = rest.consume_back("-f16");
     ::fa4::dsl::AttentionOptions options;
     rest.getAsInteger(10, options.headDim);
+    options.window = window;
     if (f16) {
       options.elementType = ::fa4::dsl::f16;
       elementType = Float16Type::get(&context);

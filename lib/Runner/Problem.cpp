@@ -232,6 +232,24 @@ Status fa4::runner::bindProblem(runtime::Binding &binding,
                                 const AttentionAddresses &at) {
   runtime::ElementType type = p.elementType;
   uint64_t b = p.batch, h = p.heads, hkv = p.keyHeads(), d = p.headDim;
+  // A sliding window needs a kernel compiled with one; a kernel with one
+  // runs without a window at -1, -1.
+  bool windowKernel = binding.file().findParam("window_left") &&
+                      binding.file().findParam("window_right");
+  if (p.hasWindow() && !windowKernel)
+    return Status::error("kernel '" + binding.file().entry +
+                         "' cannot run the attention problem: it has no "
+                         "sliding window (no window_left and window_right "
+                         "parameters); compile the attention program with "
+                         "its window option (fa4-run's attention-hd" +
+                         std::to_string(d) + "-window)");
+  std::vector<std::pair<const char *, double>> scalars = {
+      {"scale_log2", double(float(p.scale * M_LOG2E))},
+      {"causal", p.causal ? 1 : 0}};
+  if (windowKernel) {
+    scalars.push_back({"window_left", double(p.windowLeft)});
+    scalars.push_back({"window_right", double(p.windowRight)});
+  }
   return bindAll(
       binding, "attention",
       {{"q", headsTensor(at.q, type, p.layout, b, h, p.seqQ, d)},
@@ -239,10 +257,7 @@ Status fa4::runner::bindProblem(runtime::Binding &binding,
        {"v", headsTensor(at.v, type, p.layout, b, hkv, p.seqK, d)},
        {"o", headsTensor(at.o, type, p.layout, b, h, p.seqQ, d)},
        {"lse", tensorArg(at.lse, runtime::ElementType::F32, {b, h, p.seqQ})}},
-      {{"scale_log2", double(float(p.scale * M_LOG2E))},
-       {"causal", p.causal ? 1 : 0},
-       {"window_left", double(p.windowLeft)},
-       {"window_right", double(p.windowRight)}});
+      scalars);
 }
 
 runtime::Expected<runtime::ElementType>

@@ -172,6 +172,8 @@ static std::string shippedName(const run::Arguments &args) {
           : "attention-hd" + std::to_string(args.attention.headDim);
   if (args.dtype == runtime::ElementType::F16)
     name += "-f16";
+  if (args.problem == run::ProblemKind::Attention && args.attention.hasWindow())
+    name += "-window";
   return name;
 }
 

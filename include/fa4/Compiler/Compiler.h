@@ -26,8 +26,8 @@
 namespace mlir::fa4 {
 
 /// The programs fa4 ships, written in its DSL: `attention-hd64`,
-/// `attention-hd128`, `attention-hd256` (bf16) and their `-f16` variants,
-/// and `gemm`.
+/// `attention-hd128`, `attention-hd256` (bf16), their `-f16` variants,
+/// each of those with a sliding window (`-window`), and `gemm`.
 ArrayRef<StringRef> getShippedKernels();
 
 /// Plan choices that override the derived ones.

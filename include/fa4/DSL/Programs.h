@@ -29,6 +29,9 @@ struct AttentionOptions {
   /// 256, where two stages of 128-row K and V blocks do not fit in shared
   /// memory.
   int64_t blockN = 0;
+  /// A sliding window (the window_left and window_right arguments): a kernel
+  /// of its own, so that attention without one pays nothing for it.
+  bool window = false;
 };
 
 /// The K/V block rows attention uses for `options`.
@@ -36,7 +39,7 @@ int64_t attentionBlockN(const AttentionOptions &options);
 
 /// Forward attention as a tile program, `@attention(q, k, v, o, lse, seq_q,
 /// seq_k, batch, heads, group, o_stride_b, o_stride_h, o_stride_s,
-/// scale_log2, causal, window_left, window_right)`: Q is a descriptor with
+/// scale_log2, causal[, window_left, window_right])`: Q is a descriptor with
 /// blocks of 1x1x128xD over
 /// [B, H, Sq, D], K and V with blocks of 1x1xNxD (N = attentionBlockN) over
 /// [B, Hkv, Sk, D] (H a multiple of Hkv: query head h reads KV head
@@ -48,8 +51,9 @@ int64_t attentionBlockN(const AttentionOptions &options);
 /// 128), m = X - 1 - x (the longest causal rows first), of head h of batch
 /// b, with the online softmax in base 2, visiting the key blocks
 /// up to the diagonal when `causal` is nonzero (query i sees keys
-/// j <= i + seq_k - seq_q) and, with a sliding window (window_left or
-/// window_right >= 0, FlashAttention's window_size), only those from
+/// j <= i + seq_k - seq_q) and, with `window` and a sliding window
+/// (window_left or window_right >= 0, FlashAttention's window_size), only
+/// those from
 /// i + seq_k - seq_q - left to i + seq_k - seq_q + right (right 0 when
 /// causal), skipping the blocks outside; a row with no visible key gets
 /// zeros and an LSE of -inf. Null, with an error, for options it does not support.

@@ -26,7 +26,8 @@ using namespace fa4::dsl;
 
 /// The algorithm, for one head dim and element type.
 static mlir::OwningOpRef<mlir::ModuleOp>
-writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn) {
+writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn,
+               bool window) {
   const int64_t bm = 128;
   const double inf = std::numeric_limits<double>::infinity();
   const double ln2 = 0.693147182;
@@ -52,11 +53,14 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn) {
         oStrideS = p.index("o_stride_s", o.stride(2));
   Scalar scaleLog2 = p.f32("scale_log2");
   Bool causal = p.i32("causal") != 0;
-  // The sliding window (FlashAttention's window_size): row i sees the keys
-  // from i + seqK - seqQ - left to i + seqK - seqQ + right, -1 for no bound;
-  // causal makes the right bound 0.
-  Index windowLeft = p.index("window_left"),
-        windowRight = p.index("window_right");
+  // The sliding window (FlashAttention's window_size), in a kernel of its
+  // own: row i sees the keys from i + seqK - seqQ - left to
+  // i + seqK - seqQ + right, -1 for no bound; causal makes the right bound 0.
+  Index windowLeft, windowRight;
+  if (window) {
+    windowLeft = p.index("window_left");
+    windowRight = p.index("window_right");
+  }
   p.grid({cdiv(q.dim(2), bm), q.dim(1), q.dim(0)});
   p.require(q.dim(1) % k.dim(1) == 0);
   p.require(o.stride(3) == 1);
@@ -70,47 +74,65 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn) {
   Index m = p.numPrograms(0) - 1 - p.programId(0);
   Index b = p.programId(2), h = p.programId(1), hk = h / group;
   Index m0 = m * bm, diagonal = m0 + (seqK - seqQ);
-  Bool hasLeft = windowLeft >= 0, hasRight = causal || windowRight >= 0;
-  Index right = select(causal, 0, windowRight);
   Tile qTile = load(q, {b, h, m, 0});
 
-  // The key blocks to visit: from the one holding row m0's first key to the
-  // one holding the last row's last key; the blocks outside the window are
-  // skipped, not masked.
+  // The key blocks to visit: all, or when causal those up to the diagonal
+  // of the last row; with a window, from the one holding row m0's first key
+  // to the one holding the last row's last key (the blocks outside the
+  // window are skipped, not masked).
   Index blocks = ceilDiv(seqK, bn);
-  blocks = select(hasRight,
-                  min(blocks, ceilDiv(max(0, diagonal + bm + right), bn)),
-                  blocks);
-  Index firstBlock = select(hasLeft, max(0, diagonal - windowLeft) / bn, 0);
+  Index firstBlock = {};
+  Bool hasLeft, hasRight = causal;
+  Index right;
+  if (!window) {
+    blocks = select(causal, min(blocks, ceilDiv(max(0, diagonal + bm), bn)),
+                    blocks);
+  } else {
+    hasLeft = windowLeft >= 0;
+    hasRight = causal || windowRight >= 0;
+    right = select(causal, 0, windowRight);
+    blocks = select(hasRight,
+                    min(blocks, ceilDiv(max(0, diagonal + bm + right), bn)),
+                    blocks);
+    firstBlock = select(hasLeft, max(0, diagonal - windowLeft) / bn, 0);
+  }
 
   // Online softmax in base 2 over the key blocks: the running row max (in
   // log2 units), the running row sum, and the unnormalized output.
   auto [mF, lF, accF] = p.forLoop(
-      firstBlock, blocks, 1,
+      window ? IndexArg(firstBlock) : IndexArg(0), blocks, 1,
       {p.full({bm}, -inf, f32), p.zeros({bm}, f32), p.zeros({bm, d}, f32)},
       [&](Index j, Tile mI, Tile lI, Tile acc) -> Tiles<3> {
         Tile s =
             dot(qTile, trans(load(k, {b, hk, j, 0})), p.zeros({bm, bn}, f32));
-        // Mask keys past seqK and outside the window, only in the blocks
-        // that reach past seqK or an edge of the window.
+        // Mask keys past seqK, above the diagonal when causal and outside
+        // the window, only in the blocks that reach past one of them.
         Index key0 = j * bn;
-        Bool needsMask = key0 + bn > seqK ||
+        Bool needsMask =
+            window ? key0 + bn > seqK ||
                          (hasRight && key0 + (bn - 1) > diagonal + right) ||
-                         (hasLeft && key0 < diagonal + (bm - 1) - windowLeft);
+                         (hasLeft && key0 < diagonal + (bm - 1) - windowLeft)
+                   : key0 + bn > seqK || (causal && key0 + (bn - 1) > diagonal);
         // Row i may see the block's columns start_i <= c < end_i: the keys
-        // before seqK and, with a window, those within it. Worked out per
-        // row, it leaves two compares and one select per score.
+        // before seqK and, when causal or with a window, those within its
+        // bounds. Worked out per row, it leaves one compare and one select
+        // per score (two compares with a left bound).
         s = p.ifElse(
             needsMask,
             [&] {
-              Index rightEnd = select(hasRight, diagonal + right - key0 + 1, bn);
-              Index leftStart =
-                  select(hasLeft, diagonal - windowLeft - key0, -bm);
+              Index rightEnd =
+                  window ? select(hasRight, diagonal + right - key0 + 1, bn)
+                         : select(causal, diagonal - key0 + 1, bn);
               Tile rows = p.iota({bm}, 0);
               Tile end = min(rows + rightEnd, splat(seqK - key0, {bm}));
               Tile cols = p.iota({bm, bn}, 1);
-              return where(cols < end.col() && cols >= (rows + leftStart).col(),
-                           s, -inf);
+              Tile valid = cols < end.col();
+              if (window) {
+                Index leftStart =
+                    select(hasLeft, diagonal - windowLeft - key0, -bm);
+                valid = valid && cols >= (rows + leftStart).col();
+              }
+              return where(valid, s, -inf);
             },
             [&] { return s; });
         Tile mNew = max(mI, max(s, 1) * scaleLog2);
@@ -174,5 +196,6 @@ fa4::dsl::buildAttention(mlir::MLIRContext *context,
         << " rows is not a multiple of 16 in [16, 256]";
     return {};
   }
-  return writeAttention(context, options.headDim, options.elementType, bn);
+  return writeAttention(context, options.headDim, options.elementType, bn,
+                        options.window);
 }
