@@ -18,34 +18,16 @@ TIME = re.compile(r"time=([0-9.]+) ms\s+([0-9.]+) TFLOP/s")
 BACKENDS = {"cuDNN": "CUDNN_ATTENTION", "FA2": "FLASH_ATTENTION"}
 
 
-def fa4(args, b, h, hkv, s, causal, layout="bhsd", window=None):
-    cmd = [args.fa4_run, "--kernel", f"{args.kernel_dir}/attention-hd128.kernel",
-           "--problem", "attention", "--batch", str(b), "--heads", str(h),
-           "--kv-heads", str(hkv), "--seq-q", str(s), "--seq-k", str(s),
-           "--head-dim", "128", "--layout", layout, "--bench", "--iters",
-           str(args.iters)]
-    if causal:
-        cmd.append("--causal")
-    if window:
-        cmd += ["--window", window]
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
-    except subprocess.TimeoutExpired:
-        return None
-    found = TIME.search(out.stdout)
-    if out.returncode != 0 or not found:
-        return None
-    return float(found.group(2))
-
-
-def fa4_ms(args, b, h, hkv, s, causal, window=None, tflops=False):
+def fa4_ms(args, b, h, hkv, s, causal, window=None, tflops=False,
+           layout="bhsd"):
     """fa4-run's median ms (and TFLOP/s) for one shape: the window kernel
     with a window, the plain one without."""
     kernel = "attention-hd128-window" if window else "attention-hd128"
     cmd = [args.fa4_run, "--kernel", f"{args.kernel_dir}/{kernel}.kernel",
            "--problem", "attention", "--batch", str(b), "--heads", str(h),
            "--kv-heads", str(hkv), "--seq-q", str(s), "--seq-k", str(s),
-           "--head-dim", "128", "--bench", "--iters", str(args.iters)]
+           "--head-dim", "128", "--layout", layout, "--bench", "--iters",
+           str(args.iters)]
     if causal:
         cmd.append("--causal")
     if window:
@@ -111,9 +93,10 @@ def main():
     for s in (4096, 16384):
         b = 16384 // s
         for causal in (False, True):
-            gqa = fa4(args, b, 32, 8, s, causal)
-            mha = fa4(args, b, 32, 32, s, causal)
-            bshd = fa4(args, b, 32, 8, s, causal, "bshd")
+            gqa = fa4_ms(args, b, 32, 8, s, causal, tflops=True)[0]
+            mha = fa4_ms(args, b, 32, 32, s, causal, tflops=True)[0]
+            bshd = fa4_ms(args, b, 32, 8, s, causal, tflops=True,
+                          layout="bshd")[0]
             ref = {name: sdpa(torch, name, b, 32, 8, s, causal, args.iters)
                    for name in BACKENDS}
             ratio = (f"{gqa / mha:.2f}" if gqa and mha else "-")

@@ -93,35 +93,28 @@ Bool fa4::dsl::operator!=(const Index &lhs, IndexArg rhs) {
   return boolResult(BinaryKind::Ne, {lhs, rhs.loc}, rhs, rhs.loc);
 }
 
-/// `lhs OP rhs` for a division-like arith op, at the right operand.
+/// `lhs OP rhs` for a division-like arith op, at `loc`.
 template <typename OpT>
-static Index divideLike(const Index &lhs, const IndexArg &rhs) {
+static Index divideLike(const Index &lhs, const IndexArg &rhs, SourceLoc loc) {
   Program *program = lhs.getProgram();
   if (!lhs.isValid())
     return {};
   Value divisor = program->getIndex(rhs);
   if (!divisor)
     return {};
-  return {program, program->create<OpT>(rhs.loc, lhs.getValue(), divisor)};
+  return {program, program->create<OpT>(loc, lhs.getValue(), divisor)};
 }
 
 Index fa4::dsl::operator/(const Index &lhs, IndexArg rhs) {
-  return divideLike<arith::DivSIOp>(lhs, rhs);
+  return divideLike<arith::DivSIOp>(lhs, rhs, rhs.loc);
 }
 
 Index fa4::dsl::operator%(const Index &lhs, IndexArg rhs) {
-  return divideLike<arith::RemSIOp>(lhs, rhs);
+  return divideLike<arith::RemSIOp>(lhs, rhs, rhs.loc);
 }
 
 Index fa4::dsl::ceilDiv(const Index &lhs, IndexArg rhs, SourceLoc loc) {
-  Program *program = lhs.getProgram();
-  if (!lhs.isValid())
-    return {};
-  Value divisor = program->getIndex(rhs);
-  if (!divisor)
-    return {};
-  return {program,
-          program->create<arith::CeilDivSIOp>(loc, lhs.getValue(), divisor)};
+  return divideLike<arith::CeilDivSIOp>(lhs, rhs, loc);
 }
 
 Index fa4::dsl::min(const Index &lhs, IndexArg rhs, SourceLoc loc) {

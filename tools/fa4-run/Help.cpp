@@ -34,7 +34,7 @@ USAGE
   FILE is a kernel file, as `fa4-translate --emit=kernel` writes it. Without
   --kernel, fa4-run compiles fa4's own kernel for the problem (gemm, or
   attention-hd<D>, or attention-hd<D>-f16 with --dtype f16, for head dim 64,
-  128 or 256): the program written in fa4's C++ DSL (lib/DSL/Programs), through
+  128 or 256, with -window added for --window): the program written in fa4's C++ DSL (lib/DSL/Programs), through
   the tile-to-fa4 passes and the fa4-to-llvm lowering, when it was built
   with the compiler; an
   fa4-run built without it (-DFA4_ENABLE_COMPILER=OFF) needs --kernel. Options
@@ -152,7 +152,10 @@ OPTIONS
                          keys from i + SK - SQ - L to i + SK - SQ + R, -1
                          for no bound (FlashAttention's window_size; with
                          --causal R is 0); the blocks outside it are
-                         skipped. TFLOP/s count the pairs it lets through
+                         skipped. It runs on fa4's window kernel
+                         (attention-hd<D>-window), or with --kernel on one
+                         compiled with the window option. TFLOP/s count the
+                         pairs it lets through
   --layout bhsd|bshd     attention: Q, K, V and O lie in memory as
                          (B, H, S, D) (default) or (B, S, H, D), as the
                          projections leave them; bound through strides.
