@@ -2,7 +2,8 @@
 #===- compile-kernels.sh - fa4's kernel files for a GPU machine ----------===#
 #
 # Compiles fa4's shipped programs (the DSL attention for head dims 64, 128
-# and 256 in bf16 and f16, and with a sliding window in bf16, and the GEMM)
+# and 256 in bf16 and f16, with a sliding window or a logit softcap in bf16,
+# and the GEMM)
 # with fa4-run's compiler into kernel
 # files,
 # DIR/<name>.kernel, for a machine that runs them without the compiler
@@ -45,5 +46,9 @@ attention-hd256-f16 --problem attention $small --head-dim 256 --dtype f16
 attention-hd64-window --problem attention $small --head-dim 64 --window 64,0
 attention-hd128-window --problem attention $small --head-dim 128 --window 64,0
 attention-hd256-window --problem attention $small --head-dim 256 --window 64,0
+attention-hd64-softcap --problem attention $small --head-dim 64 --softcap 30
+attention-hd128-softcap --problem attention $small --head-dim 128 --softcap 30
+attention-hd256-softcap --problem attention $small --head-dim 256 --softcap 30
+attention-hd128-window-softcap --problem attention $small --head-dim 128 --window 64,0 --softcap 30
 gemm --problem gemm --m 128 --n 128 --k 64
 LIST

@@ -43,7 +43,9 @@ ArrayRef<StringRef> mlir::fa4::getShippedKernels() {
       "attention-hd64-f16", "attention-hd128-f16", "attention-hd256-f16",
       "attention-hd64-window", "attention-hd128-window",
       "attention-hd256-window", "attention-hd64-f16-window",
-      "attention-hd128-f16-window", "attention-hd256-f16-window", "gemm"};
+      "attention-hd128-f16-window", "attention-hd256-f16-window",
+      "attention-hd64-softcap", "attention-hd128-softcap",
+      "attention-hd256-softcap", "attention-hd128-window-softcap", "gemm"};
   return names;
 }
 
@@ -73,11 +75,13 @@ OwningOpRef<ModuleOp> mlir::fa4::buildShippedProgram(MLIRContext &context,
     module = ::fa4::dsl::buildGemm(&context, {});
   } else {
     StringRef rest = name.drop_front(strlen("attention-hd"));
+    bool softcap = rest.consume_back("-softcap");
     bool window = rest.consume_back("-window");
     bool f16 = rest.consume_back("-f16");
     ::fa4::dsl::AttentionOptions options;
     rest.getAsInteger(10, options.headDim);
     options.window = window;
+    options.softcap = softcap;
     if (f16) {
       options.elementType = ::fa4::dsl::f16;
       elementType = Float16Type::get(&context);

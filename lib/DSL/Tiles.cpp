@@ -386,6 +386,15 @@ Tile fa4::dsl::log2(const Tile &tile, SourceLoc loc) {
               loc, tile.getType(), tile.getValue(), arith::FastMathFlags::afn)};
 }
 
+Tile fa4::dsl::tanh(const Tile &tile, SourceLoc loc) {
+  if (!tile.isValid())
+    return {};
+  Program *program = tile.getProgram();
+  return {program,
+          program->create<mlir::math::TanhOp>(
+              loc, tile.getType(), tile.getValue(), arith::FastMathFlags::afn)};
+}
+
 //===----------------------------------------------------------------------===//
 // Dot, shapes and reductions
 //===----------------------------------------------------------------------===//

@@ -33,6 +33,13 @@ static std::string typeSuffix(runtime::ElementType type) {
              : " " + std::string(runtime::elementTypeName(type));
 }
 
+/// `value` in the shortest form that reads back the same, e.g. "30".
+static std::string formatNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
+  return text;
+}
+
 std::string fa4::runner::describe(const GemmProblem &problem) {
   return "gemm m=" + std::to_string(problem.m) +
          " n=" + std::to_string(problem.n) + " k=" + std::to_string(problem.k) +
@@ -51,6 +58,8 @@ std::string fa4::runner::describe(const AttentionProblem &problem) {
          (problem.layout == AttentionLayout::BSHD ? " bshd" : "") +
          (problem.hasWindow() ? " window=" + std::to_string(problem.windowLeft) +
                                     "," + std::to_string(problem.windowRight)
+                              : "") +
+         (problem.softcap > 0 ? " softcap=" + formatNumber(problem.softcap)
                               : "") +
          (problem.causal ? " causal" : "") + typeSuffix(problem.elementType);
 }
@@ -148,6 +157,9 @@ Status fa4::runner::checkProblem(const AttentionProblem &p) {
                          " is not a multiple of 8: rows would be " +
                          std::to_string(2 * p.headDim) +
                          " B, not a multiple of the 16 B TMA needs");
+  if (p.softcap < 0 || !std::isfinite(p.softcap))
+    return Status::error("the softcap " + std::to_string(p.softcap) +
+                         " is not a finite number >= 0 (0: none)");
   if (!(p.scale > 0) || !std::isfinite(p.scale))
     return Status::error("the softmax scale " + std::to_string(p.scale) +
                          " is not a positive finite number");
@@ -250,6 +262,20 @@ Status fa4::runner::bindProblem(runtime::Binding &binding,
     scalars.push_back({"window_left", double(p.windowLeft)});
     scalars.push_back({"window_right", double(p.windowRight)});
   }
+  // A softcap needs a kernel compiled with one, and such a kernel a cap.
+  bool softcapKernel = binding.file().findParam("softcap") != nullptr;
+  if (softcapKernel != (p.softcap > 0))
+    return Status::error(
+        "kernel '" + binding.file().entry +
+        "' cannot run the attention problem: " +
+        (softcapKernel
+             ? std::string("it applies a logit softcap; give --softcap X")
+             : "it has no logit softcap (no softcap parameter); compile the "
+               "attention program with its softcap option (fa4-run's "
+               "attention-hd" +
+                   std::to_string(d) + "-softcap)"));
+  if (softcapKernel)
+    scalars.push_back({"softcap", p.softcap});
   return bindAll(
       binding, "attention",
       {{"q", headsTensor(at.q, type, p.layout, b, h, p.seqQ, d)},

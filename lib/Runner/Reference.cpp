@@ -107,6 +107,8 @@ std::vector<double> fa4::runner::referenceAttention(
       double max = -INFINITY;
       for (uint64_t j = range.first; j < range.end; ++j) {
         p[j] = problem.scale * dot(qrow.data(), kh + j * d, d);
+        if (problem.softcap > 0)
+          p[j] = problem.softcap * std::tanh(p[j] / problem.softcap);
         max = std::max(max, p[j]);
       }
       double sum = 0;

@@ -126,9 +126,10 @@ static int runErrors(mlir::MLIRContext *context) {
 //===----------------------------------------------------------------------===//
 
 /// The options of the attention program `name`
-/// (`attention-hd<D>[-f16][-window]`), or nothing for another name.
+/// (`attention-hd<D>[-f16][-window][-softcap]`), or nothing for another name.
 static std::optional<AttentionOptions> parseAttention(llvm::StringRef name) {
   AttentionOptions options;
+  options.softcap = name.consume_back("-softcap");
   options.window = name.consume_back("-window");
   if (name.consume_back("-f16"))
     options.elementType = f16;
@@ -140,7 +141,8 @@ static std::optional<AttentionOptions> parseAttention(llvm::StringRef name) {
 
 int main(int argc, char **argv) {
   if (argc != 2) {
-    llvm::errs() << "usage: fa4-dsl-programs attention-hd<D>[-f16][-window] | gemm | "
+    llvm::errs() << "usage: fa4-dsl-programs attention-hd<D>[-f16][-window][-softcap] | gemm "
+                    "| "
                     "errors\n";
     return 2;
   }

@@ -50,6 +50,7 @@ static constexpr OptionSpec kOptions[] = {
     {"kv-heads", true, Scope::Attention},
     {"layout", true, Scope::Attention},
     {"window", true, Scope::Attention},
+    {"softcap", true, Scope::Attention},
     {"scale", true, Scope::Attention},
     {"q", true, Scope::Attention},
     {"v", true, Scope::Attention},
@@ -271,6 +272,16 @@ static Status readAttention(const Given &given, Arguments &args) {
                            "(e.g. 128,0)");
     p.windowLeft = sides[0];
     p.windowRight = sides[1];
+  }
+  if (auto it = given.find("softcap"); it != given.end()) {
+    errno = 0;
+    char *end = nullptr;
+    double value = std::strtod(it->second.c_str(), &end);
+    if (end != it->second.c_str() + it->second.size() || errno != 0 ||
+        !std::isfinite(value) || !(value > 0))
+      return Status::error("--softcap = '" + it->second +
+                           "' is not a positive finite number");
+    p.softcap = value;
   }
   if (auto it = given.find("layout"); it != given.end()) {
     if (it->second != "bhsd" && it->second != "bshd")

@@ -34,7 +34,8 @@ USAGE
   FILE is a kernel file, as `fa4-translate --emit=kernel` writes it. Without
   --kernel, fa4-run compiles fa4's own kernel for the problem (gemm, or
   attention-hd<D>, or attention-hd<D>-f16 with --dtype f16, for head dim 64,
-  128 or 256, with -window added for --window): the program written in fa4's C++ DSL (lib/DSL/Programs), through
+  128 or 256, with -window added for --window and -softcap for
+  --softcap): the program written in fa4's C++ DSL (lib/DSL/Programs), through
   the tile-to-fa4 passes and the fa4-to-llvm lowering, when it was built
   with the compiler; an
   fa4-run built without it (-DFA4_ENABLE_COMPILER=OFF) needs --kernel. Options
@@ -156,6 +157,9 @@ OPTIONS
                          (attention-hd<D>-window), or with --kernel on one
                          compiled with the window option. TFLOP/s count the
                          pairs it lets through
+  --softcap X            attention: a logit softcap (Gemma 2's): scores
+                         become X * tanh(score / X) before the softmax, on
+                         fa4's softcap kernel (attention-hd<D>-softcap)
   --layout bhsd|bshd     attention: Q, K, V and O lie in memory as
                          (B, H, S, D) (default) or (B, S, H, D), as the
                          projections leave them; bound through strides.

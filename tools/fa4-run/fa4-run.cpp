@@ -174,6 +174,8 @@ static std::string shippedName(const run::Arguments &args) {
     name += "-f16";
   if (args.problem == run::ProblemKind::Attention && args.attention.hasWindow())
     name += "-window";
+  if (args.problem == run::ProblemKind::Attention && args.attention.softcap > 0)
+    name += "-softcap";
   return name;
 }
 

@@ -27,7 +27,8 @@ namespace mlir::fa4 {
 
 /// The programs fa4 ships, written in its DSL: `attention-hd64`,
 /// `attention-hd128`, `attention-hd256` (bf16), their `-f16` variants,
-/// each of those with a sliding window (`-window`), and `gemm`.
+/// each of those with a sliding window (`-window`), a logit softcap
+/// (`-softcap`, bf16) or both (`attention-hd128-window-softcap`), and `gemm`.
 ArrayRef<StringRef> getShippedKernels();
 
 /// Plan choices that override the derived ones.

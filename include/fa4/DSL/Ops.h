@@ -165,6 +165,9 @@ Tile where(const Tile &mask, Operand ifTrue, Operand ifFalse,
 Tile exp2(const Tile &tile, SourceLoc loc = SourceLoc::current());
 /// Elementwise log2 x (`math.log2` with `fastmath<afn>`).
 Tile log2(const Tile &tile, SourceLoc loc = SourceLoc::current());
+/// Elementwise tanh x (`math.tanh` with `fastmath<afn>`: the hardware's
+/// approximation).
+Tile tanh(const Tile &tile, SourceLoc loc = SourceLoc::current());
 
 //===----------------------------------------------------------------------===//
 // Dot, shapes and reductions

@@ -32,6 +32,9 @@ struct AttentionOptions {
   /// A sliding window (the window_left and window_right arguments): a kernel
   /// of its own, so that attention without one pays nothing for it.
   bool window = false;
+  /// A logit softcap (the softcap argument, Gemma 2's): scores become
+  /// cap · tanh(score / cap) before the softmax; a kernel of its own.
+  bool softcap = false;
 };
 
 /// The K/V block rows attention uses for `options`.
@@ -39,7 +42,8 @@ int64_t attentionBlockN(const AttentionOptions &options);
 
 /// Forward attention as a tile program, `@attention(q, k, v, o, lse, seq_q,
 /// seq_k, batch, heads, group, o_stride_b, o_stride_h, o_stride_s,
-/// scale_log2, causal[, window_left, window_right])`: Q is a descriptor with
+/// scale_log2, causal[, window_left, window_right][, softcap])`: Q is a
+/// descriptor with
 /// blocks of 1x1x128xD over
 /// [B, H, Sq, D], K and V with blocks of 1x1xNxD (N = attentionBlockN) over
 /// [B, Hkv, Sk, D] (H a multiple of Hkv: query head h reads KV head

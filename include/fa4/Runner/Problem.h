@@ -79,6 +79,10 @@ struct AttentionProblem {
   int64_t windowLeft = -1;
   int64_t windowRight = -1;
 
+  /// The logit softcap: scores become softcap · tanh(score / softcap)
+  /// before the softmax (score = scale · q·k); 0 for none.
+  double softcap = 0;
+
   bool hasWindow() const { return windowLeft >= 0 || windowRight >= 0; }
   /// The heads of K and V.
   uint64_t keyHeads() const { return kvHeads ? kvHeads : heads; }
@@ -89,7 +93,7 @@ struct AttentionProblem {
 std::string describe(const GemmProblem &problem);
 /// "attention b=2 h=16 sq=4096 sk=4096 d=128 causal", as the summary starts
 /// (" hkv=N" for grouped-query attention, " bshd" for that layout,
-/// " window=L,R" for a sliding window).
+/// " window=L,R" for a sliding window, " softcap=X").
 std::string describe(const AttentionProblem &problem);
 
 /// The floating-point operations of the problem: 2·M·N·K for the GEMM;

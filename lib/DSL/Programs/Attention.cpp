@@ -12,8 +12,9 @@
 // requirements that its rows are contiguous and 16-byte aligned, the strided
 // store); Q, K and V read through tensor maps take any strides with no
 // line at all; the sliding window 14 lines (its two sizes, the effective
-// right bound, the first and last blocks, the window edges in the mask). The
-// passes know none of them.
+// right bound, the first and last blocks, the window edges in the mask);
+// the logit softcap 4 lines. The passes know none of them (a tanh is one
+// more elementwise op).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,7 +28,7 @@ using namespace fa4::dsl;
 /// The algorithm, for one head dim and element type.
 static mlir::OwningOpRef<mlir::ModuleOp>
 writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn,
-               bool window) {
+               bool window, bool softcap) {
   const int64_t bm = 128;
   const double inf = std::numeric_limits<double>::infinity();
   const double ln2 = 0.693147182;
@@ -61,6 +62,12 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn,
     windowLeft = p.index("window_left");
     windowRight = p.index("window_right");
   }
+  // The logit softcap (Gemma 2's), in a kernel of its own: the scaled score
+  // x becomes cap · tanh(x / cap). In the units of s (x = s · scale) that is
+  // tanh(s · u) / u with u = scale / cap = scaleLog2 / (cap · log2 e).
+  Scalar capUnit;
+  if (softcap)
+    capUnit = scaleLog2 / (p.f32("softcap") * 1.4426950408889634);
   p.grid({cdiv(q.dim(2), bm), q.dim(1), q.dim(0)});
   p.require(q.dim(1) % k.dim(1) == 0);
   p.require(o.stride(3) == 1);
@@ -105,6 +112,8 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn,
       [&](Index j, Tile mI, Tile lI, Tile acc) -> Tiles<3> {
         Tile s =
             dot(qTile, trans(load(k, {b, hk, j, 0})), p.zeros({bm, bn}, f32));
+        if (softcap)
+          s = tanh(s * capUnit) / capUnit;
         // Mask keys past seqK, above the diagonal when causal and outside
         // the window, only in the blocks that reach past one of them.
         Index key0 = j * bn;
@@ -197,5 +206,5 @@ fa4::dsl::buildAttention(mlir::MLIRContext *context,
     return {};
   }
   return writeAttention(context, options.headDim, options.elementType, bn,
-                        options.window);
+                        options.window, options.softcap);
 }
