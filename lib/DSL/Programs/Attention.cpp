@@ -64,10 +64,14 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn,
   }
   // The logit softcap (Gemma 2's), in a kernel of its own: the scaled score
   // x becomes cap · tanh(x / cap). In the units of s (x = s · scale) that is
-  // tanh(s · u) / u with u = scale / cap = scaleLog2 / (cap · log2 e).
-  Scalar capUnit;
-  if (softcap)
-    capUnit = scaleLog2 / (p.f32("softcap") * 1.4426950408889634);
+  // tanh(s · u) · (1 / u) with u = scale / cap = scaleLog2 / (cap · log2 e):
+  // a multiply each way, no division per score.
+  Scalar capUnit, capUnitInverse;
+  if (softcap) {
+    Scalar capLog2e = p.f32("softcap") * 1.4426950408889634;
+    capUnit = scaleLog2 / capLog2e;
+    capUnitInverse = capLog2e / scaleLog2;
+  }
   p.grid({cdiv(q.dim(2), bm), q.dim(1), q.dim(0)});
   p.require(q.dim(1) % k.dim(1) == 0);
   p.require(o.stride(3) == 1);
@@ -113,7 +117,7 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn,
         Tile s =
             dot(qTile, trans(load(k, {b, hk, j, 0})), p.zeros({bm, bn}, f32));
         if (softcap)
-          s = tanh(s * capUnit) / capUnit;
+          s = tanh(s * capUnit) * capUnitInverse;
         // Mask keys past seqK, above the diagonal when causal and outside
         // the window, only in the blocks that reach past one of them.
         Index key0 = j * bn;
