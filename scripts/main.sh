@@ -3,8 +3,9 @@
 # built-in default problem. fa4-run compiles fa4's forward attention kernel
 # (head dim 128, bf16, sm_90a), runs it on the GPU, checks it against a
 # float64 reference and times it. On a machine without a GPU it writes the
-# compiled kernel and its stages to fa4-artifacts/, says that nothing ran and
-# exits with status 3 (fa4-run --help lists the exit statuses).
+# compiled kernel and its stages to fa4-artifacts/attention-hd128/, says that
+# nothing ran and exits with status 3 (fa4-run --help lists the exit
+# statuses).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
