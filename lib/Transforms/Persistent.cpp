@@ -133,12 +133,12 @@ static LogicalResult makePersistent(RoleOp role, ArrayRef<Value> grid) {
   ids.push_back(rest);
   WalkResult walk = loop.getBody()->walk([&](Operation *op) {
     if (auto id = dyn_cast<tile::ProgramIdOp>(op)) {
-      if (id.getDim() >= int64_t(grid.size()))
+      if (id.getDim() >= grid.size())
         return WalkResult::interrupt();
       id.replaceAllUsesWith(ids[id.getDim()]);
       id->erase();
     } else if (auto count = dyn_cast<tile::NumProgramsOp>(op)) {
-      if (count.getDim() >= int64_t(grid.size()))
+      if (count.getDim() >= grid.size())
         return WalkResult::interrupt();
       count.replaceAllUsesWith(grid[count.getDim()]);
       count->erase();

@@ -46,7 +46,7 @@ fa4::run::compileShipped(const std::string &name, const std::string &dumpDir,
   llvm::raw_string_ostream os(diagnostics);
   mlir::ScopedDiagnosticHandler handler(
       context.get(), [&](mlir::Diagnostic &diagnostic) {
-        if (!isa<mlir::UnknownLoc>(diagnostic.getLocation()))
+        if (!mlir::isa<mlir::UnknownLoc>(diagnostic.getLocation()))
           os << diagnostic.getLocation() << ": ";
         os << diagnostic << "\n";
         return mlir::success();
