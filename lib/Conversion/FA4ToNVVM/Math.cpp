@@ -21,10 +21,17 @@ using namespace mlir::fa4::detail;
 
 namespace {
 
-struct Log2Lowering : public ConvertOpToLLVMPattern<math::Log2Op> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+/// `OpT` on f32 or a 1-d f32 vector, each element through `scalar` (one
+/// hardware approximation).
+template <typename OpT>
+struct ApproxLowering : public ConvertOpToLLVMPattern<OpT> {
+  using Scalar = Value (*)(ImplicitLocOpBuilder &, Type, Value);
+  ApproxLowering(LLVMTypeConverter &converter, Scalar scalar,
+                 PatternBenefit benefit)
+      : ConvertOpToLLVMPattern<OpT>(converter, benefit), scalar(scalar) {}
+
   LogicalResult
-  matchAndRewrite(math::Log2Op op, OpAdaptor adaptor,
+  matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Type type = adaptor.getOperand().getType();
     auto vector = dyn_cast<VectorType>(type);
@@ -32,70 +39,49 @@ struct Log2Lowering : public ConvertOpToLLVMPattern<math::Log2Op> {
     if (!element.isF32() || (vector && vector.getRank() != 1))
       return rewriter.notifyMatchFailure(op, "not f32 or a 1-d f32 vector");
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    auto lg2 = [&](Value x) {
-      return LLVM::CallIntrinsicOp::create(
-                 b, element, b.getStringAttr("llvm.nvvm.lg2.approx.f"),
-                 ValueRange{x})
-          .getResult(0);
-    };
     if (!vector) {
-      rewriter.replaceOp(op, lg2(adaptor.getOperand()));
+      rewriter.replaceOp(op, scalar(b, element, adaptor.getOperand()));
       return success();
     }
     Value result = LLVM::PoisonOp::create(b, vector);
     for (int64_t i = 0; i < vector.getNumElements(); ++i) {
       Value x = LLVM::ExtractElementOp::create(b, adaptor.getOperand(),
                                                i32Const(b, i));
-      result = LLVM::InsertElementOp::create(b, result, lg2(x), i32Const(b, i));
+      result = LLVM::InsertElementOp::create(b, result, scalar(b, element, x),
+                                             i32Const(b, i));
     }
     rewriter.replaceOp(op, result);
     return success();
   }
+
+  Scalar scalar;
 };
 
-/// Each element of an f32 (or 1-d f32 vector) `math.tanh` through
-/// tanh.approx.f32.
-struct TanhLowering : public ConvertOpToLLVMPattern<math::TanhOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(math::TanhOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Type type = adaptor.getOperand().getType();
-    auto vector = dyn_cast<VectorType>(type);
-    Type element = vector ? vector.getElementType() : type;
-    if (!element.isF32() || (vector && vector.getRank() != 1))
-      return rewriter.notifyMatchFailure(op, "not f32 or a 1-d f32 vector");
-    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    auto tanh = [&](Value x) {
-      return LLVM::InlineAsmOp::create(
-                 b, element, ValueRange{x}, "tanh.approx.f32 $0, $1;", "=f,f",
-                 /*has_side_effects=*/false, /*is_align_stack=*/false,
-                 LLVM::tailcallkind::TailCallKind::None,
-                 LLVM::AsmDialectAttr::get(b.getContext(),
-                                           LLVM::AsmDialect::AD_ATT),
-                 ArrayAttr())
-          .getResult(0);
-    };
-    if (!vector) {
-      rewriter.replaceOp(op, tanh(adaptor.getOperand()));
-      return success();
-    }
-    Value result = LLVM::PoisonOp::create(b, vector);
-    for (int64_t i = 0; i < vector.getNumElements(); ++i) {
-      Value x = LLVM::ExtractElementOp::create(b, adaptor.getOperand(),
-                                               i32Const(b, i));
-      result =
-          LLVM::InsertElementOp::create(b, result, tanh(x), i32Const(b, i));
-    }
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
+/// lg2.approx.f32 of `x`.
+Value lg2(ImplicitLocOpBuilder &b, Type element, Value x) {
+  return LLVM::CallIntrinsicOp::create(
+             b, element, b.getStringAttr("llvm.nvvm.lg2.approx.f"),
+             ValueRange{x})
+      .getResult(0);
+}
+
+/// tanh.approx.f32 of `x`.
+Value tanhApprox(ImplicitLocOpBuilder &b, Type element, Value x) {
+  return LLVM::InlineAsmOp::create(
+             b, element, ValueRange{x}, "tanh.approx.f32 $0, $1;", "=f,f",
+             /*has_side_effects=*/false, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None,
+             LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+             ArrayAttr())
+      .getResult(0);
+}
 
 } // namespace
 
 void mlir::fa4::populateMathToNVVMPatterns(LLVMTypeConverter &converter,
                                            RewritePatternSet &patterns) {
   // Before the upstream math-to-llvm patterns.
-  patterns.add<Log2Lowering, TanhLowering>(converter, /*benefit=*/2);
+  patterns.add<ApproxLowering<math::Log2Op>>(converter, lg2, /*benefit=*/2);
+  patterns.add<ApproxLowering<math::TanhOp>>(converter, tanhApprox,
+                                             /*benefit=*/2);
 }
