@@ -29,13 +29,6 @@ static constexpr uint64_t kGuardBytes = 64 * 1024;
 /// The largest tensor fa4-run allocates.
 static constexpr double kMaxTensorBytes = double(uint64_t(1) << 40);
 
-static std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string text;
-  for (size_t d = 0; d < shape.size(); ++d)
-    text += (d ? "x" : "") + std::to_string(shape[d]);
-  return text;
-}
-
 uint64_t HostTensor::elements() const {
   uint64_t count = 1;
   for (int64_t extent : shape)
@@ -175,12 +168,6 @@ static Status checkSize(const std::string &name, ElementType type,
                        "a tensor");
 }
 
-/// A placeholder device address of tensor `index`, aligned like an
-/// allocation, for the checks before anything is allocated.
-static CUdeviceptr placeholder(size_t index) {
-  return CUdeviceptr(0x100000000ull) * (index + 1);
-}
-
 Expected<KernelInputs>
 fa4::runner::prepareInputs(const KernelFile &file,
                            const std::vector<ArgumentSpec> &args,
@@ -188,8 +175,7 @@ fa4::runner::prepareInputs(const KernelFile &file,
   Expected<Binding> binding = Binding::create(file);
   if (!binding.ok())
     return binding.status();
-  DeviceInfo device;
-  device.smCount = 1;
+  DeviceInfo device = placeholderDevice();
 
   KernelInputs inputs;
   std::vector<const ArgumentSpec *> given(file.tensors.size(), nullptr);
@@ -258,7 +244,7 @@ fa4::runner::prepareInputs(const KernelFile &file,
       tensor.bytes.assign(tensor.elements() * elementSize(decl.elementType),
                           '\0');
     if (Status s = binding->setTensor(
-            decl.name, {placeholder(i), decl.elementType, tensor.shape, {}});
+            decl.name, {placeholderAddress(i), decl.elementType, tensor.shape, {}});
         !s.ok())
       return Status::error(what + ": " + s.message());
   }
@@ -294,7 +280,7 @@ fa4::runner::prepareInputs(const KernelFile &file,
         !s.ok())
       return s;
     if (Status s = binding->setTensor(
-            decl.name, {placeholder(i), decl.elementType, tensor.shape, {}});
+            decl.name, {placeholderAddress(i), decl.elementType, tensor.shape, {}});
         !s.ok())
       return Status::error("output '" + decl.name + "': " + s.message());
   }
@@ -361,23 +347,20 @@ Expected<KernelRunResult> fa4::runner::runKernel(const Kernel &kernel,
 
   KernelRunResult result;
   result.grid = launcher->config().grid;
+  // Each tensor read back once; an output with its guard, which must still
+  // hold the poison.
   for (size_t i = 0; i < inputs.tensors.size(); ++i) {
+    bool output = file.tensors[i].access != TensorAccess::Input;
     HostTensor after = inputs.tensors[i];
-    after.bytes.resize(sizes[i]);
-    if (Status s = buffers[i].copyToHost(after.bytes.data(), sizes[i]); !s.ok())
-      return s;
-    result.after.push_back(std::move(after));
-  }
-  // The guards: read each output's buffer whole and look past its end.
-  for (size_t i = 0; i < inputs.tensors.size(); ++i) {
-    if (file.tensors[i].access == TensorAccess::Input)
-      continue;
-    std::string all(sizes[i] + kGuardBytes, '\0');
-    if (Status s = buffers[i].copyToHost(all.data(), all.size()); !s.ok())
+    after.bytes.resize(sizes[i] + (output ? kGuardBytes : 0));
+    if (Status s = buffers[i].copyToHost(after.bytes.data(), after.bytes.size());
+        !s.ok())
       return s;
     uint64_t written = 0;
-    for (uint64_t b = sizes[i]; b < all.size(); ++b)
-      written += uint8_t(all[b]) != 0xff;
+    for (uint64_t b = sizes[i]; b < after.bytes.size(); ++b)
+      written += uint8_t(after.bytes[b]) != 0xff;
+    after.bytes.resize(sizes[i]);
+    result.after.push_back(std::move(after));
     if (written)
       result.failure.push_back("kernel '" + file.entry + "' wrote " +
                                std::to_string(written) +

@@ -56,6 +56,20 @@ struct Execution {
       toLogical;
 };
 
+/// A device address for tensor `index` in the checks made before anything is
+/// allocated: aligned like an allocation, distinct per tensor.
+inline CUdeviceptr placeholderAddress(size_t index) {
+  return CUdeviceptr(0x100000000ull) * (index + 1);
+}
+
+/// The device those checks assume: one SM (the grid rules of a persistent
+/// kernel are then at their smallest).
+inline runtime::DeviceInfo placeholderDevice() {
+  runtime::DeviceInfo device;
+  device.smCount = 1;
+  return device;
+}
+
 /// Prepares `launcher` (tensor maps, sizes, grid) and copies its arguments
 /// and launch shape into `execution`.
 runtime::Status prepare(runtime::Launcher &launcher, Execution &execution);

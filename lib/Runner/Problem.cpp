@@ -9,6 +9,8 @@
 #include "fa4/Runner/Problem.h"
 #include "fa4/Runner/Reference.h"
 
+#include "Execution.h"
+
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -175,19 +177,6 @@ Status fa4::runner::checkProblem(const AttentionProblem &p) {
   return Status::success();
 }
 
-/// A placeholder address of tensor `index` for the checks before anything is
-/// allocated: aligned like an allocation, distinct per tensor.
-static CUdeviceptr placeholder(unsigned index) {
-  return CUdeviceptr(0x100000000ull) * (index + 1);
-}
-
-/// The device the checks before a launch assume: one SM (the grid rules
-/// of a persistent kernel are then at their smallest).
-static runtime::DeviceInfo placeholderDevice() {
-  runtime::DeviceInfo device;
-  device.smCount = 1;
-  return device;
-}
 
 /// A contiguous tensor of `shape` at `address`.
 static runtime::TensorArg tensorArg(CUdeviceptr address,
@@ -323,13 +312,13 @@ Status fa4::runner::checkKernel(const KernelFile &file,
                                 const GemmProblem &problem) {
   return checkBinding(
       file, problem, "gemm",
-      GemmAddresses{placeholder(0), placeholder(1), placeholder(2)});
+      GemmAddresses{placeholderAddress(0), placeholderAddress(1), placeholderAddress(2)});
 }
 
 Status fa4::runner::checkKernel(const KernelFile &file,
                                 const AttentionProblem &problem) {
   return checkBinding(file, problem, "attention",
-                      AttentionAddresses{placeholder(0), placeholder(1),
-                                         placeholder(2), placeholder(3),
-                                         placeholder(4)});
+                      AttentionAddresses{placeholderAddress(0), placeholderAddress(1),
+                                         placeholderAddress(2), placeholderAddress(3),
+                                         placeholderAddress(4)});
 }

@@ -16,13 +16,6 @@ using namespace fa4::runtime;
 /// CUDA's grid limits.
 static constexpr int64_t kMaxGrid[3] = {2147483647, 65535, 65535};
 
-static std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string text;
-  for (size_t d = 0; d < shape.size(); ++d)
-    text += (d ? "x" : "") + std::to_string(shape[d]);
-  return text.empty() ? "()" : text;
-}
-
 static std::string hex(uint64_t value) {
   char text[32];
   std::snprintf(text, sizeof(text), "0x%llx", (unsigned long long)value);

@@ -98,7 +98,8 @@ const char *fa4::runtime::tensorAccessName(TensorAccess access) {
   return "input";
 }
 
-static std::optional<TensorAccess> parseTensorAccess(std::string_view name) {
+std::optional<TensorAccess>
+fa4::runtime::parseTensorAccess(std::string_view name) {
   for (TensorAccess access :
        {TensorAccess::Input, TensorAccess::Output, TensorAccess::InOut})
     if (name == tensorAccessName(access))

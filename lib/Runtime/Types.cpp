@@ -134,3 +134,10 @@ std::optional<OobFill> fa4::runtime::parseOobFill(std::string_view name) {
       return fill;
   return std::nullopt;
 }
+
+std::string fa4::runtime::shapeText(const std::vector<int64_t> &shape) {
+  std::string text;
+  for (size_t d = 0; d < shape.size(); ++d)
+    text += (d ? "x" : "") + std::to_string(shape[d]);
+  return text.empty() ? "()" : text;
+}

@@ -160,9 +160,9 @@ describeTensor(LLVM::LLVMFuncOp kernel, unsigned index,
   tensor.access = access;
   if (auto attr =
           kernel.getArgAttrOfType<StringAttr>(index, kAccessArgAttrName))
-    tensor.access = attr.getValue() == "input"    ? rt::TensorAccess::Input
-                    : attr.getValue() == "output" ? rt::TensorAccess::Output
-                                                  : rt::TensorAccess::InOut;
+    if (std::optional<rt::TensorAccess> given =
+            rt::parseTensorAccess(attr.getValue()))
+      tensor.access = *given;
   if (auto attr =
           kernel.getArgAttrOfType<StringAttr>(index, kShapeArgAttrName)) {
     for (std::string_view item : rt::splitRules(attr.getValue())) {

@@ -84,6 +84,8 @@ enum class TensorAccess { Input, Output, InOut };
 
 /// Name in kernel files: "input", "output" or "inout".
 const char *tensorAccessName(TensorAccess access);
+/// Inverse of `tensorAccessName`; nullopt for any other text.
+std::optional<TensorAccess> parseTensorAccess(std::string_view name);
 
 /// The largest tensor rank a description holds.
 inline constexpr unsigned kMaxTensorRank = 8;

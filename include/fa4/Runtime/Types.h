@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fa4::runtime {
 
@@ -69,6 +70,9 @@ enum class BinaryFormat { Cubin, PTX };
 const char *binaryFormatName(BinaryFormat format);
 /// Inverse of `binaryFormatName`; nullopt for any other text.
 std::optional<BinaryFormat> parseBinaryFormat(std::string_view name);
+
+/// A tensor shape as messages print it: "6x300x64" ("()" for rank 0).
+std::string shapeText(const std::vector<int64_t> &shape);
 
 /// A grid or block shape.
 struct Dim3 {
