@@ -5,9 +5,12 @@ one run on the GPU machine: grouped-query attention (H = 32 query heads,
 out (B, S, H, D) against (B, H, S, D); d128, B * S = 16384, S 4096 and 16384,
 causal and not, bf16. torch's SDPA runs GQA with enable_gqa=True where a
 backend takes it (a backend that refuses shows '-'). Then causal sliding
-windows against the full causal attention (SDPA has no window to compare).
+windows against the full causal attention (SDPA has no window to compare),
+and packed sequences of mixed lengths against a dense batch of the same
+flops (SDPA takes no cu_seqlens).
 
   bench/variants.py --fa4-run PATH --kernel-dir DIR [--iters N] [--out FILE]
+                    [--sections gqa,window,varlen]
 """
 
 import argparse
@@ -18,29 +21,45 @@ TIME = re.compile(r"time=([0-9.]+) ms\s+([0-9.]+) TFLOP/s")
 BACKENDS = {"cuDNN": "CUDNN_ATTENTION", "FA2": "FLASH_ATTENTION"}
 
 
+def fa4_run(args, kernel, extra):
+    """fa4-run's (TFLOP/s, median ms) for kernel `kernel` on the attention
+    arguments `extra`; (None, None) when it fails."""
+    cmd = [args.fa4_run, "--kernel", f"{args.kernel_dir}/{kernel}.kernel",
+           "--problem", "attention", "--bench", "--iters",
+           str(args.iters)] + extra
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    except subprocess.TimeoutExpired:
+        return None, None
+    found = TIME.search(out.stdout)
+    if out.returncode != 0 or not found:
+        return None, None
+    return float(found.group(2)), float(found.group(1))
+
+
 def fa4_ms(args, b, h, hkv, s, causal, window=None, tflops=False,
            layout="bhsd"):
     """fa4-run's median ms (and TFLOP/s) for one shape: the window kernel
     with a window, the plain one without."""
     kernel = "attention-hd128-window" if window else "attention-hd128"
-    cmd = [args.fa4_run, "--kernel", f"{args.kernel_dir}/{kernel}.kernel",
-           "--problem", "attention", "--batch", str(b), "--heads", str(h),
-           "--kv-heads", str(hkv), "--seq-q", str(s), "--seq-k", str(s),
-           "--head-dim", "128", "--layout", layout, "--bench", "--iters",
-           str(args.iters)]
+    extra = ["--batch", str(b), "--heads", str(h), "--kv-heads", str(hkv),
+             "--seq-q", str(s), "--seq-k", str(s), "--head-dim", "128",
+             "--layout", layout]
     if causal:
-        cmd.append("--causal")
+        extra.append("--causal")
     if window:
-        cmd += ["--window", window]
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=180)
-    except subprocess.TimeoutExpired:
-        return (None, None) if tflops else None
-    found = TIME.search(out.stdout)
-    if out.returncode != 0 or not found:
-        return (None, None) if tflops else None
-    ms = float(found.group(1))
-    return (float(found.group(2)), ms) if tflops else ms
+        extra += ["--window", window]
+    tf, ms = fa4_run(args, kernel, extra)
+    return (tf, ms) if tflops else ms
+
+
+def packed_lengths(count, low, high, seed):
+    """`count` sequence lengths drawn log-uniformly from [low, high]."""
+    import math
+    import random
+    rng = random.Random(seed)
+    return [int(round(math.exp(rng.uniform(math.log(low), math.log(high)))))
+            for _ in range(count)]
 
 
 def sdpa(torch, backend, b, h, hkv, s, causal, iters):
@@ -82,7 +101,10 @@ def main():
     parser.add_argument("--kernel-dir", required=True)
     parser.add_argument("--iters", type=int, default=50)
     parser.add_argument("--out")
+    parser.add_argument("--sections", default="gqa,window,varlen",
+                        help="which tables, comma separated")
     args = parser.parse_args()
+    sections = args.sections.split(",")
     import torch
 
     fmt = lambda x: "-" if x is None else f"{x:.0f}"
@@ -90,7 +112,7 @@ def main():
              "fa4 GQA bshd | cuDNN GQA | FA2 GQA | fa4/cuDNN GQA |",
              "|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|"]
     print("\n".join(lines), flush=True)
-    for s in (4096, 16384):
+    for s in (4096, 16384) if "gqa" in sections else ():
         b = 16384 // s
         for causal in (False, True):
             gqa = fa4_ms(args, b, 32, 8, s, causal, tflops=True)[0]
@@ -111,7 +133,7 @@ def main():
     # pairs the window lets through).
     wlines = ["", "| S | B | window | fa4 window TFLOP/s | ms | fa4 causal ms | "
               "window/causal time |", "|---:|---:|---:|---:|---:|---:|---:|"]
-    for s in (4096, 16384):
+    for s in (4096, 16384) if "window" in sections else ():
         b = 16384 // s
         full = fa4_ms(args, b, 16, 16, s, True)
         for left in (1024, 4096):
@@ -122,6 +144,32 @@ def main():
                           f"{ratio} |")
             print(wlines[-1], flush=True)
     lines += wlines
+    # Packed sequences of mixed lengths (64 drawn log-uniformly from 128 to
+    # 8192 tokens, H = 16, d128) on the varlen kernel, beside the plain
+    # kernel on a dense batch of S = 4096 with about the same flops (B =
+    # the sequences' sum of squared lengths over 4096^2).
+    vlines = ["", "| packed | tokens | causal | fa4 varlen TFLOP/s | ms | "
+              "dense B x 4096 | fa4 dense TFLOP/s | varlen/dense |",
+              "|---|---:|:---:|---:|---:|---:|---:|---:|"]
+    if "varlen" in sections:
+        lengths = packed_lengths(64, 128, 8192, 1)
+        dense_b = max(1, round(sum(n * n for n in lengths) / 4096 ** 2))
+        for causal in (False, True):
+            mask = ["--causal"] if causal else []
+            tf, ms = fa4_run(args, "attention-hd128-varlen",
+                             ["--heads", "16", "--head-dim", "128",
+                              "--seqlens", ",".join(map(str, lengths))] + mask)
+            dense, _ = fa4_run(args, "attention-hd128",
+                               ["--batch", str(dense_b), "--heads", "16",
+                                "--seq-q", "4096", "--seq-k", "4096",
+                                "--head-dim", "128"] + mask)
+            ratio = f"{tf / dense:.2f}" if tf and dense else "-"
+            vlines.append(f"| 64 of 128..8192 | {sum(lengths)} | "
+                          f"{'yes' if causal else 'no'} | {fmt(tf)} | "
+                          f"{ms if ms else '-'} | {dense_b} | {fmt(dense)} | "
+                          f"{ratio} |")
+            print(vlines[-1], flush=True)
+    lines += vlines
     if args.out:
         with open(args.out, "w") as f:
             f.write("\n".join(lines) + "\n")

@@ -3,7 +3,7 @@
 #
 # Compiles fa4's shipped programs (the DSL attention for head dims 64, 128
 # and 256 in bf16 and f16, with a sliding window or a logit softcap in bf16,
-# and the GEMM)
+# for packed sequences of variable lengths, and the GEMM)
 # with fa4-run's compiler into kernel
 # files,
 # DIR/<name>.kernel, for a machine that runs them without the compiler
@@ -50,5 +50,10 @@ attention-hd64-softcap --problem attention $small --head-dim 64 --softcap 30
 attention-hd128-softcap --problem attention $small --head-dim 128 --softcap 30
 attention-hd256-softcap --problem attention $small --head-dim 256 --softcap 30
 attention-hd128-window-softcap --problem attention $small --head-dim 128 --window 64,0 --softcap 30
+attention-hd64-varlen --problem attention --heads 1 --seqlens 128 --head-dim 64
+attention-hd128-varlen --problem attention --heads 1 --seqlens 128 --head-dim 128
+attention-hd256-varlen --problem attention --heads 1 --seqlens 128 --head-dim 256
+attention-hd128-f16-varlen --problem attention --heads 1 --seqlens 128 --head-dim 128 --dtype f16
+attention-hd128-varlen-window --problem attention --heads 1 --seqlens 128 --head-dim 128 --window 64,0
 gemm --problem gemm --m 128 --n 128 --k 64
 LIST

@@ -132,8 +132,9 @@ LogicalResult FA4Dialect::verifyRegionArgAttribute(Operation *op,
   if (name == kElementTypeArgAttrName) {
     auto type = dyn_cast<TypeAttr>(attr.getValue());
     Type element = type ? type.getValue() : Type();
-    if (!element || !(element.isBF16() || element.isF16() || element.isF32()))
-      return where() << " must be bf16, f16 or f32";
+    if (!element || !(element.isBF16() || element.isF16() || element.isF32() ||
+                      element.isInteger(32)))
+      return where() << " must be bf16, f16, f32 or i32";
     return success();
   }
   auto text = dyn_cast<StringAttr>(attr.getValue());

@@ -153,19 +153,23 @@ def Tile_LoadOp : Tile_Op<"load", [MemoryEffects<[MemRead]>]> {
   let summary = "load one block of a descriptor at tile coordinates";
   let description = [{
     Reads block (`coords`) of the descriptor's tensor, one coordinate per
-    dimension in units of the block shape. Elements past the tensor's edge
-    read as zero. The tile has the block's shape, or that shape without its
-    leading 1s (a `1x128x64` block of a `[B·H, S, D]` tensor loads a
-    `128x64` tile).
+    dimension in units of the block shape. With `elements` the coordinates
+    are element offsets instead, so that a block may start at any row (a
+    packed sequence's first token). Elements past the tensor's edge read as
+    zero. The tile has the block's shape, or that shape without its leading
+    1s (a `1x128x64` block of a `[B·H, S, D]` tensor loads a `128x64` tile).
 
     ```mlir
     %k = tile.load %kd[%j, %c0] : !tile.desc<128x128xbf16> -> tensor<128x128xbf16>
+    %q = tile.load %qd[%h, %row, %c0] elements : !tile.desc<1x128x64xbf16> -> tensor<128x64xbf16>
     ```
   }];
-  let arguments = (ins Tile_DescriptorType:$desc, Variadic<Index>:$coords);
+  let arguments = (ins Tile_DescriptorType:$desc, Variadic<Index>:$coords,
+                       UnitAttr:$elements);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = [{
-    $desc `[` $coords `]` attr-dict `:` qualified(type($desc)) `->` type($result)
+    $desc `[` $coords `]` (`elements` $elements^)? attr-dict `:`
+    qualified(type($desc)) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -173,7 +177,8 @@ def Tile_LoadOp : Tile_Op<"load", [MemoryEffects<[MemRead]>]> {
 def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
   let summary = "store one block of a descriptor at tile coordinates";
   let description = [{
-    Writes `value` to block (`coords`) of the descriptor's tensor. Elements
+    Writes `value` to block (`coords`) of the descriptor's tensor; with
+    `elements` the coordinates are element offsets, as for loads. Elements
     past the tensor's edge are not written. As for loads, the tile may drop
     the block's leading 1s.
 
@@ -182,12 +187,33 @@ def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
     ```
   }];
   let arguments = (ins Tile_Tensor:$value, Tile_DescriptorType:$desc,
-                       Variadic<Index>:$coords);
+                       Variadic<Index>:$coords, UnitAttr:$elements);
   let assemblyFormat = [{
-    $value `,` $desc `[` $coords `]` attr-dict `:` type($value) `,`
-    qualified(type($desc))
+    $value `,` $desc `[` $coords `]` (`elements` $elements^)? attr-dict `:`
+    type($value) `,` qualified(type($desc))
   }];
   let hasVerifier = 1;
+}
+
+def Tile_LoadScalarOp : Tile_Op<"load_scalar", [MemoryEffects<[MemRead]>,
+    TypesMatchWith<"the result is of the pointer's element type", "base",
+                   "result",
+                   "::llvm::cast<PointerType>($_self).getElementType()">]> {
+  let summary = "read one element of a global tensor";
+  let description = [{
+    Element `index` of the global tensor at `base`: a value that decides the
+    program's extents at run time, such as the first token of a packed
+    sequence (`cu_seqlens[b]`). Integer and float elements only.
+
+    ```mlir
+    %start = tile.load_scalar %cu_seqlens[%b] : !tile.ptr<i32>
+    ```
+  }];
+  let arguments = (ins Tile_PointerType:$base, Index:$index);
+  let results = (outs AnyTypeOf<[AnySignlessInteger, AnyFloat]>:$result);
+  let assemblyFormat = [{
+    $base `[` $index `]` attr-dict `:` qualified(type($base))
+  }];
 }
 
 //===----------------------------------------------------------------------===//

@@ -45,7 +45,10 @@ ArrayRef<StringRef> mlir::fa4::getShippedKernels() {
       "attention-hd256-window", "attention-hd64-f16-window",
       "attention-hd128-f16-window", "attention-hd256-f16-window",
       "attention-hd64-softcap", "attention-hd128-softcap",
-      "attention-hd256-softcap", "attention-hd128-window-softcap", "gemm"};
+      "attention-hd256-softcap", "attention-hd128-window-softcap",
+      "attention-hd64-varlen", "attention-hd128-varlen",
+      "attention-hd256-varlen", "attention-hd128-f16-varlen",
+      "attention-hd128-varlen-window", "gemm"};
   return names;
 }
 
@@ -77,11 +80,13 @@ OwningOpRef<ModuleOp> mlir::fa4::buildShippedProgram(MLIRContext &context,
     StringRef rest = name.drop_front(strlen("attention-hd"));
     bool softcap = rest.consume_back("-softcap");
     bool window = rest.consume_back("-window");
+    bool varlen = rest.consume_back("-varlen");
     bool f16 = rest.consume_back("-f16");
     ::fa4::dsl::AttentionOptions options;
     rest.getAsInteger(10, options.headDim);
     options.window = window;
     options.softcap = softcap;
+    options.varlen = varlen;
     if (f16) {
       options.elementType = ::fa4::dsl::f16;
       elementType = Float16Type::get(&context);

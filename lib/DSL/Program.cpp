@@ -525,6 +525,21 @@ mlir::OwningOpRef<mlir::ModuleOp> Program::finish(SourceLoc loc) {
     return {};
   builder.setInsertionPointToEnd(&kernel.getBody().front());
   create<mlir::func::ReturnOp>(loc);
+  // A pointer to a tensor that the kernel only reads through (scalar reads
+  // such as cu_seqlens[b]) is an input; one it also writes, both.
+  for (mlir::BlockArgument arg : kernel.getArguments()) {
+    if (!kernel.getArgAttr(arg.getArgNumber(), "fa4.access") ||
+        !llvm::isa<tile::PointerType>(arg.getType()))
+      continue;
+    bool reads = false, writes = false;
+    for (mlir::Operation *user : arg.getUsers()) {
+      reads |= llvm::isa<tile::LoadScalarOp>(user);
+      writes |= !llvm::isa<tile::LoadScalarOp>(user);
+    }
+    if (reads)
+      kernel.setArgAttr(arg.getArgNumber(), "fa4.access",
+                        builder.getStringAttr(writes ? "inout" : "input"));
+  }
   if (!requirements.empty())
     kernel->setAttr("fa4.require", builder.getArrayAttr(requirements));
   mlir::OwningOpRef<mlir::ModuleOp> result = std::move(module);

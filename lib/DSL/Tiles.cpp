@@ -513,8 +513,9 @@ static std::optional<SmallVector<Value>> getCoords(Program &program,
   return values;
 }
 
-Tile fa4::dsl::load(const Desc &desc, ArrayRef<IndexArg> coords,
-                    SourceLoc loc) {
+/// Block `coords` of `desc` (element offsets with `elements`).
+static Tile loadBlock(const Desc &desc, ArrayRef<IndexArg> coords,
+                      bool elements, SourceLoc loc) {
   if (!desc.isValid())
     return {};
   Program *program = desc.getProgram();
@@ -528,12 +529,12 @@ Tile fa4::dsl::load(const Desc &desc, ArrayRef<IndexArg> coords,
   auto type = RankedTensorType::get(
       shape, llvm::cast<tile::DescriptorType>(desc.getValue().getType())
                  .getElementType());
-  return {program,
-          program->create<tile::LoadOp>(loc, type, desc.getValue(), *values)};
+  return {program, program->create<tile::LoadOp>(loc, type, desc.getValue(),
+                                                 *values, elements)};
 }
 
-void fa4::dsl::store(const Desc &desc, ArrayRef<IndexArg> coords,
-                     const Tile &tile, SourceLoc loc) {
+static void storeBlock(const Desc &desc, ArrayRef<IndexArg> coords,
+                       const Tile &tile, bool elements, SourceLoc loc) {
   if (!desc.isValid() || !tile.isValid())
     return;
   Program *program = desc.getProgram();
@@ -541,5 +542,45 @@ void fa4::dsl::store(const Desc &desc, ArrayRef<IndexArg> coords,
   if (!values)
     return;
   program->create<tile::StoreOp>(loc, tile.getValue(), desc.getValue(),
-                                 *values);
+                                 *values, elements);
+}
+
+Tile fa4::dsl::load(const Desc &desc, ArrayRef<IndexArg> coords,
+                    SourceLoc loc) {
+  return loadBlock(desc, coords, false, loc);
+}
+
+void fa4::dsl::store(const Desc &desc, ArrayRef<IndexArg> coords,
+                     const Tile &tile, SourceLoc loc) {
+  storeBlock(desc, coords, tile, false, loc);
+}
+
+Tile fa4::dsl::loadAt(const Desc &desc, ArrayRef<IndexArg> offsets,
+                      SourceLoc loc) {
+  return loadBlock(desc, offsets, true, loc);
+}
+
+void fa4::dsl::storeAt(const Desc &desc, ArrayRef<IndexArg> offsets,
+                       const Tile &tile, SourceLoc loc) {
+  storeBlock(desc, offsets, tile, true, loc);
+}
+
+Index fa4::dsl::load(const Ptr &ptr, const IndexArg &index, SourceLoc loc) {
+  if (!ptr.isValid())
+    return {};
+  Program *program = ptr.getProgram();
+  Type element =
+      llvm::cast<tile::PointerType>(ptr.getValue().getType()).getElementType();
+  if (!element.isInteger(32)) {
+    program->emitError(loc) << "reading an index through a pointer to "
+                            << element << ": index reads take i32 tensors";
+    return {};
+  }
+  Value at = program->getIndex(index);
+  if (!at)
+    return {};
+  Value value = program->create<tile::LoadScalarOp>(loc, element,
+                                                    ptr.getValue(), at);
+  return {program, program->create<arith::IndexCastOp>(
+                       loc, program->getBuilder().getIndexType(), value)};
 }

@@ -136,6 +136,16 @@ static Expected<std::string> tensorBytes(const NpyArray &array,
                            "; the kernel's tensor is f32, give '<f4'");
     return array.data;
   }
+  if (type == ElementType::I32) {
+    if (array.type != NpyType::I32)
+      return Status::error(what + " is " + npyDescr(array.type) +
+                           "; the kernel's tensor is i32, give '<i4'");
+    return array.data;
+  }
+  if (array.type == NpyType::I32 || array.type == NpyType::I64)
+    return Status::error(what + " is " + npyDescr(array.type) +
+                         "; the kernel's tensor is " +
+                         elementTypeName(type) + ", give floats");
   std::vector<uint16_t> words = toWords(array, type);
   return std::string(reinterpret_cast<const char *>(words.data()),
                      words.size() * 2);
@@ -237,6 +247,12 @@ fa4::runner::prepareInputs(const KernelFile &file,
     if (Status s = checkSize(decl.name, decl.elementType, tensor.shape);
         !s.ok())
       return s;
+    if (arg->kind == ArgumentSpec::Kind::Random &&
+        decl.elementType == ElementType::I32)
+      return Status::error(what + " = random: '" + decl.name +
+                           "' is an i32 tensor (offsets or indices, which "
+                           "random values would send out of bounds); give "
+                           "it as a '<i4' .npy file");
     if (arg->kind == ArgumentSpec::Kind::Random)
       tensor.bytes =
           randomBytes(decl.elementType, tensor.elements(), seed, uint64_t(i));
@@ -386,6 +402,10 @@ Status fa4::runner::saveTensors(const KernelRunResult &result,
       Status s = Status::success();
       if (tensor.elementType == ElementType::F32) {
         std::vector<float> values(tensor.elements());
+        std::memcpy(values.data(), tensor.bytes.data(), values.size() * 4);
+        s = writeNpy(save.path, shape, values);
+      } else if (tensor.elementType == ElementType::I32) {
+        std::vector<int32_t> values(tensor.elements());
         std::memcpy(values.data(), tensor.bytes.data(), values.size() * 4);
         s = writeNpy(save.path, shape, values);
       } else {

@@ -2,7 +2,8 @@
 //
 // Attention through the kernel's launch description (Problem.h): random (or
 // given) Q, K and V of the kernel's element type, (B, H, S, D) on the host
-// and in the problem's layout on the device, O and the per-row log-sum-exp
+// and in the problem's layout on the device ((T, H, D) both for packed
+// sequences, with their offsets), O and the per-row log-sum-exp
 // (f32) each with a guard of one CTA tile of rows after it, all bound by
 // name, and up to kAttentionCheckedRows sampled query rows of every (batch,
 // head) compared with the reference.
@@ -42,13 +43,12 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
                                      const RunOptions &options,
                                      const AttentionInputs *given) {
   const Driver &driver = kernel.driver();
-  uint64_t heads = p.batch * p.heads, kvHeads = p.batch * p.keyHeads(),
-           d = p.headDim;
+  uint64_t d = p.headDim;
   AttentionInputs drawn;
   if (!given) {
-    drawn.q.resize(heads * p.seqQ * d);
-    drawn.k.resize(kvHeads * p.seqK * d);
-    drawn.v.resize(kvHeads * p.seqK * d);
+    drawn.q.resize(p.totalQ() * p.heads * d);
+    drawn.k.resize(p.totalK() * p.keyHeads() * d);
+    drawn.v.resize(p.totalK() * p.keyHeads() * d);
     fillUniform(drawn.q, p.elementType, options.seed, 0);
     fillUniform(drawn.k, p.elementType, options.seed, 1);
     fillUniform(drawn.v, p.elementType, options.seed, 2);
@@ -56,9 +56,10 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
   const AttentionInputs &inputs = given ? *given : drawn;
   const std::vector<uint16_t> &q = inputs.q, &k = inputs.k, &v = inputs.v;
 
-  // The host tensors are (B, H, S, D); the device ones in the problem's
-  // layout.
-  bool bshd = p.layout == AttentionLayout::BSHD;
+  // The host tensors are (B, H, S, D), or (T, H, D) for packed sequences;
+  // the device ones in the problem's layout.
+  bool varlen = p.isVarlen();
+  bool bshd = !varlen && p.layout == AttentionLayout::BSHD;
   std::vector<DeviceBuffer> buffers;
   for (auto [host, h, seq] :
        {std::tuple{&q, p.heads, p.seqQ}, {&k, p.keyHeads(), p.seqK},
@@ -77,11 +78,26 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
   if (!oBuffer.ok())
     return oBuffer.status();
   // The log-sum-exp: one f32 per query row, and a guard of one CTA tile.
-  uint64_t lseRows = heads * p.seqQ;
+  uint64_t lseRows = p.totalQ() * p.heads;
   Expected<DeviceBuffer> lseBuffer =
       DeviceBuffer::allocate(driver, (lseRows + kAttentionTileQ) * 4);
   if (!lseBuffer.ok())
     return lseBuffer.status();
+  // Packed sequences: their offsets, i32.
+  std::vector<uint64_t> startsQ = p.offsetsQ(), startsK = p.offsetsK();
+  std::vector<DeviceBuffer> offsetBuffers;
+  if (varlen)
+    for (const std::vector<uint64_t> *starts : {&startsQ, &startsK}) {
+      std::vector<int32_t> words(starts->begin(), starts->end());
+      Expected<DeviceBuffer> buffer =
+          DeviceBuffer::allocate(driver, words.size() * 4);
+      if (!buffer.ok())
+        return buffer.status();
+      if (Status s = buffer->copyFromHost(words.data(), words.size() * 4);
+          !s.ok())
+        return s;
+      offsetBuffers.push_back(buffer.take());
+    }
 
   // The launch from the kernel's description. A persistent kernel's static
   // order balances the unequal tiles of a causal mask worse than the
@@ -90,11 +106,14 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
   Expected<Launcher> launcher = Launcher::create(kernel, file);
   if (!launcher.ok())
     return launcher.status();
-  if (Status s = bindProblem(launcher->binding(), p,
-                             {buffers[0].address(), buffers[1].address(),
-                              buffers[2].address(), oBuffer->address(),
-                              lseBuffer->address()});
-      !s.ok())
+  AttentionAddresses addresses = {buffers[0].address(), buffers[1].address(),
+                                  buffers[2].address(), oBuffer->address(),
+                                  lseBuffer->address()};
+  if (varlen) {
+    addresses.cuSeqlensQ = offsetBuffers[0].address();
+    addresses.cuSeqlensK = offsetBuffers[1].address();
+  }
+  if (Status s = bindProblem(launcher->binding(), p, addresses); !s.ok())
     return s;
   uint64_t tiles =
       (p.seqQ + kAttentionTileQ - 1) / kAttentionTileQ * p.batch * p.heads;
@@ -110,9 +129,47 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
   execution.rowValues = &*lseBuffer;
   execution.rowValueGuard = kAttentionTileQ;
   execution.cols = d;
+  RunResult result;
+  result.problem = describe(p);
+  result.flops = flops(p);
+  uint64_t seqQ = p.seqQ, numHeads = p.heads;
+  if (varlen) {
+    // Rows t·H + h of O as [TQ·H, D] (token t, head h), the host's layout
+    // too; up to kAttentionCheckedRows / 4 sampled rows of every sequence
+    // and head; the log-sum-exp [H, TQ].
+    uint64_t totalQ = p.totalQ();
+    for (uint64_t b = 0; b < p.batch; ++b)
+      for (uint64_t h = 0; h < numHeads; ++h)
+        for (uint64_t i : sampleRows(p.seqlensQ[b], kAttentionCheckedRows / 4)) {
+          execution.rows.push_back((startsQ[b] + i) * numHeads + h);
+          execution.rowValueRows.push_back(h * totalQ + startsQ[b] + i);
+        }
+    execution.reference = [&] {
+      return referenceAttention(p, q, k, v, execution.rows,
+                                &execution.rowValueReference);
+    };
+    // Sequence b and its row of a token.
+    auto locate = [=](uint64_t row) {
+      uint64_t token = row / numHeads;
+      uint64_t b = uint64_t(std::upper_bound(startsQ.begin() + 1,
+                                             startsQ.end(), token) -
+                            startsQ.begin() - 1);
+      return std::pair{b, token - startsQ[b]};
+    };
+    execution.naming.name = [=](uint64_t row) {
+      auto [b, i] = locate(row);
+      return "sequence " + std::to_string(b) +
+             " h=" + std::to_string(row % numHeads) + " row " +
+             std::to_string(i);
+    };
+    execution.naming.tilePosition = [=](uint64_t row) {
+      return locate(row).second % kAttentionTileQ;
+    };
+    return execute(kernel, execution, options, std::move(result));
+  }
   // The checked rows, as (B, H, SQ) rows for the reference and the
   // log-sum-exp, and as rows of O in its layout.
-  uint64_t seqQ = p.seqQ, numHeads = p.heads;
+  uint64_t heads = p.batch * p.heads;
   std::vector<uint64_t> logicalRows;
   for (uint64_t head = 0; head < heads; ++head)
     for (uint64_t row : sampleRows(p.seqQ, kAttentionCheckedRows))
@@ -153,8 +210,5 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
     return i % kAttentionTileQ;
   };
 
-  RunResult result;
-  result.problem = describe(p);
-  result.flops = flops(p);
   return execute(kernel, execution, options, std::move(result));
 }

@@ -26,7 +26,19 @@ using fa4::runtime::Status;
 static constexpr std::string_view kMagic = "\x93NUMPY";
 
 /// Bytes of one element of `type`.
-static uint64_t itemSize(NpyType type) { return type == NpyType::F32 ? 4 : 2; }
+static uint64_t itemSize(NpyType type) {
+  switch (type) {
+  case NpyType::BF16Bits:
+  case NpyType::F16:
+    return 2;
+  case NpyType::F32:
+  case NpyType::I32:
+    return 4;
+  case NpyType::I64:
+    return 8;
+  }
+  return 2;
+}
 
 const char *fa4::runner::npyDescr(NpyType type) {
   switch (type) {
@@ -36,6 +48,10 @@ const char *fa4::runner::npyDescr(NpyType type) {
     return "<f2";
   case NpyType::F32:
     return "<f4";
+  case NpyType::I32:
+    return "<i4";
+  case NpyType::I64:
+    return "<i8";
   }
   return "";
 }
@@ -230,10 +246,14 @@ Expected<NpyArray> fa4::runner::parseNpy(std::string_view bytes,
     array.type = NpyType::F16;
   else if (*header.descr == "<f4")
     array.type = NpyType::F32;
+  else if (*header.descr == "<i4")
+    array.type = NpyType::I32;
+  else if (*header.descr == "<i8")
+    array.type = NpyType::I64;
   else
     return Status::error(name + ": unsupported dtype '" + *header.descr +
-                         "'; fa4-run reads '<u2' (bf16 bits), '<f2' and "
-                         "'<f4'");
+                         "'; fa4-run reads '<u2' (bf16 bits), '<f2', '<f4', "
+                         "'<i4' and '<i8'");
   if (*header.fortranOrder)
     return Status::error(name + ": fortran_order is True; fa4-run reads "
                                 "C-order arrays only");
@@ -284,6 +304,10 @@ std::vector<uint16_t> fa4::runner::toWords(const NpyArray &array,
     if (array.type == NpyType::F32) {
       uint32_t word = uint32_t(bits);
       std::memcpy(&value, &word, sizeof(value));
+    } else if (array.type == NpyType::I32) {
+      value = float(int32_t(uint32_t(bits)));
+    } else if (array.type == NpyType::I64) {
+      value = float(int64_t(bits));
     } else {
       ElementType from =
           array.type == NpyType::F16 ? ElementType::F16 : ElementType::BF16;
@@ -292,6 +316,22 @@ std::vector<uint16_t> fa4::runner::toWords(const NpyArray &array,
     words[i] = toWord(type, value);
   }
   return words;
+}
+
+Expected<std::vector<int64_t>>
+fa4::runner::toIntegers(const NpyArray &array, const std::string &name) {
+  if (array.type != NpyType::I32 && array.type != NpyType::I64)
+    return Status::error(name + ": dtype '" + npyDescr(array.type) +
+                         "' is not an integer one ('<i4' or '<i8')");
+  uint64_t size = itemSize(array.type), count = array.elements();
+  std::vector<int64_t> values(count);
+  for (uint64_t i = 0; i < count; ++i) {
+    uint64_t bits = littleEndian(std::string_view(array.data).substr(i * size),
+                                 size_t(size));
+    values[i] = array.type == NpyType::I32 ? int64_t(int32_t(uint32_t(bits)))
+                                           : int64_t(bits);
+  }
+  return values;
 }
 
 /// A version 1.0 .npy header of `descr` and `shape` followed by `data`.
@@ -364,4 +404,14 @@ Status fa4::runner::writeNpy(const std::string &path,
                              const std::vector<uint64_t> &shape,
                              const std::vector<float> &values) {
   return writeFile(path, serializeNpy(shape, values));
+}
+
+Status fa4::runner::writeNpy(const std::string &path,
+                             const std::vector<uint64_t> &shape,
+                             const std::vector<int32_t> &values) {
+  std::string data;
+  for (int32_t value : values)
+    for (unsigned byte = 0; byte < 4; ++byte)
+      data += char((uint32_t(value) >> (8 * byte)) & 0xff);
+  return writeFile(path, npyBytes(npyDescr(NpyType::I32), shape, data));
 }

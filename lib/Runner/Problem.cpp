@@ -11,6 +11,7 @@
 
 #include "Execution.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -42,6 +43,86 @@ static std::string formatNumber(double value) {
   return text;
 }
 
+uint64_t AttentionProblem::totalQ() const {
+  return isVarlen() ? offsetsQ().back() : batch * seqQ;
+}
+
+uint64_t AttentionProblem::totalK() const {
+  return isVarlen() ? offsetsK().back() : batch * seqK;
+}
+
+/// 0 and the running sums of `lengths`.
+static std::vector<uint64_t> offsets(const std::vector<uint64_t> &lengths) {
+  std::vector<uint64_t> result = {0};
+  for (uint64_t length : lengths)
+    result.push_back(result.back() + length);
+  return result;
+}
+
+std::vector<uint64_t> AttentionProblem::offsetsQ() const {
+  return offsets(seqlensQ);
+}
+
+std::vector<uint64_t> AttentionProblem::offsetsK() const {
+  return offsets(seqlensK);
+}
+
+AttentionProblem AttentionProblem::sequence(uint64_t b) const {
+  AttentionProblem one = *this;
+  one.seqlensQ.clear();
+  one.seqlensK.clear();
+  one.batch = 1;
+  one.seqQ = seqlensQ[b];
+  one.seqK = seqlensK[b];
+  return one;
+}
+
+Status fa4::runner::setSequenceLengths(AttentionProblem &problem,
+                                       std::vector<uint64_t> seqlensQ,
+                                       std::vector<uint64_t> seqlensK) {
+  if (seqlensQ.empty())
+    return Status::error("packed sequences need at least one sequence");
+  if (seqlensQ.size() != seqlensK.size())
+    return Status::error(std::to_string(seqlensQ.size()) +
+                         " query lengths and " +
+                         std::to_string(seqlensK.size()) +
+                         " key lengths: give one of each per sequence");
+  problem.batch = seqlensQ.size();
+  problem.seqQ = *std::max_element(seqlensQ.begin(), seqlensQ.end());
+  problem.seqK = *std::max_element(seqlensK.begin(), seqlensK.end());
+  problem.seqlensQ = std::move(seqlensQ);
+  problem.seqlensK = std::move(seqlensK);
+  return Status::success();
+}
+
+runtime::Expected<std::vector<uint64_t>>
+fa4::runner::lengthsFromOffsets(const std::vector<int64_t> &cu,
+                                const std::string &what,
+                                std::optional<uint64_t> total) {
+  if (cu.size() < 2)
+    return Status::error(what + " has " + std::to_string(cu.size()) +
+                         " entries; cumulative lengths of B sequences have "
+                         "B + 1, from 0");
+  if (cu[0] != 0)
+    return Status::error(what + " starts at " + std::to_string(cu[0]) +
+                         ", not 0");
+  std::vector<uint64_t> lengths;
+  for (size_t i = 1; i < cu.size(); ++i) {
+    if (cu[i] < cu[i - 1])
+      return Status::error(what + " decreases at entry " + std::to_string(i) +
+                           ": " + std::to_string(cu[i - 1]) + " then " +
+                           std::to_string(cu[i]) +
+                           " (the offsets of packed sequences never "
+                           "decrease)");
+    lengths.push_back(uint64_t(cu[i] - cu[i - 1]));
+  }
+  if (total && uint64_t(cu.back()) != *total)
+    return Status::error(what + " ends at " + std::to_string(cu.back()) +
+                         ", but the packed tensor has " +
+                         std::to_string(*total) + " tokens");
+  return lengths;
+}
+
 std::string fa4::runner::describe(const GemmProblem &problem) {
   return "gemm m=" + std::to_string(problem.m) +
          " n=" + std::to_string(problem.n) + " k=" + std::to_string(problem.k) +
@@ -63,6 +144,9 @@ std::string fa4::runner::describe(const AttentionProblem &problem) {
                               : "") +
          (problem.softcap > 0 ? " softcap=" + formatNumber(problem.softcap)
                               : "") +
+         (problem.isVarlen() ? " varlen tq=" + std::to_string(problem.totalQ()) +
+                                   " tk=" + std::to_string(problem.totalK())
+                             : "") +
          (problem.causal ? " causal" : "") + typeSuffix(problem.elementType);
 }
 
@@ -71,6 +155,12 @@ double fa4::runner::flops(const GemmProblem &problem) {
 }
 
 double fa4::runner::flops(const AttentionProblem &problem) {
+  if (problem.isVarlen()) {
+    double total = 0;
+    for (uint64_t b = 0; b < problem.batch; ++b)
+      total += flops(problem.sequence(b));
+    return total;
+  }
   if (problem.hasWindow()) {
     double pairs = 0;
     for (uint64_t i = 0; i < problem.seqQ; ++i)
@@ -142,6 +232,30 @@ Status fa4::runner::checkProblem(const GemmProblem &p) {
 }
 
 Status fa4::runner::checkProblem(const AttentionProblem &p) {
+  if (p.isVarlen()) {
+    if (p.seqlensK.size() != p.seqlensQ.size() || p.batch != p.seqlensQ.size())
+      return Status::error(std::to_string(p.seqlensQ.size()) +
+                           " query lengths and " +
+                           std::to_string(p.seqlensK.size()) +
+                           " key lengths for a batch of " +
+                           std::to_string(p.batch));
+    // Sequences may be empty; the packed tensors may not.
+    if (Status s = checkPositive({{"the query tokens", p.totalQ()},
+                                  {"the key tokens", p.totalK()}});
+        !s.ok())
+      return s;
+    if (p.batch > kMaxGridY)
+      return Status::error(std::to_string(p.batch) +
+                           " sequences in grid z; CUDA allows " +
+                           std::to_string(kMaxGridY));
+    AttentionProblem dense = p;
+    dense.seqlensQ.clear();
+    dense.seqlensK.clear();
+    dense.batch = 1;
+    dense.seqQ = p.totalQ();
+    dense.seqK = p.totalK();
+    return checkProblem(dense);
+  }
   if (Status s = checkPositive({{"batch", p.batch},
                                 {"heads", p.heads},
                                 {"seq-q", p.seqQ},
@@ -265,6 +379,43 @@ Status fa4::runner::bindProblem(runtime::Binding &binding,
                    std::to_string(d) + "-softcap)"));
   if (softcapKernel)
     scalars.push_back({"softcap", p.softcap});
+  // Packed sequences need a kernel compiled for them, and such a kernel
+  // packed sequences.
+  bool varlenKernel = binding.file().findTensor("cu_seqlens_q") != nullptr;
+  if (varlenKernel != p.isVarlen())
+    return Status::error(
+        "kernel '" + binding.file().entry +
+        "' cannot run the attention problem: " +
+        (varlenKernel
+             ? std::string("it runs packed sequences of variable lengths; "
+                           "give --seqlens or --cu-seqlens-q")
+             : "it has no packed sequences (no cu_seqlens_q tensor); "
+               "compile the attention program with its varlen option "
+               "(fa4-run's attention-hd" +
+                   std::to_string(d) + "-varlen)"));
+  if (varlenKernel) {
+    // The (T, H, D) tensors as [H, T, D] views.
+    uint64_t tq = p.totalQ(), tk = p.totalK();
+    auto packed = [&](CUdeviceptr address, uint64_t heads, uint64_t tokens) {
+      runtime::TensorArg tensor =
+          tensorArg(address, type, {heads, tokens, d});
+      tensor.strides = {int64_t(d), int64_t(heads * d), 1};
+      return tensor;
+    };
+    scalars.push_back({"max_seqlen_q", double(p.seqQ)});
+    return bindAll(
+        binding, "attention",
+        {{"q", packed(at.q, h, tq)},
+         {"k", packed(at.k, hkv, tk)},
+         {"v", packed(at.v, hkv, tk)},
+         {"o", packed(at.o, h, tq)},
+         {"lse", tensorArg(at.lse, runtime::ElementType::F32, {h, tq})},
+         {"cu_seqlens_q",
+          tensorArg(at.cuSeqlensQ, runtime::ElementType::I32, {b + 1})},
+         {"cu_seqlens_k",
+          tensorArg(at.cuSeqlensK, runtime::ElementType::I32, {b + 1})}},
+        scalars);
+  }
   return bindAll(
       binding, "attention",
       {{"q", headsTensor(at.q, type, p.layout, b, h, p.seqQ, d)},
@@ -317,8 +468,10 @@ Status fa4::runner::checkKernel(const KernelFile &file,
 
 Status fa4::runner::checkKernel(const KernelFile &file,
                                 const AttentionProblem &problem) {
-  return checkBinding(file, problem, "attention",
-                      AttentionAddresses{placeholderAddress(0), placeholderAddress(1),
-                                         placeholderAddress(2), placeholderAddress(3),
-                                         placeholderAddress(4)});
+  return checkBinding(
+      file, problem, "attention",
+      AttentionAddresses{placeholderAddress(0), placeholderAddress(1),
+                         placeholderAddress(2), placeholderAddress(3),
+                         placeholderAddress(4), placeholderAddress(5),
+                         placeholderAddress(6)});
 }

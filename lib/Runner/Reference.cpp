@@ -83,6 +83,15 @@ std::vector<double> fa4::runner::referenceAttention(
     const std::vector<uint16_t> &k, const std::vector<uint16_t> &v,
     const std::vector<uint64_t> &rows, std::vector<double> *lse) {
   uint64_t d = problem.headDim, sq = problem.seqQ, sk = problem.seqK;
+  uint64_t heads = problem.heads, kvHeads = problem.keyHeads();
+  // Query head h reads KV head h / (H / HKV).
+  uint64_t group = heads / kvHeads;
+  bool varlen = problem.isVarlen();
+  std::vector<uint64_t> startsQ, startsK;
+  if (varlen) {
+    startsQ = problem.offsetsQ();
+    startsK = problem.offsetsK();
+  }
   if (lse)
     lse->assign(rows.size(), -INFINITY);
   std::vector<float> kf = toFloat(problem.elementType, k),
@@ -90,23 +99,34 @@ std::vector<double> fa4::runner::referenceAttention(
   std::vector<double> result(rows.size() * d, 0.0);
   parallelFor(rows.size(), 1, [&](uint64_t begin, uint64_t end) {
     std::vector<float> qrow(d);
-    std::vector<double> p(sk), out(d);
+    std::vector<double> p(std::max(sk, uint64_t(1))), out(d);
     for (uint64_t r = begin; r < end; ++r) {
-      uint64_t head = rows[r] / sq, i = rows[r] % sq;
-      KeyRange range = visibleRange(problem, i);
+      // Where the row's keys are: the first K row of its head and sequence,
+      // the distance between key rows, and the keys it sees.
+      uint64_t keyBase, keyStride = d;
+      KeyRange range;
+      if (varlen) {
+        uint64_t token = rows[r] / heads, h = rows[r] % heads;
+        uint64_t b = uint64_t(std::upper_bound(startsQ.begin() + 1,
+                                               startsQ.end(), token) -
+                              startsQ.begin() - 1);
+        range = visibleRange(problem.sequence(b), token - startsQ[b]);
+        keyBase = (startsK[b] * kvHeads + h / group) * d;
+        keyStride = kvHeads * d;
+      } else {
+        uint64_t head = rows[r] / sq, i = rows[r] % sq;
+        range = visibleRange(problem, i);
+        uint64_t kvHead = head / heads * kvHeads + head % heads / group;
+        keyBase = kvHead * sk * d;
+      }
       if (range.size() == 0)
         continue;
       for (uint64_t c = 0; c < d; ++c)
         qrow[c] = fromWord(problem.elementType, q[rows[r] * d + c]);
-      // Query head h of batch b reads KV head h / (H / HKV).
-      uint64_t group = problem.heads / problem.keyHeads();
-      uint64_t kvHead = head / problem.heads * problem.keyHeads() +
-                        head % problem.heads / group;
-      const float *kh = &kf[kvHead * sk * d];
-      const float *vh = &vf[kvHead * sk * d];
+      const float *kh = &kf[keyBase], *vh = &vf[keyBase];
       double max = -INFINITY;
       for (uint64_t j = range.first; j < range.end; ++j) {
-        p[j] = problem.scale * dot(qrow.data(), kh + j * d, d);
+        p[j] = problem.scale * dot(qrow.data(), kh + j * keyStride, d);
         if (problem.softcap > 0)
           p[j] = problem.softcap * std::tanh(p[j] / problem.softcap);
         max = std::max(max, p[j]);
@@ -119,7 +139,7 @@ std::vector<double> fa4::runner::referenceAttention(
       std::fill(out.begin(), out.end(), 0.0);
       for (uint64_t j = range.first; j < range.end; ++j)
         for (uint64_t c = 0; c < d; ++c)
-          out[c] += p[j] * double(vh[j * d + c]);
+          out[c] += p[j] * double(vh[j * keyStride + c]);
       for (uint64_t c = 0; c < d; ++c)
         result[r * d + c] = out[c] / sum;
       if (lse)

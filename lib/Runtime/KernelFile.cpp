@@ -544,7 +544,7 @@ static Expected<KernelTensor> parseTensor(std::string_view text) {
       std::optional<ElementType> type = parseElementType(value);
       if (!type)
         return Status::error("unknown element type '" + std::string(value) +
-                             "' (expected bf16, f16 or f32)");
+                             "' (expected bf16, f16, f32 or i32)");
       tensor.elementType = *type;
     } else if (key == "rank" || key == "align") {
       std::optional<unsigned> number = parseInteger<unsigned>(value);
@@ -607,7 +607,7 @@ parseTensorMapAttributes(const std::vector<std::string_view> &attrs,
       std::optional<ElementType> type = parseElementType(value);
       if (!type)
         return Status::error("unknown element type '" + std::string(value) +
-                             "' (expected bf16, f16 or f32)");
+                             "' (expected bf16, f16, f32 or i32)");
       param.elementType = *type;
     } else if (key == "box") {
       std::optional<std::vector<uint32_t>> box = parseList<uint32_t>(value);

@@ -135,6 +135,8 @@ static CUtensorMapDataType dataType(ElementType type) {
     return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   case ElementType::F32:
     return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  case ElementType::I32:
+    return CU_TENSOR_MAP_DATA_TYPE_INT32;
   }
   return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
 }

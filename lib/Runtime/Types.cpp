@@ -15,6 +15,7 @@ unsigned fa4::runtime::elementSize(ElementType type) {
   case ElementType::F16:
     return 2;
   case ElementType::F32:
+  case ElementType::I32:
     return 4;
   }
   return 0;
@@ -28,6 +29,8 @@ const char *fa4::runtime::elementTypeName(ElementType type) {
     return "f16";
   case ElementType::F32:
     return "f32";
+  case ElementType::I32:
+    return "i32";
   }
   return "?";
 }
@@ -35,7 +38,7 @@ const char *fa4::runtime::elementTypeName(ElementType type) {
 std::optional<ElementType>
 fa4::runtime::parseElementType(std::string_view name) {
   for (ElementType type :
-       {ElementType::BF16, ElementType::F16, ElementType::F32})
+       {ElementType::BF16, ElementType::F16, ElementType::F32, ElementType::I32})
     if (name == elementTypeName(type))
       return type;
   return std::nullopt;

@@ -95,6 +95,8 @@ static std::optional<rt::ElementType> getElementType(Type type) {
     return rt::ElementType::F16;
   if (type.isF32())
     return rt::ElementType::F32;
+  if (type.isInteger(32))
+    return rt::ElementType::I32;
   return std::nullopt;
 }
 
@@ -117,7 +119,7 @@ static LogicalResult describeTensorMap(LLVM::LLVMFuncOp kernel, unsigned index,
            << "tensor map argument " << index << " ('" << param.name
            << "') of kernel '" << kernel.getSymName() << "' has element type "
            << mapType.getElementType()
-           << "; kernel files take bf16, f16 or f32";
+           << "; kernel files take bf16, f16, f32 or i32";
   // TensorMapType::verify has checked the swizzle and the box.
   std::optional<rt::Swizzle> swizzle =
       rt::swizzleFromBytes(unsigned(mapType.getSwizzle()));
@@ -237,7 +239,7 @@ describeParam(LLVM::LLVMFuncOp kernel, unsigned index,
              << "pointer argument " << index << " ('" << param.name
              << "') of kernel '" << kernel.getSymName() << "' has "
              << kShapeArgAttrName << " but no " << kElementTypeArgAttrName
-             << " of bf16, f16 or f32";
+             << " of bf16, f16, f32 or i32";
     FailureOr<rt::KernelTensor> tensor =
         describeTensor(kernel, index, param, *elementType,
                        unsigned(rt::splitRules(shape.getValue()).size()),

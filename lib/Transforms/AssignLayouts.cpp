@@ -9,7 +9,8 @@
 // rows of it (`fa4.warpgroup_rows`). Row indices (`tile.iota` along axis 0)
 // gain the warpgroup's first row, and stores of register tiles through a
 // `tile.make_desc` of a kernel pointer become `fa4.global_store`s with the
-// tensor's edge as their row limit.
+// tensor's edge as their row limit; scalar reads through a kernel pointer
+// (`tile.load_scalar`) become LLVM loads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -166,13 +167,17 @@ LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
   for (int64_t i = 0; i < rowDim; ++i)
     lead = arith::AddIOp::create(
         b, lead, arith::MulIOp::create(b, coords[i], strides[i]));
-  Value row = arith::AddIOp::create(
-      b, arith::MulIOp::create(b, coords[rowDim], index(ctaRows)), firstRow());
+  // Block coordinates count blocks; with `elements` they are the element
+  // offsets already.
+  bool elements = store.getElements();
+  auto scaled = [&](Value coord, int64_t size) -> Value {
+    return elements ? coord
+                    : arith::MulIOp::create(b, coord, index(size)).getResult();
+  };
+  Value row = arith::AddIOp::create(b, scaled(coords[rowDim], ctaRows),
+                                    firstRow());
   Value limit = shape[rowDim];
-  Value col = acc ? arith::MulIOp::create(b, coords[rowDim + 1],
-                                          index(block[rowDim + 1]))
-                        .getResult()
-                  : index(0);
+  Value col = acc ? scaled(coords[rowDim + 1], block[rowDim + 1]) : index(0);
   col = arith::AddIOp::create(b, col, lead);
   GlobalStoreOp::create(b, store.getValue(), base, row, col, limit,
                         strides[rowDim]);
@@ -248,13 +253,34 @@ LogicalResult LayoutAssignment::run() {
   });
   Block &entry = function.getBody().front();
   auto global = LLVM::LLVMPointerType::get(function.getContext(), 1);
+  // Scalar reads become loads of one element (the same in every thread).
+  WalkResult scalars = function.walk([&](tile::LoadScalarOp load) {
+    auto base = dyn_cast<BlockArgument>(load.getBase());
+    if (!base || base.getOwner() != &entry) {
+      load.emitOpError() << "reads through a pointer that is not a kernel "
+                            "argument";
+      return WalkResult::interrupt();
+    }
+    ImplicitLocOpBuilder b(load.getLoc(), load);
+    Value offset = arith::IndexCastOp::create(b, b.getI64Type(),
+                                              load.getIndex());
+    Value address =
+        LLVM::GEPOp::create(b, global, load.getType(), base,
+                            ArrayRef<LLVM::GEPArg>{offset});
+    load.replaceAllUsesWith(
+        LLVM::LoadOp::create(b, load.getType(), address).getResult());
+    load.erase();
+    return WalkResult::advance();
+  });
+  if (scalars.wasInterrupted())
+    return failure();
   for (BlockArgument arg : entry.getArguments()) {
     if (!isa<tile::PointerType>(arg.getType()))
       continue;
     for (Operation *user : arg.getUsers())
-      if (!isa<GlobalStoreOp>(user))
-        return user->emitOpError()
-               << "uses a kernel pointer; fa4 stores through pointers only";
+      if (!isa<GlobalStoreOp, LLVM::GEPOp>(user))
+        return user->emitOpError() << "uses a kernel pointer; fa4 stores "
+                                      "through pointers and reads scalars";
     arg.setType(global);
   }
   fa4::detail::updateFunctionType(function);

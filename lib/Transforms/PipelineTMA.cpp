@@ -294,6 +294,8 @@ void Pipelining::threadStates() {
 /// The element coordinates of the block `load` names.
 static SmallVector<Value> elementCoords(ImplicitLocOpBuilder &b,
                                         Load &load) {
+  if (load.op.getElements())
+    return SmallVector<Value>(load.op.getCoords());
   SmallVector<Value> coords;
   for (auto [coord, size] : llvm::zip(load.op.getCoords(), load.block))
     coords.push_back(

@@ -268,6 +268,75 @@ static int runReference() {
 }
 
 //===----------------------------------------------------------------------===//
+// varlen: packed sequences against each sequence alone
+//===----------------------------------------------------------------------===//
+
+/// Rows of sequences of lengths 3, 0 and 2 (keys 2, 4 and 0), two query heads
+/// on one KV head, causal: each packed row equals the same row of its
+/// sequence computed alone, the empty key sequence gives zeros and -inf, and
+/// offsets that decrease, do not start at 0 or do not end at the tokens are
+/// refused.
+static int runVarlen() {
+  AttentionProblem packed{0, 2, 0, 0, 2, true, 0.5};
+  packed.kvHeads = 1;
+  if (!setSequenceLengths(packed, {3, 0, 2}, {2, 4, 0}).ok())
+    return 1;
+  std::printf("packed: %s, %.0f flops\n", describe(packed).c_str(),
+              flops(packed));
+  // Q (5 tokens, 2 heads, D = 2), K and V (6 tokens, 1 head, D = 2).
+  std::vector<float> qv, kv, vv;
+  for (int i = 0; i < 5 * 2 * 2; ++i)
+    qv.push_back(float((i * 7) % 5 - 2) / 2);
+  for (int i = 0; i < 6 * 2; ++i) {
+    kv.push_back(float((i * 3) % 7 - 3) / 2);
+    vv.push_back(float(i % 4));
+  }
+  std::vector<uint16_t> q = words(qv), k = words(kv), v = words(vv);
+  std::vector<uint64_t> rows;
+  for (uint64_t r = 0; r < 10; ++r)
+    rows.push_back(r);
+  std::vector<double> lse;
+  std::vector<double> out = referenceAttention(packed, q, k, v, rows, &lse);
+  // Sequence 0 alone: tokens 0-2, keys 0-1, as (B, H, S, D) = (1, 2, 3, 2).
+  AttentionProblem first = packed.sequence(0);
+  std::vector<uint16_t> q0, k0(k.begin(), k.begin() + 4),
+      v0(v.begin(), v.begin() + 4);
+  for (uint64_t h = 0; h < 2; ++h)
+    for (uint64_t t = 0; t < 3; ++t)
+      for (uint64_t c = 0; c < 2; ++c)
+        q0.push_back(q[(t * 2 + h) * 2 + c]);
+  std::vector<double> lse0;
+  std::vector<double> alone =
+      referenceAttention(first, q0, k0, v0, {0, 1, 2, 3, 4, 5}, &lse0);
+  bool same = true;
+  for (uint64_t t = 0; t < 3; ++t)
+    for (uint64_t h = 0; h < 2; ++h) {
+      uint64_t r = t * 2 + h, a = h * 3 + t;
+      same &= out[2 * r] == alone[2 * a] && out[2 * r + 1] == alone[2 * a + 1] &&
+              lse[r] == lse0[a];
+    }
+  std::printf("sequence 0 packed as alone: %s\n", same ? "yes" : "no");
+  printRows("packed", out, 2);
+  std::printf("packed lse:");
+  for (double value : lse)
+    std::printf(" %.6g", value);
+  std::printf("\n");
+  for (const std::vector<int64_t> &cu :
+       {std::vector<int64_t>{0, 3, 3, 5}, {0, 3, 2, 5}, {1, 3}, {0}, {0, 3, 4}})
+    std::printf("%s\n", [&] {
+      fa4::runtime::Expected<std::vector<uint64_t>> lengths =
+          lengthsFromOffsets(cu, "cu", 5);
+      if (!lengths.ok())
+        return lengths.status().message();
+      std::string text = "lengths";
+      for (uint64_t length : *lengths)
+        text += " " + std::to_string(length);
+      return text;
+    }().c_str());
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
 // check: outputs broken on purpose
 //===----------------------------------------------------------------------===//
 
@@ -398,12 +467,13 @@ int main(int argc, char **argv) {
   } commands[] = {{"bf16", runBF16},     {"f16", runF16},
                   {"npy", runNpy},       {"random", runRandom},
                   {"sample", runSample}, {"reference", runReference},
-                  {"check", runCheck},   {"row-values", runRowValues}};
+                  {"check", runCheck},   {"row-values", runRowValues},
+                  {"varlen", runVarlen}};
   for (const auto &command : commands)
     if (argc == 2 && std::strcmp(argv[1], command.name) == 0)
       return command.run();
   std::fprintf(stderr, "usage: fa4-runner-checks "
                        "bf16|f16|npy|random|sample|reference|check|"
-                       "row-values\n");
+                       "row-values|varlen\n");
   return 2;
 }

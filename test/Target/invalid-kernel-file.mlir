@@ -82,7 +82,7 @@ llvm.func @map_not_a_type(%p: !llvm.ptr {fa4.tensor_map = 3}) attributes {nvvm.k
 
 // -----
 
-// expected-error @below {{tensor map argument 0 ('arg0') of kernel 'byte_map' has element type 'i8'; kernel files take bf16, f16 or f32}}
+// expected-error @below {{tensor map argument 0 ('arg0') of kernel 'byte_map' has element type 'i8'; kernel files take bf16, f16, f32 or i32}}
 llvm.func @byte_map(%p: !llvm.ptr {fa4.tensor_map = !fa4.tensor_map<i8, box = [64, 128], swizzle = 128>}) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>} {
   llvm.return
 }
@@ -133,7 +133,7 @@ llvm.func @beyond_rank(%q: !llvm.ptr {fa4.name = "q", fa4.tensor_map = !fa4.tens
 
 // -----
 
-// expected-error @below {{pointer argument 0 ('o') of kernel 'untyped_tensor' has fa4.shape but no fa4.element_type of bf16, f16 or f32}}
+// expected-error @below {{pointer argument 0 ('o') of kernel 'untyped_tensor' has fa4.shape but no fa4.element_type of bf16, f16, f32 or i32}}
 llvm.func @untyped_tensor(%o: !llvm.ptr<1> {fa4.name = "o", fa4.shape = "4, 4"}) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, fa4.grid = "1, 1, 1"} {
   llvm.return
 }

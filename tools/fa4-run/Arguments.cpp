@@ -51,6 +51,10 @@ static constexpr OptionSpec kOptions[] = {
     {"layout", true, Scope::Attention},
     {"window", true, Scope::Attention},
     {"softcap", true, Scope::Attention},
+    {"seqlens", true, Scope::Attention},
+    {"seqlens-k", true, Scope::Attention},
+    {"cu-seqlens-q", true, Scope::Attention},
+    {"cu-seqlens-k", true, Scope::Attention},
     {"scale", true, Scope::Attention},
     {"q", true, Scope::Attention},
     {"v", true, Scope::Attention},
@@ -212,8 +216,85 @@ static Status readGemm(const Given &given, Arguments &args) {
   return Status::success();
 }
 
+/// The lengths of option `name`: a comma-separated list of decimal
+/// integers, each in [0, 2^31 - 1] (an empty sequence is 0).
+static Expected<std::vector<uint64_t>> lengths(const Given &given,
+                                               const char *name) {
+  const std::string &text = given.find(name)->second;
+  std::vector<uint64_t> values;
+  size_t start = 0;
+  while (true) {
+    size_t comma = text.find(',', start);
+    std::string part = text.substr(start, comma - start);
+    uint64_t value = 0;
+    auto [end, ec] =
+        std::from_chars(part.data(), part.data() + part.size(), value);
+    if (part.empty() || ec != std::errc() || end != part.data() + part.size() ||
+        value > kMaxSize)
+      return Status::error("--" + std::string(name) + " = '" + text +
+                           "': '" + part +
+                           "' is not a sequence length (a decimal integer in "
+                           "[0, " + std::to_string(kMaxSize) + "]); give e.g. "
+                           "100,2000,37");
+    values.push_back(value);
+    if (comma == std::string::npos)
+      return values;
+    start = comma + 1;
+  }
+}
+
+/// Packed sequences: --seqlens (and --seqlens-k) or --cu-seqlens-q (and
+/// -k); the lengths fix the batch and the sequence lengths.
+static Status readSequences(const Given &given, Arguments &args) {
+  bool listed = given.count("seqlens"), offsets = given.count("cu-seqlens-q");
+  if (!listed && !offsets) {
+    for (const char *name : {"seqlens-k", "cu-seqlens-k"})
+      if (given.count(name))
+        return Status::error("--" + std::string(name) + " needs --" +
+                             (name[0] == 's' ? "seqlens" : "cu-seqlens-q"));
+    return Status::success();
+  }
+  if (listed && offsets)
+    return Status::error("--seqlens and --cu-seqlens-q both give the "
+                         "sequence lengths; give one");
+  for (const char *name :
+       {"batch", "seq-q", "seq-k", "layout", listed ? "cu-seqlens-k"
+                                                    : "seqlens-k"})
+    if (given.count(name))
+      return Status::error(
+          "--" + std::string(name) + " does not go with packed sequences (" +
+          (listed ? "--seqlens" : "--cu-seqlens-q") +
+          (std::string_view(name) == "layout"
+               ? "), which lie as (T, H, D)"
+               : "), whose lengths fix the batch and the sequence lengths"));
+  if (offsets) {
+    args.cuSeqlensQFile = given.find("cu-seqlens-q")->second;
+    auto k = given.find("cu-seqlens-k");
+    args.cuSeqlensKFile =
+        k != given.end() ? k->second : args.cuSeqlensQFile;
+    return Status::success();
+  }
+  Expected<std::vector<uint64_t>> q = lengths(given, "seqlens");
+  if (!q.ok())
+    return q.status();
+  std::vector<uint64_t> k = *q;
+  if (given.count("seqlens-k")) {
+    Expected<std::vector<uint64_t>> keys = lengths(given, "seqlens-k");
+    if (!keys.ok())
+      return keys.status();
+    k = keys.take();
+  }
+  if (Status s = runner::setSequenceLengths(args.attention, q.take(),
+                                            std::move(k));
+      !s.ok())
+    return Status::error("--seqlens-k: " + s.message());
+  return Status::success();
+}
+
 static Status readAttention(const Given &given, Arguments &args) {
   runner::AttentionProblem &p = args.attention;
+  if (Status s = readSequences(given, args); !s.ok())
+    return s;
   unsigned files = given.count("q") + given.count("k") + given.count("v");
   if (files != 0 && files != 3)
     return Status::error("--q, --k and --v go together: give all three input "
@@ -230,17 +311,24 @@ static Status readAttention(const Given &given, Arguments &args) {
   // The sizes --emit assumes when they are not given; only the head dim
   // picks the kernel.
   if (given.count("emit") && !files) {
-    p.batch = p.heads = 1;
-    p.seqQ = p.seqK = 128;
+    p.heads = 1;
     p.headDim = 128;
+    if (!args.varlen()) {
+      p.batch = 1;
+      p.seqQ = p.seqK = 128;
+    }
   }
   for (auto [name, target] : {std::pair{"batch", &p.batch},
                               {"heads", &p.heads},
                               {"seq-q", &p.seqQ},
                               {"seq-k", &p.seqK},
                               {"head-dim", &p.headDim}}) {
-    // With input files the sizes are optional: the files fix them.
+    // With input files the sizes are optional: the files fix them; packed
+    // sequences have their batch and lengths.
     if (files && !given.count(name))
+      continue;
+    if (args.varlen() && std::string_view(name) != "heads" &&
+        std::string_view(name) != "head-dim")
       continue;
     if (Status s = size(given, name, "attention", *target); !s.ok())
       return s;

@@ -46,6 +46,14 @@ struct Arguments {
   /// write after the run. With the inputs, the attention sizes not given are
   /// 0 until the files fix them, and so is the scale when not given.
   std::string qFile, kFile, vFile, outFile, lseFile;
+  /// Attention of packed sequences: .npy files of the query and key
+  /// offsets (cu_seqlens; the key file is the query file when not given).
+  /// With --seqlens the lengths are in `attention` already.
+  std::string cuSeqlensQFile, cuSeqlensKFile;
+  /// Packed sequences, of either kind.
+  bool varlen() const {
+    return attention.isVarlen() || !cuSeqlensQFile.empty();
+  }
   /// Any kernel: the `--arg`s and `--save`s in order, and `--describe`
   /// (print the launch description and exit).
   std::vector<runner::ArgumentSpec> kernelArgs;

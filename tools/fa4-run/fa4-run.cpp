@@ -172,6 +172,8 @@ static std::string shippedName(const run::Arguments &args) {
           : "attention-hd" + std::to_string(args.attention.headDim);
   if (args.dtype == runtime::ElementType::F16)
     name += "-f16";
+  if (args.problem == run::ProblemKind::Attention && args.varlen())
+    name += "-varlen";
   if (args.problem == run::ProblemKind::Attention && args.attention.hasWindow())
     name += "-window";
   if (args.problem == run::ProblemKind::Attention && args.attention.softcap > 0)
@@ -224,12 +226,39 @@ int main(int argc, char **argv) {
   runner::AttentionProblem &attention = args->attention;
   if (!args->qFile.empty()) {
     Expected<runner::AttentionArrays> read = runner::readAttentionArrays(
-        args->qFile, args->kFile, args->vFile, attention);
+        args->qFile, args->kFile, args->vFile, attention, args->varlen());
     if (!read.ok())
       return fail(kRefused, read.status().message());
     arrays = read.take();
     if (attention.scale == 0)
       attention.scale = 1.0 / std::sqrt(double(attention.headDim));
+  }
+  // Packed sequences from offset files, which must end at the tokens of the
+  // input files when given.
+  if (!args->cuSeqlensQFile.empty()) {
+    std::vector<uint64_t> lengths[2];
+    for (int side = 0; side < 2; ++side) {
+      const std::string &path =
+          side == 0 ? args->cuSeqlensQFile : args->cuSeqlensKFile;
+      Expected<std::vector<int64_t>> offsets =
+          runner::readSequenceOffsets(path);
+      if (!offsets.ok())
+        return fail(kRefused, offsets.status().message());
+      std::optional<uint64_t> tokens;
+      if (arrays)
+        tokens = side == 0 ? arrays->q.shape[0] : arrays->k.shape[0];
+      Expected<std::vector<uint64_t>> read = runner::lengthsFromOffsets(
+          *offsets, path + (side == 0 ? " (cu_seqlens_q)" : " (cu_seqlens_k)"),
+          tokens);
+      if (!read.ok())
+        return fail(kRefused, read.status().message());
+      lengths[side] = read.take();
+    }
+    if (Status s = runner::setSequenceLengths(
+            attention, std::move(lengths[0]), std::move(lengths[1]));
+        !s.ok())
+      return fail(kRefused, "--cu-seqlens-q and --cu-seqlens-k: " +
+                                s.message());
   }
   if (!args->emit.empty())
     return emitStage(*args);

@@ -28,7 +28,10 @@ namespace mlir::fa4 {
 /// The programs fa4 ships, written in its DSL: `attention-hd64`,
 /// `attention-hd128`, `attention-hd256` (bf16), their `-f16` variants,
 /// each of those with a sliding window (`-window`), a logit softcap
-/// (`-softcap`, bf16) or both (`attention-hd128-window-softcap`), and `gemm`.
+/// (`-softcap`, bf16) or both (`attention-hd128-window-softcap`), packed
+/// sequences of variable lengths (`attention-hd64-varlen`,
+/// `attention-hd128-varlen`, `attention-hd256-varlen`,
+/// `attention-hd128-f16-varlen`, `attention-hd128-varlen-window`), and `gemm`.
 ArrayRef<StringRef> getShippedKernels();
 
 /// Plan choices that override the derived ones.

@@ -208,6 +208,19 @@ Tile load(const Desc &desc, llvm::ArrayRef<IndexArg> coords,
 /// Write `tile` to block `coords` of `desc` (`tile.store`).
 void store(const Desc &desc, llvm::ArrayRef<IndexArg> coords, const Tile &tile,
            SourceLoc loc = SourceLoc::current());
+/// `load` and `store` of the block that starts at element `offsets`, one
+/// per dimension (`tile.load`/`tile.store ... elements`), like Triton's
+/// descriptor loads: a block may start at any row, such as a packed
+/// sequence's first token.
+Tile loadAt(const Desc &desc, llvm::ArrayRef<IndexArg> offsets,
+            SourceLoc loc = SourceLoc::current());
+void storeAt(const Desc &desc, llvm::ArrayRef<IndexArg> offsets,
+             const Tile &tile, SourceLoc loc = SourceLoc::current());
+/// Element `index` of the i32 tensor at `ptr` (`tile.load_scalar`), as an
+/// index: a length or an offset the kernel reads at run time, such as
+/// `cu_seqlens[b]`.
+Index load(const Ptr &ptr, const IndexArg &index,
+           SourceLoc loc = SourceLoc::current());
 
 } // namespace fa4::dsl
 

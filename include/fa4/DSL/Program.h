@@ -89,8 +89,9 @@ public:
             DType type, llvm::ArrayRef<Extent> shape = {},
             SourceLoc loc = SourceLoc::current());
   /// A `!tile.ptr<T>` argument. With `shape`, it points to the contiguous
-  /// output tensor `name` of that shape; without, the caller gives the
-  /// address.
+  /// tensor `name` of that shape, an output, or an input when the kernel
+  /// only reads scalars through it (`load(ptr, i)`); without, the caller
+  /// gives the address.
   Ptr ptr(llvm::StringRef name, DType type, llvm::ArrayRef<Extent> shape = {},
           SourceLoc loc = SourceLoc::current());
   /// An `index` argument, which the caller gives, or which the launch

@@ -35,6 +35,9 @@ struct AttentionOptions {
   /// A logit softcap (the softcap argument, Gemma 2's): scores become
   /// cap · tanh(score / cap) before the softmax; a kernel of its own.
   bool softcap = false;
+  /// Packed sequences of variable lengths (cu_seqlens_q and cu_seqlens_k):
+  /// a kernel of its own, with Q, K, V and O of rank 3.
+  bool varlen = false;
 };
 
 /// The K/V block rows attention uses for `options`.

@@ -27,23 +27,30 @@ struct AttentionArrays {
 /// (B, H, S, D) whatever the problem's device layout: K and V of the same
 /// shape, Q with their B and D (and heads a multiple of theirs: grouped-query
 /// attention). Sets the sizes of `problem` from them, the KV heads from K; a
-/// size already set (not 0) must agree.
+/// size already set (not 0) must agree. `packed`: packed sequences, each
+/// of rank 3, (T, H, D), whose tokens must be those of the problem's
+/// lengths when it has them.
 runtime::Expected<AttentionArrays>
 readAttentionArrays(const std::string &q, const std::string &k,
-                    const std::string &v, AttentionProblem &problem);
+                    const std::string &v, AttentionProblem &problem,
+                    bool packed = false);
+/// The cumulative sequence offsets (cu_seqlens) in the .npy file `path`: a
+/// 1-d array of '<i4' or '<i8'.
+runtime::Expected<std::vector<int64_t>>
+readSequenceOffsets(const std::string &path);
 
 /// The arrays as words of `type`, converted with round-to-nearest-even.
 AttentionInputs toInputs(const AttentionArrays &arrays,
                          runtime::ElementType type);
 
 /// Writes O of `problem`, `words` of its element type, to the .npy file
-/// `path` with the shape (B, H, SQ, D).
+/// `path` with the shape (B, H, SQ, D), or (TQ, H, D) for packed sequences.
 runtime::Status writeAttentionOutput(const std::string &path,
                                      const AttentionProblem &problem,
                                      const std::vector<uint16_t> &words);
 
 /// Writes the log-sum-exp of each query row of `problem` to the .npy file
-/// `path`, shape (B, H, SQ), dtype '<f4'.
+/// `path`, shape (B, H, SQ) or (H, TQ) for packed sequences, dtype '<f4'.
 runtime::Status writeAttentionLse(const std::string &path,
                                   const AttentionProblem &problem,
                                   const std::vector<float> &lse);

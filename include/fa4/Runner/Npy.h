@@ -2,7 +2,8 @@
 //
 // A small reader and writer of NumPy's .npy format (versions 1.0 and 2.0),
 // for the arrays fa4-run exchanges with Python: C-order arrays of `<u2` (bf16
-// stored as uint16 bits), `<f2` (f16) or `<f4` (f32). Reading refuses, with a
+// stored as uint16 bits), `<f2` (f16) or `<f4` (f32), and integers (`<i4`,
+// `<i8`) for offsets. Reading refuses, with a
 // message that starts with the file's name, anything else: a bad magic, an
 // unsupported version or dtype, Fortran order, a malformed header, and data
 // that does not match the shape.
@@ -27,9 +28,11 @@ enum class NpyType {
   BF16Bits, ///< `<u2`: bf16 values as their 16 bits.
   F16,      ///< `<f2`
   F32,      ///< `<f4`
+  I32,      ///< `<i4` (offsets such as cu_seqlens)
+  I64,      ///< `<i8` (NumPy's default integers)
 };
 
-/// The `descr` of `type`: "<u2", "<f2" or "<f4".
+/// The `descr` of `type`: "<u2", "<f2", "<f4", "<i4" or "<i8".
 const char *npyDescr(NpyType type);
 
 /// An array read from a .npy file.
@@ -56,6 +59,10 @@ runtime::Expected<NpyArray> readNpy(const std::string &path);
 /// converted through float, exactly for a word of `type` itself and with
 /// round-to-nearest-even otherwise.
 std::vector<uint16_t> toWords(const NpyArray &array, runtime::ElementType type);
+/// The elements of an integer array (`<i4` or `<i8`); an error naming
+/// `name` for a float one.
+runtime::Expected<std::vector<int64_t>> toIntegers(const NpyArray &array,
+                                                   const std::string &name);
 
 /// A version 1.0 .npy file of `shape` holding `words` of `type` (bf16 as
 /// `<u2`, f16 as `<f2`).
@@ -71,6 +78,10 @@ std::string serializeNpy(const std::vector<uint64_t> &shape,
 runtime::Status writeNpy(const std::string &path, runtime::ElementType type,
                          const std::vector<uint64_t> &shape,
                          const std::vector<uint16_t> &words);
+/// Writes `values` to `path` as a version 1.0 .npy file of `shape`, `<i4`.
+runtime::Status writeNpy(const std::string &path,
+                         const std::vector<uint64_t> &shape,
+                         const std::vector<int32_t> &values);
 /// Writes `serializeNpy(shape, values)` to `path`.
 runtime::Status writeNpy(const std::string &path,
                          const std::vector<uint64_t> &shape,

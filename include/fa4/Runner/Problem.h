@@ -17,7 +17,9 @@
 #include "fa4/Runtime/Types.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace fa4::runner {
 
@@ -83,22 +85,57 @@ struct AttentionProblem {
   /// before the softmax (score = scale · q·k); 0 for none.
   double softcap = 0;
 
+  /// Packed sequences of variable lengths (fa4's varlen kernels): the query
+  /// and the key length of each sequence, empty ones included; empty for
+  /// one length per batch. `setSequenceLengths` keeps batch, seqQ and seqK
+  /// (the longest) in step. Q and O lie as (TQ, H, D), K and V as (TK, HKV,
+  /// D), the tokens of one sequence after the other (FlashAttention's
+  /// varlen layout), and the log-sum-exp as [H, TQ].
+  std::vector<uint64_t> seqlensQ, seqlensK;
+
   bool hasWindow() const { return windowLeft >= 0 || windowRight >= 0; }
   /// The heads of K and V.
   uint64_t keyHeads() const { return kvHeads ? kvHeads : heads; }
+  bool isVarlen() const { return !seqlensQ.empty(); }
+  /// The query and key tokens: TQ and TK of packed sequences, else B·SQ
+  /// and B·SK.
+  uint64_t totalQ() const;
+  uint64_t totalK() const;
+  /// The first token of each sequence and the end of the last (B + 1
+  /// entries, cu_seqlens): of the queries, or of the keys.
+  std::vector<uint64_t> offsetsQ() const;
+  std::vector<uint64_t> offsetsK() const;
+  /// Sequence `b` alone, as a problem of one batch.
+  AttentionProblem sequence(uint64_t b) const;
 };
+
+/// Makes `problem` one of packed sequences with these query and key
+/// lengths (the same count, at least one; empty sequences allowed): sets
+/// batch to their count and seqQ and seqK to the longest.
+runtime::Status setSequenceLengths(AttentionProblem &problem,
+                                   std::vector<uint64_t> seqlensQ,
+                                   std::vector<uint64_t> seqlensK);
+
+/// The lengths of cumulative offsets `cu` (cu_seqlens: B + 1 entries, from
+/// 0, never decreasing), named `what` in a refusal; with `total`, the last
+/// entry must be it (the tokens of the packed tensor).
+runtime::Expected<std::vector<uint64_t>>
+lengthsFromOffsets(const std::vector<int64_t> &cu, const std::string &what,
+                   std::optional<uint64_t> total = std::nullopt);
 
 /// "gemm m=1024 n=1024 k=1024", as the summary line starts (" f16" added
 /// for an f16 problem).
 std::string describe(const GemmProblem &problem);
 /// "attention b=2 h=16 sq=4096 sk=4096 d=128 causal", as the summary starts
 /// (" hkv=N" for grouped-query attention, " bshd" for that layout,
-/// " window=L,R" for a sliding window, " softcap=X").
+/// " window=L,R" for a sliding window, " softcap=X", " varlen tq=N tk=N"
+/// for packed sequences, whose sq and sk are the longest).
 std::string describe(const AttentionProblem &problem);
 
 /// The floating-point operations of the problem: 2·M·N·K for the GEMM;
 /// 4·B·H·SQ·SK·D for attention, halved when causal with SQ == SK; with a
-/// sliding window 4·B·H·D times the (query, key) pairs it lets through.
+/// sliding window 4·B·H·D times the (query, key) pairs it lets through;
+/// for packed sequences the sum over the sequences.
 double flops(const GemmProblem &problem);
 double flops(const AttentionProblem &problem);
 
@@ -106,7 +143,9 @@ double flops(const AttentionProblem &problem);
 /// tensor over 2^40 bytes.
 runtime::Status checkProblem(const GemmProblem &problem);
 /// Checks the sizes: every dim positive, D % 8 == 0, H a multiple of the KV
-/// heads, a positive finite scale, and no tensor over 2^40 bytes.
+/// heads, a positive finite scale, and no tensor over 2^40 bytes; packed
+/// sequences need as many key lengths as query lengths and at least one
+/// query and one key token.
 runtime::Status checkProblem(const AttentionProblem &problem);
 
 /// The device addresses of a GEMM's tensors.
@@ -116,12 +155,18 @@ struct GemmAddresses {
 /// The device addresses of an attention's tensors.
 struct AttentionAddresses {
   CUdeviceptr q = 0, k = 0, v = 0, o = 0, lse = 0;
+  /// Packed sequences: the i32 offsets, B + 1 each.
+  CUdeviceptr cuSeqlensQ = 0, cuSeqlensK = 0;
 };
 
 /// Binds the problem to a kernel's launch description: the GEMM's tensors
-/// `a` [M, K], `b` [N, K] and `c` [M, N]; attention's `q` [B·H, SQ, D], `k`
-/// and `v` [B·H, SK, D], `o` [B·H, SQ, D] and `lse` [B·H, SQ] (f32), all
-/// contiguous, and its scalars `scale_log2` (scale · log2(e)) and `causal`.
+/// `a` [M, K], `b` [N, K] and `c` [M, N]; attention's `q` [B, H, SQ, D],
+/// `k` and `v` [B, HKV, SK, D], `o` [B, H, SQ, D] in the problem's layout
+/// and `lse` [B, H, SQ] (f32), and its scalars `scale_log2` (scale ·
+/// log2(e)) and `causal`; packed sequences bind `q` and `o` as [H, TQ, D]
+/// and `k` and `v` as [HKV, TK, D] views of their (T, H, D) tensors, `lse`
+/// [H, TQ], `cu_seqlens_q` and `cu_seqlens_k` (i32 [B + 1]) and the scalar
+/// `max_seqlen_q`.
 /// A refusal names the kernel, the problem and what does not fit.
 runtime::Status bindProblem(runtime::Binding &binding,
                             const GemmProblem &problem,

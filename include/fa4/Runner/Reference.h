@@ -30,7 +30,8 @@ std::vector<double> referenceGemm(const GemmProblem &problem,
 /// heads): `rows.size()` x D values, row after row. The softmax is computed
 /// with the row maximum subtracted; a row that sees no key is 0. With `lse`,
 /// also each row's log-sum-exp ln Σ_j exp(scale · q·k_j), −inf for a row that
-/// sees no key.
+/// sees no key. For packed sequences, Q, K and V are (T, H, D) and row r of
+/// O viewed as [TQ·H, D] is token r / H of head r % H.
 std::vector<double> referenceAttention(const AttentionProblem &problem,
                                        const std::vector<uint16_t> &q,
                                        const std::vector<uint16_t> &k,

@@ -39,7 +39,7 @@
 //   strides must be the row-major ones.
 // - `param` lines, in the kernel's parameter order, give the kind (pointer,
 //   tensor_map, i32, i64 or f32) and the name. A tensor_map also gives
-//   tensor= (the tensor it views), type= (bf16, f16 or f32), box= (box dims,
+//   tensor= (the tensor it views), type= (bf16, f16, f32 or i32), box= (box dims,
 //   innermost first as cuTensorMapEncodeTiled takes them, comma separated),
 //   swizzle= (0, 32, 64 or 128 bytes), and optionally dims= (which tensor
 //   dimension each map dimension is, innermost first; default the reverse

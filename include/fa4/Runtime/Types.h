@@ -19,12 +19,13 @@
 
 namespace fa4::runtime {
 
-/// Element type of a tensor viewed through a tensor map.
-enum class ElementType { BF16, F16, F32 };
+/// Element type of a kernel's tensor (and of a tensor map over one): the
+/// floats of attention and GEMMs, and i32 for offsets such as cu_seqlens.
+enum class ElementType { BF16, F16, F32, I32 };
 
 /// Size of one element in bytes.
 unsigned elementSize(ElementType type);
-/// Name in kernel files and messages: "bf16", "f16" or "f32".
+/// Name in kernel files and messages: "bf16", "f16", "f32" or "i32".
 const char *elementTypeName(ElementType type);
 /// Inverse of `elementTypeName`; nullopt for any other text.
 std::optional<ElementType> parseElementType(std::string_view name);

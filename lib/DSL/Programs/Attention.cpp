@@ -28,30 +28,58 @@ using namespace fa4::dsl;
 /// The algorithm, for one head dim and element type.
 static mlir::OwningOpRef<mlir::ModuleOp>
 writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn,
-               bool window, bool softcap) {
+               bool window, bool softcap, bool varlen) {
   const int64_t bm = 128;
   const double inf = std::numeric_limits<double>::infinity();
   const double ln2 = 0.693147182;
   Program p(context, "attention");
-  // Q and O are [B, H, Sq, D], K and V [B, Hkv, Sk, D] with H a multiple of
-  // Hkv (grouped-query attention: query head h reads KV head h / (H / Hkv)),
-  // LSE [B, H, Sq]. Q, K and V are read through tensor maps and O written
-  // through its strides, so any layout whose last dimension is contiguous
-  // works, (B, H, S, D) and (B, S, H, D) alike; LSE is contiguous. The launch
-  // takes every size from them and runs one program per 128 query rows of
-  // each head of each batch.
   const Extent any = Extent::any();
-  Desc q = p.desc("q", {1, 1, bm, d}, type, {any, any, any, d});
-  Desc k = p.desc("k", {1, 1, bn, d}, type, {q.dim(0), any, any, d});
-  Desc v = p.desc("v", {1, 1, bn, d}, type, {q.dim(0), k.dim(1), k.dim(2), d});
-  Ptr o = p.ptr("o", type, {q.dim(0), q.dim(1), q.dim(2), d});
-  Ptr lse = p.ptr("lse", f32, {q.dim(0), q.dim(1), q.dim(2)});
-  Index seqQ = p.index("seq_q", q.dim(2)), seqK = p.index("seq_k", k.dim(2));
-  Index batch = p.index("batch", q.dim(0)), heads = p.index("heads", q.dim(1));
-  Index group = p.index("group", q.dim(1) / k.dim(1));
-  Index oStrideB = p.index("o_stride_b", o.stride(0)),
-        oStrideH = p.index("o_stride_h", o.stride(1)),
-        oStrideS = p.index("o_stride_s", o.stride(2));
+  Desc q, k, v;
+  Ptr o, lse, cuSeqQ, cuSeqK;
+  Index seqQ, seqK, batch, heads, group, oStrideB, oStrideH, oStrideS, totalQ;
+  if (!varlen) {
+    // Q and O are [B, H, Sq, D], K and V [B, Hkv, Sk, D] with H a multiple
+    // of Hkv (grouped-query attention: query head h reads KV head
+    // h / (H / Hkv)), LSE [B, H, Sq]. Q, K and V are read through tensor
+    // maps and O written through its strides, so any layout whose last
+    // dimension is contiguous works, (B, H, S, D) and (B, S, H, D) alike;
+    // LSE is contiguous. The launch takes every size from them and runs one
+    // program per 128 query rows of each head of each batch.
+    q = p.desc("q", {1, 1, bm, d}, type, {any, any, any, d});
+    k = p.desc("k", {1, 1, bn, d}, type, {q.dim(0), any, any, d});
+    v = p.desc("v", {1, 1, bn, d}, type, {q.dim(0), k.dim(1), k.dim(2), d});
+    o = p.ptr("o", type, {q.dim(0), q.dim(1), q.dim(2), d});
+    lse = p.ptr("lse", f32, {q.dim(0), q.dim(1), q.dim(2)});
+    seqQ = p.index("seq_q", q.dim(2));
+    seqK = p.index("seq_k", k.dim(2));
+    batch = p.index("batch", q.dim(0));
+    heads = p.index("heads", q.dim(1));
+    group = p.index("group", q.dim(1) / k.dim(1));
+    oStrideB = p.index("o_stride_b", o.stride(0));
+    oStrideH = p.index("o_stride_h", o.stride(1));
+    oStrideS = p.index("o_stride_s", o.stride(2));
+  } else {
+    // Packed sequences of variable lengths, in a kernel of its own: Q and O
+    // are [H, Tq, D], K and V [Hkv, Tk, D] (any strides with contiguous
+    // rows: FlashAttention's (T, H, D) is such a view), sequence b holding
+    // the tokens cu_seqlens_q[b] .. cu_seqlens_q[b + 1] - 1 (and _k of K
+    // and V; both i32 [B + 1]), LSE [H, Tq]. The grid has one program per
+    // 128 rows of the longest sequence, max_seqlen_q, which the caller
+    // gives; a program past its sequence's end does nothing.
+    q = p.desc("q", {1, bm, d}, type, {any, any, d});
+    k = p.desc("k", {1, bn, d}, type, {any, any, d});
+    v = p.desc("v", {1, bn, d}, type, {k.dim(0), k.dim(1), d});
+    o = p.ptr("o", type, {q.dim(0), q.dim(1), d});
+    lse = p.ptr("lse", f32, {q.dim(0), q.dim(1)});
+    cuSeqQ = p.ptr("cu_seqlens_q", i32, {any});
+    cuSeqK = p.ptr("cu_seqlens_k", i32, {cuSeqQ.dim(0)});
+    heads = p.index("heads", q.dim(0));
+    group = p.index("group", q.dim(0) / k.dim(0));
+    totalQ = p.index("total_q", q.dim(1));
+    oStrideH = p.index("o_stride_h", o.stride(0));
+    oStrideS = p.index("o_stride_s", o.stride(1));
+    p.index("max_seqlen_q");
+  }
   Scalar scaleLog2 = p.f32("scale_log2");
   Bool causal = p.i32("causal") != 0;
   // The sliding window (FlashAttention's window_size), in a kernel of its
@@ -72,20 +100,42 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn,
     capUnit = scaleLog2 / capLog2e;
     capUnitInverse = capLog2e / scaleLog2;
   }
-  p.grid({cdiv(q.dim(2), bm), q.dim(1), q.dim(0)});
-  p.require(q.dim(1) % k.dim(1) == 0);
-  p.require(o.stride(3) == 1);
-  p.require(o.stride(0) % 8 + o.stride(1) % 8 + o.stride(2) % 8 == 0);
+  if (!varlen) {
+    p.grid({cdiv(q.dim(2), bm), q.dim(1), q.dim(0)});
+    p.require(q.dim(1) % k.dim(1) == 0);
+    p.require(o.stride(3) == 1);
+    p.require(o.stride(0) % 8 + o.stride(1) % 8 + o.stride(2) % 8 == 0);
+  } else {
+    p.grid({cdiv(Extent::named("max_seqlen_q"), bm), q.dim(0),
+            cuSeqQ.dim(0) - 1});
+    p.require(q.dim(0) % k.dim(0) == 0);
+    p.require(o.stride(2) == 1);
+    p.require(o.stride(0) % 8 + o.stride(1) % 8 == 0);
+  }
 
   // Program (x, h, b) computes query rows [m0, m0 + bm) of head h of batch
   // b (a grid dimension each: no division), the last block first (with a
   // causal mask the blocks with the most keys start first, the short ones
   // fill the tail); row i's window of keys is centred on its diagonal key
-  // i + seqK - seqQ, row m0's on `diagonal`.
+  // i + seqK - seqQ, row m0's on `diagonal`. A packed sequence's rows and
+  // keys start at its offsets, and its lengths are the kernel's.
   Index m = p.numPrograms(0) - 1 - p.programId(0);
   Index b = p.programId(2), h = p.programId(1), hk = h / group;
-  Index m0 = m * bm, diagonal = m0 + (seqK - seqQ);
-  Tile qTile = load(q, {b, h, m, 0});
+  Index m0 = m * bm;
+  Index qStart, qEnd, kStart;
+  if (varlen) {
+    qStart = load(cuSeqQ, b);
+    qEnd = load(cuSeqQ, b + 1);
+    kStart = load(cuSeqK, b);
+    seqQ = qEnd - qStart;
+    seqK = load(cuSeqK, b + 1) - kStart;
+  }
+  Index diagonal = m0 + (seqK - seqQ);
+  auto loadKV = [&](const Desc &kv, const Index &j) {
+    return varlen ? loadAt(kv, {hk, kStart + j * bn, 0})
+                  : load(kv, {b, hk, j, 0});
+  };
+  Tile qTile = varlen ? loadAt(q, {h, qStart + m0, 0}) : load(q, {b, h, m, 0});
 
   // The key blocks to visit: all, or when causal those up to the diagonal
   // of the last row; with a window, from the one holding row m0's first key
@@ -107,6 +157,9 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn,
                     blocks);
     firstBlock = select(hasLeft, max(0, diagonal - windowLeft) / bn, 0);
   }
+  // Past the end of its sequence a program visits no block.
+  if (varlen)
+    blocks = select(m0 < seqQ, blocks, 0);
 
   // Online softmax in base 2 over the key blocks: the running row max (in
   // log2 units), the running row sum, and the unnormalized output.
@@ -115,7 +168,7 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn,
       {p.full({bm}, -inf, f32), p.zeros({bm}, f32), p.zeros({bm, d}, f32)},
       [&](Index j, Tile mI, Tile lI, Tile acc) -> Tiles<3> {
         Tile s =
-            dot(qTile, trans(load(k, {b, hk, j, 0})), p.zeros({bm, bn}, f32));
+            dot(qTile, trans(loadKV(k, j)), p.zeros({bm, bn}, f32));
         if (softcap)
           s = tanh(s * capUnit) * capUnitInverse;
         // Mask keys past seqK, above the diagonal when causal and outside
@@ -155,19 +208,28 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn,
         Tile alpha = exp2(mI - mUse);
         Tile lNew = lI * alpha + sum(pr, 1);
         Tile accNew =
-            dot(pr.to(type), load(v, {b, hk, j, 0}), acc * alpha.col());
+            dot(pr.to(type), loadKV(v, j), acc * alpha.col());
         return {mNew, lNew, accNew};
       });
 
   // O = acc / l, zeros for rows that saw no key; LSE = ln 2 (m + log2 l),
   // -inf for those rows.
   Tile lSafe = where(lF == 0.0, 1.0, lF);
-  Desc od = p.makeDesc(o, {batch, heads, seqQ, d},
-                       {oStrideB, oStrideH, oStrideS, 1}, {1, 1, bm, d});
-  store(od, {b, h, m, 0}, (accF / lSafe.col()).to(type));
-  Desc lsed = p.makeDesc(lse, {batch, heads, seqQ},
-                         {heads * seqQ, seqQ, 1}, {1, 1, bm});
-  store(lsed, {b, h, m}, (mF + log2(lSafe)) * ln2);
+  if (!varlen) {
+    Desc od = p.makeDesc(o, {batch, heads, seqQ, d},
+                         {oStrideB, oStrideH, oStrideS, 1}, {1, 1, bm, d});
+    store(od, {b, h, m, 0}, (accF / lSafe.col()).to(type));
+    Desc lsed = p.makeDesc(lse, {batch, heads, seqQ},
+                           {heads * seqQ, seqQ, 1}, {1, 1, bm});
+    store(lsed, {b, h, m}, (mF + log2(lSafe)) * ln2);
+  } else {
+    // The rows of the sequence only: its end is the edge of both.
+    Desc od = p.makeDesc(o, {heads, qEnd, d}, {oStrideH, oStrideS, 1},
+                         {1, bm, d});
+    storeAt(od, {h, qStart + m0, 0}, (accF / lSafe.col()).to(type));
+    Desc lsed = p.makeDesc(lse, {heads, qEnd}, {totalQ, 1}, {1, bm});
+    storeAt(lsed, {h, qStart + m0}, (mF + log2(lSafe)) * ln2);
+  }
   return p.finish();
 }
 
@@ -210,5 +272,5 @@ fa4::dsl::buildAttention(mlir::MLIRContext *context,
     return {};
   }
   return writeAttention(context, options.headDim, options.elementType, bn,
-                        options.window, options.softcap);
+                        options.window, options.softcap, options.varlen);
 }

@@ -51,7 +51,7 @@ func.func @bad_access(%o: !llvm.ptr {fa4.access = "write"}) { return }
 
 // -----
 
-// expected-error @below {{'fa4.element_type' of argument 0 is i8; it must be bf16, f16 or f32}}
+// expected-error @below {{'fa4.element_type' of argument 0 is i8; it must be bf16, f16, f32 or i32}}
 func.func @bad_element_type(%o: !llvm.ptr {fa4.element_type = i8}) { return }
 
 // -----
