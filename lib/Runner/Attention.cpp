@@ -83,12 +83,14 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
       DeviceBuffer::allocate(driver, (lseRows + kAttentionTileQ) * 4);
   if (!lseBuffer.ok())
     return lseBuffer.status();
-  // Packed sequences: their offsets, i32.
+  // Packed sequences: their offsets and the blocks to compute, i32.
   std::vector<uint64_t> startsQ = p.offsetsQ(), startsK = p.offsetsK();
   std::vector<DeviceBuffer> offsetBuffers;
   if (varlen)
-    for (const std::vector<uint64_t> *starts : {&startsQ, &startsK}) {
-      std::vector<int32_t> words(starts->begin(), starts->end());
+    for (std::vector<int32_t> words :
+         {std::vector<int32_t>(startsQ.begin(), startsQ.end()),
+          std::vector<int32_t>(startsK.begin(), startsK.end()),
+          varlenTiles(p)}) {
       Expected<DeviceBuffer> buffer =
           DeviceBuffer::allocate(driver, words.size() * 4);
       if (!buffer.ok())
@@ -112,11 +114,14 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
   if (varlen) {
     addresses.cuSeqlensQ = offsetBuffers[0].address();
     addresses.cuSeqlensK = offsetBuffers[1].address();
+    addresses.tiles = offsetBuffers[2].address();
   }
   if (Status s = bindProblem(launcher->binding(), p, addresses); !s.ok())
     return s;
   uint64_t tiles =
-      (p.seqQ + kAttentionTileQ - 1) / kAttentionTileQ * p.batch * p.heads;
+      varlen ? varlenTiles(p).size() / 2 * p.heads
+             : (p.seqQ + kAttentionTileQ - 1) / kAttentionTileQ * p.batch *
+                   p.heads;
   if (options.ctas || p.causal)
     launcher->setNumSms(int64_t(options.ctas ? options.ctas : tiles));
   Execution execution;

@@ -95,6 +95,29 @@ Status fa4::runner::setSequenceLengths(AttentionProblem &problem,
   return Status::success();
 }
 
+std::vector<int32_t> fa4::runner::varlenTiles(const AttentionProblem &p) {
+  std::vector<uint64_t> order(p.batch);
+  for (uint64_t b = 0; b < p.batch; ++b)
+    order[b] = b;
+  // Work per block: the keys, and with a causal mask the queries' count
+  // too (the last block of a long sequence sees the most keys).
+  auto work = [&](uint64_t b) {
+    return p.causal ? std::min(p.seqlensQ[b], p.seqlensK[b]) + p.seqlensK[b]
+                    : p.seqlensK[b];
+  };
+  std::stable_sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) {
+    return work(a) > work(b);
+  });
+  std::vector<int32_t> tiles;
+  for (uint64_t b : order)
+    for (uint64_t m = (p.seqlensQ[b] + kAttentionTileQ - 1) / kAttentionTileQ;
+         m-- > 0;) {
+      tiles.push_back(int32_t(b));
+      tiles.push_back(int32_t(m));
+    }
+  return tiles;
+}
+
 runtime::Expected<std::vector<uint64_t>>
 fa4::runner::lengthsFromOffsets(const std::vector<int64_t> &cu,
                                 const std::string &what,
@@ -402,7 +425,6 @@ Status fa4::runner::bindProblem(runtime::Binding &binding,
       tensor.strides = {int64_t(d), int64_t(heads * d), 1};
       return tensor;
     };
-    scalars.push_back({"max_seqlen_q", double(p.seqQ)});
     return bindAll(
         binding, "attention",
         {{"q", packed(at.q, h, tq)},
@@ -413,7 +435,9 @@ Status fa4::runner::bindProblem(runtime::Binding &binding,
          {"cu_seqlens_q",
           tensorArg(at.cuSeqlensQ, runtime::ElementType::I32, {b + 1})},
          {"cu_seqlens_k",
-          tensorArg(at.cuSeqlensK, runtime::ElementType::I32, {b + 1})}},
+          tensorArg(at.cuSeqlensK, runtime::ElementType::I32, {b + 1})},
+         {"tiles", tensorArg(at.tiles, runtime::ElementType::I32,
+                             {varlenTiles(p).size() / 2, 2})}},
         scalars);
   }
   return bindAll(
@@ -473,5 +497,5 @@ Status fa4::runner::checkKernel(const KernelFile &file,
       AttentionAddresses{placeholderAddress(0), placeholderAddress(1),
                          placeholderAddress(2), placeholderAddress(3),
                          placeholderAddress(4), placeholderAddress(5),
-                         placeholderAddress(6)});
+                         placeholderAddress(6), placeholderAddress(7)});
 }

@@ -321,6 +321,17 @@ static int runVarlen() {
   for (double value : lse)
     std::printf(" %.6g", value);
   std::printf("\n");
+  // The blocks in the order the kernel starts them: the most keys first,
+  // each sequence's last block first.
+  AttentionProblem mixed = packed;
+  mixed.causal = false;
+  if (!setSequenceLengths(mixed, {200, 300, 129, 0}, {200, 300, 129, 0}).ok())
+    return 1;
+  std::printf("tiles:");
+  std::vector<int32_t> tiles = varlenTiles(mixed);
+  for (size_t i = 0; i < tiles.size(); i += 2)
+    std::printf(" %d,%d", tiles[i], tiles[i + 1]);
+  std::printf("\n");
   for (const std::vector<int64_t> &cu :
        {std::vector<int64_t>{0, 3, 3, 5}, {0, 3, 2, 5}, {1, 3}, {0}, {0, 3, 4}})
     std::printf("%s\n", [&] {

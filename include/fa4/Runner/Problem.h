@@ -116,6 +116,13 @@ runtime::Status setSequenceLengths(AttentionProblem &problem,
                                    std::vector<uint64_t> seqlensQ,
                                    std::vector<uint64_t> seqlensK);
 
+/// The query blocks of packed sequences in the order fa4's varlen kernels
+/// start them, as the i32 pairs (sequence, block) of their `tiles` tensor:
+/// the sequences with the most key blocks to visit first (ties in order),
+/// and of each its last block first, which with a causal mask has the most
+/// keys. Empty sequences have none.
+std::vector<int32_t> varlenTiles(const AttentionProblem &problem);
+
 /// The lengths of cumulative offsets `cu` (cu_seqlens: B + 1 entries, from
 /// 0, never decreasing), named `what` in a refusal; with `total`, the last
 /// entry must be it (the tokens of the packed tensor).
@@ -155,8 +162,9 @@ struct GemmAddresses {
 /// The device addresses of an attention's tensors.
 struct AttentionAddresses {
   CUdeviceptr q = 0, k = 0, v = 0, o = 0, lse = 0;
-  /// Packed sequences: the i32 offsets, B + 1 each.
-  CUdeviceptr cuSeqlensQ = 0, cuSeqlensK = 0;
+  /// Packed sequences: the i32 offsets, B + 1 each, and the query blocks
+  /// to compute (`varlenTiles`).
+  CUdeviceptr cuSeqlensQ = 0, cuSeqlensK = 0, tiles = 0;
 };
 
 /// Binds the problem to a kernel's launch description: the GEMM's tensors
@@ -165,8 +173,8 @@ struct AttentionAddresses {
 /// and `lse` [B, H, SQ] (f32), and its scalars `scale_log2` (scale ·
 /// log2(e)) and `causal`; packed sequences bind `q` and `o` as [H, TQ, D]
 /// and `k` and `v` as [HKV, TK, D] views of their (T, H, D) tensors, `lse`
-/// [H, TQ], `cu_seqlens_q` and `cu_seqlens_k` (i32 [B + 1]) and the scalar
-/// `max_seqlen_q`.
+/// [H, TQ], `cu_seqlens_q` and `cu_seqlens_k` (i32 [B + 1]) and `tiles`
+/// (i32 [N, 2], `varlenTiles`).
 /// A refusal names the kernel, the problem and what does not fit.
 runtime::Status bindProblem(runtime::Binding &binding,
                             const GemmProblem &problem,

@@ -35,7 +35,7 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn,
   Program p(context, "attention");
   const Extent any = Extent::any();
   Desc q, k, v;
-  Ptr o, lse, cuSeqQ, cuSeqK;
+  Ptr o, lse, cuSeqQ, cuSeqK, tiles;
   Index seqQ, seqK, batch, heads, group, oStrideB, oStrideH, oStrideS, totalQ;
   if (!varlen) {
     // Q and O are [B, H, Sq, D], K and V [B, Hkv, Sk, D] with H a multiple
@@ -63,9 +63,11 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn,
     // are [H, Tq, D], K and V [Hkv, Tk, D] (any strides with contiguous
     // rows: FlashAttention's (T, H, D) is such a view), sequence b holding
     // the tokens cu_seqlens_q[b] .. cu_seqlens_q[b + 1] - 1 (and _k of K
-    // and V; both i32 [B + 1]), LSE [H, Tq]. The grid has one program per
-    // 128 rows of the longest sequence, max_seqlen_q, which the caller
-    // gives; a program past its sequence's end does nothing.
+    // and V; both i32 [B + 1]), LSE [H, Tq]. The caller lists the query
+    // blocks to compute, `tiles` [N, 2] of (sequence, block), in the order
+    // they should start (the longest sequences first): the grid is one
+    // program per listed block and head, and no program is left without
+    // work, however unequal the lengths.
     q = p.desc("q", {1, bm, d}, type, {any, any, d});
     k = p.desc("k", {1, bn, d}, type, {any, any, d});
     v = p.desc("v", {1, bn, d}, type, {k.dim(0), k.dim(1), d});
@@ -73,12 +75,12 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn,
     lse = p.ptr("lse", f32, {q.dim(0), q.dim(1)});
     cuSeqQ = p.ptr("cu_seqlens_q", i32, {any});
     cuSeqK = p.ptr("cu_seqlens_k", i32, {cuSeqQ.dim(0)});
+    tiles = p.ptr("tiles", i32, {any, 2});
     heads = p.index("heads", q.dim(0));
     group = p.index("group", q.dim(0) / k.dim(0));
     totalQ = p.index("total_q", q.dim(1));
     oStrideH = p.index("o_stride_h", o.stride(0));
     oStrideS = p.index("o_stride_s", o.stride(1));
-    p.index("max_seqlen_q");
   }
   Scalar scaleLog2 = p.f32("scale_log2");
   Bool causal = p.i32("causal") != 0;
@@ -106,8 +108,7 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn,
     p.require(o.stride(3) == 1);
     p.require(o.stride(0) % 8 + o.stride(1) % 8 + o.stride(2) % 8 == 0);
   } else {
-    p.grid({cdiv(Extent::named("max_seqlen_q"), bm), q.dim(0),
-            cuSeqQ.dim(0) - 1});
+    p.grid({tiles.dim(0), q.dim(0)});
     p.require(q.dim(0) % k.dim(0) == 0);
     p.require(o.stride(2) == 1);
     p.require(o.stride(0) % 8 + o.stride(1) % 8 == 0);
@@ -117,12 +118,17 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn,
   // b (a grid dimension each: no division), the last block first (with a
   // causal mask the blocks with the most keys start first, the short ones
   // fill the tail); row i's window of keys is centred on its diagonal key
-  // i + seqK - seqQ, row m0's on `diagonal`. A packed sequence's rows and
+  // i + seqK - seqQ, row m0's on `diagonal`. Program (x, h) of packed
+  // sequences computes the block `tiles` lists x-th; the sequence's rows and
   // keys start at its offsets, and its lengths are the kernel's.
   Index m = p.numPrograms(0) - 1 - p.programId(0);
   Index b = p.programId(2), h = p.programId(1), hk = h / group;
-  Index m0 = m * bm;
   Index qStart, qEnd, kStart;
+  if (varlen) {
+    b = load(tiles, 2 * p.programId(0));
+    m = load(tiles, 2 * p.programId(0) + 1);
+  }
+  Index m0 = m * bm;
   if (varlen) {
     qStart = load(cuSeqQ, b);
     qEnd = load(cuSeqQ, b + 1);
