@@ -263,10 +263,12 @@ Status fa4::runner::checkProblem(const AttentionProblem &p) {
                            " key lengths for a batch of " +
                            std::to_string(p.batch));
     // Sequences may be empty; the packed tensors may not.
-    if (Status s = checkPositive({{"the query tokens", p.totalQ()},
-                                  {"the key tokens", p.totalK()}});
-        !s.ok())
-      return s;
+    for (auto [tokens, what] :
+         {std::pair{p.totalQ(), "query"}, {p.totalK(), "key"}})
+      if (tokens == 0)
+        return Status::error(std::to_string(p.batch) +
+                             " packed sequences without a " + what +
+                             " token: TMA cannot describe an empty tensor");
     if (p.batch > kMaxGridY)
       return Status::error(std::to_string(p.batch) +
                            " sequences in grid z; CUDA allows " +

@@ -34,8 +34,8 @@ USAGE
   FILE is a kernel file, as `fa4-translate --emit=kernel` writes it. Without
   --kernel, fa4-run compiles fa4's own kernel for the problem (gemm, or
   attention-hd<D>, or attention-hd<D>-f16 with --dtype f16, for head dim 64,
-  128 or 256, with -window added for --window and -softcap for
-  --softcap): the program written in fa4's C++ DSL (lib/DSL/Programs), through
+  128 or 256, with -varlen added for packed sequences, -window for --window
+  and -softcap for --softcap): the program written in fa4's C++ DSL (lib/DSL/Programs), through
   the tile-to-fa4 passes and the fa4-to-llvm lowering, when it was built
   with the compiler; an
   fa4-run built without it (-DFA4_ENABLE_COMPILER=OFF) needs --kernel. Options
@@ -104,6 +104,17 @@ PROBLEMS
              j <= i + SK - SQ (a row that sees none must be 0, its
              log-sum-exp -inf). Needs D % 8 == 0, and the head dim the
              kernel was compiled for (its q shape rule).
+             Packed sequences of variable lengths (--seqlens or
+             --cu-seqlens-q): Q and O lie as (TQ,H,D), K and V as
+             (TK,HKV,D), one sequence's tokens after the other
+             (FlashAttention's varlen layout), each sequence with its own
+             causal and window arithmetic; the varlen kernels
+             (attention-hd<D>[-f16]-varlen[-window]) bind them as q, k, v, o
+             of shape [H,T,D] through strides, lse [H,TQ], cu_seqlens_q and
+             cu_seqlens_k (i32 [B+1]) and tiles (i32 [N,2]: the query
+             blocks (sequence, block) to compute, one program each, the
+             sequences with the most keys first). Empty sequences are
+             allowed; the flops are the sequences' sum.
   A persistent kernel (fa4-run --persistent) takes the tile grid as two
   more parameters, grid_x and grid_y, made by rules, and runs on
   min(num_sms, tiles) CTAs; --ctas sets num_sms (default: the SM count, and
@@ -163,7 +174,19 @@ OPTIONS
   --layout bhsd|bshd     attention: Q, K, V and O lie in memory as
                          (B, H, S, D) (default) or (B, S, H, D), as the
                          projections leave them; bound through strides.
-                         .npy files are (B, H, S, D) either way
+                         .npy files are (B, H, S, D) either way, and
+                         (T, H, D) for packed sequences
+  --seqlens L1,L2,...    attention: packed sequences of these lengths
+                         (queries and keys; 0 for an empty one); they fix
+                         the batch and the sequence lengths, which are not
+                         given then. Runs on fa4's varlen kernel
+  --seqlens-k L1,L2,...  with --seqlens: the key lengths, one per sequence
+  --cu-seqlens-q FILE    attention: packed sequences from a .npy file of
+                         cumulative offsets (cu_seqlens: B+1 integers from
+                         0, never decreasing, '<i4' or '<i8'), ending at the
+                         tokens of --q when given; refused otherwise
+  --cu-seqlens-k FILE    the key offsets likewise (default: those of the
+                         queries); with --k, ending at its tokens
   --scale X              attention: the softmax scale (default 1/sqrt(D))
   --check                check the output (the default)
   --no-check             do not check the output

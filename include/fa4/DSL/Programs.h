@@ -63,7 +63,13 @@ int64_t attentionBlockN(const AttentionOptions &options);
 /// those from
 /// i + seq_k - seq_q - left to i + seq_k - seq_q + right (right 0 when
 /// causal), skipping the blocks outside; a row with no visible key gets
-/// zeros and an LSE of -inf. Null, with an error, for options it does not support.
+/// zeros and an LSE of -inf. With `varlen`, packed sequences: Q and O are
+/// [H, TQ, D], K and V [HKV, TK, D] views of (T, H, D) tensors, LSE
+/// [H, TQ], the sequences' offsets `cu_seqlens_q` and `cu_seqlens_k` (i32
+/// [B + 1]) and the query blocks to compute `tiles` (i32 [N, 2] of
+/// (sequence, block)) inputs; program (x, h) computes block x of that list
+/// for head h with its sequence's lengths. Null, with an error, for options
+/// it does not support.
 mlir::OwningOpRef<mlir::ModuleOp>
 buildAttention(mlir::MLIRContext *context, const AttentionOptions &options);
 

@@ -13,8 +13,11 @@
 // store); Q, K and V read through tensor maps take any strides with no
 // line at all; the sliding window 14 lines (its two sizes, the effective
 // right bound, the first and last blocks, the window edges in the mask);
-// the logit softcap 4 lines. The passes know none of them (a tanh is one
-// more elementwise op).
+// the logit softcap 4 lines; packed sequences of variable lengths about 45
+// (their tensors and launch rules, reading a block's sequence and offsets,
+// loads and stores at element offsets, no block past a sequence's end). The
+// passes know none of them (a tanh is one more elementwise op, an offset one
+// more scalar load).
 //
 //===----------------------------------------------------------------------===//
 

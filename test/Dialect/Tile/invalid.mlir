@@ -152,3 +152,11 @@ func.func @f(%d: !tile.desc<2x128x64xbf16>, %i: index) {
   %t = tile.load %d[%i, %i, %i] : !tile.desc<2x128x64xbf16> -> tensor<128x64xbf16>
   return
 }
+
+// -----
+
+func.func @f(%p: !tile.ptr<i32>, %i: index) {
+  // expected-error @below {{failed to verify that the result is of the pointer's element type}}
+  %x = "tile.load_scalar"(%p, %i) : (!tile.ptr<i32>, index) -> i64
+  return
+}

@@ -74,3 +74,23 @@ func.func @unit_leading(%d: !tile.desc<1x128x64xbf16>, %i: index) {
   tile.store %u, %d[%i, %i, %i] : tensor<1x128x64xbf16>, !tile.desc<1x128x64xbf16>
   return
 }
+
+// Element offsets and scalar reads (packed sequences).
+// CHECK-LABEL: func.func @packed
+func.func @packed(%qp: !tile.ptr<bf16>, %op: !tile.ptr<bf16>, %cu: !tile.ptr<i32>,
+                  %rows: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %b = tile.program_id 1
+  // CHECK: tile.load_scalar %{{.*}}[%{{.*}}] : !tile.ptr<i32>
+  %start = tile.load_scalar %cu[%b] : !tile.ptr<i32>
+  %row = arith.index_cast %start : i32 to index
+  %qd = tile.make_desc %qp, [%c1, %rows, %c64], [%c64, %c64, %c1] : !tile.ptr<bf16> -> !tile.desc<1x128x64xbf16>
+  // CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] elements : !tile.desc<1x128x64xbf16> -> tensor<128x64xbf16>
+  %q = tile.load %qd[%c0, %row, %c0] elements : !tile.desc<1x128x64xbf16> -> tensor<128x64xbf16>
+  %od = tile.make_desc %op, [%c1, %rows, %c64], [%c64, %c64, %c1] : !tile.ptr<bf16> -> !tile.desc<1x128x64xbf16>
+  // CHECK: tile.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] elements : tensor<128x64xbf16>, !tile.desc<1x128x64xbf16>
+  tile.store %q, %od[%c0, %row, %c0] elements : tensor<128x64xbf16>, !tile.desc<1x128x64xbf16>
+  return
+}
