@@ -108,10 +108,12 @@ def main():
     import torch
 
     fmt = lambda x: "-" if x is None else f"{x:.0f}"
-    lines = ["| S | B | causal | fa4 GQA 32/8 | fa4 MHA 32/32 | GQA/MHA | "
-             "fa4 GQA bshd | cuDNN GQA | FA2 GQA | fa4/cuDNN GQA |",
-             "|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|"]
-    print("\n".join(lines), flush=True)
+    lines = []
+    if "gqa" in sections:
+        lines = ["| S | B | causal | fa4 GQA 32/8 | fa4 MHA 32/32 | GQA/MHA | "
+                 "fa4 GQA bshd | cuDNN GQA | FA2 GQA | fa4/cuDNN GQA |",
+                 "|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|"]
+        print("\n".join(lines), flush=True)
     for s in (4096, 16384) if "gqa" in sections else ():
         b = 16384 // s
         for causal in (False, True):
@@ -131,8 +133,11 @@ def main():
     # Sliding windows: the blocks outside are skipped, so the time follows
     # the window, not the sequence (H = 16, B * S = 16384; TFLOP/s count the
     # pairs the window lets through).
-    wlines = ["", "| S | B | window | fa4 window TFLOP/s | ms | fa4 causal ms | "
-              "window/causal time |", "|---:|---:|---:|---:|---:|---:|---:|"]
+    wlines = []
+    if "window" in sections:
+        wlines = ["", "| S | B | window | fa4 window TFLOP/s | ms | "
+                  "fa4 causal ms | window/causal time |",
+                  "|---:|---:|---:|---:|---:|---:|---:|"]
     for s in (4096, 16384) if "window" in sections else ():
         b = 16384 // s
         full = fa4_ms(args, b, 16, 16, s, True)
@@ -148,10 +153,12 @@ def main():
     # 8192 tokens, H = 16, d128) on the varlen kernel, beside the plain
     # kernel on a dense batch of S = 4096 with about the same flops (B =
     # the sequences' sum of squared lengths over 4096^2).
-    vlines = ["", "| packed | tokens | causal | fa4 varlen TFLOP/s | ms | "
-              "dense B x 4096 | fa4 dense TFLOP/s | varlen/dense |",
-              "|---|---:|:---:|---:|---:|---:|---:|---:|"]
+    vlines = []
     if "varlen" in sections:
+        vlines = ["", "| packed | tokens | causal | fa4 varlen TFLOP/s | ms | "
+                  "dense B x 4096 | fa4 dense TFLOP/s | varlen/dense |",
+                  "|---|---:|:---:|---:|---:|---:|---:|---:|"]
+        print("\n".join(vlines), flush=True)
         lengths = packed_lengths(64, 128, 8192, 1)
         dense_b = max(1, round(sum(n * n for n in lengths) / 4096 ** 2))
         for causal in (False, True):
