@@ -32,6 +32,31 @@ RELERR = re.compile(r"rel_err=([0-9.eE+-]+)")
 BACKENDS = {"cudnn": "CUDNN_ATTENTION", "fa2": "FLASH_ATTENTION"}
 
 
+def queued_ms(torch, run, iters):
+    """The better of two medians of `iters` launches of `run` queued back to
+    back, each between its own pair of CUDA events, after 10 untimed ones;
+    None when `run` raises (a backend that refuses the shape)."""
+    try:
+        for _ in range(10):
+            run()
+        torch.cuda.synchronize()
+    except (RuntimeError, TypeError):
+        return None
+    best = None
+    for _ in range(2):
+        events = [(torch.cuda.Event(enable_timing=True),
+                   torch.cuda.Event(enable_timing=True)) for _ in range(iters)]
+        for start, end in events:
+            start.record()
+            run()
+            end.record()
+        torch.cuda.synchronize()
+        times = sorted(start.elapsed_time(end) for start, end in events)
+        ms = times[len(times) // 2]
+        best = ms if best is None else min(best, ms)
+    return best
+
+
 def torch_tflops(torch, backend, b, h, s, d, causal, iters):
     """TFLOP/s of torch's SDPA with one backend on random bf16 inputs (B, H,
     S, D): the median of `iters` launches queued back to back, each between
@@ -41,28 +66,13 @@ def torch_tflops(torch, backend, b, h, s, d, causal, iters):
     from torch.nn.attention import SDPBackend, sdpa_kernel
     q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16)
                for _ in range(3))
-    best = None
     with sdpa_kernel([getattr(SDPBackend, BACKENDS[backend])]):
-        def run():
-            return torch.nn.functional.scaled_dot_product_attention(
-                q, k, v, is_causal=causal)
-        try:
-            for _ in range(10):
-                run()
-        except RuntimeError:
-            return None, None
-        torch.cuda.synchronize()
-        for _ in range(2):
-            events = [(torch.cuda.Event(enable_timing=True),
-                       torch.cuda.Event(enable_timing=True)) for _ in range(iters)]
-            for start, end in events:
-                start.record()
-                run()
-                end.record()
-            torch.cuda.synchronize()
-            times = sorted(start.elapsed_time(end) for start, end in events)
-            ms = times[len(times) // 2]
-            best = ms if best is None else min(best, ms)
+        best = queued_ms(torch, lambda: torch.nn.functional
+                         .scaled_dot_product_attention(q, k, v,
+                                                       is_causal=causal),
+                         iters)
+    if best is None:
+        return None, None
     flops = 4.0 * b * h * s * s * d * (0.5 if causal else 1.0)
     return flops / (best * 1e-3) / 1e12, best
 

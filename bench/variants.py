@@ -17,6 +17,8 @@ import argparse
 import re
 import subprocess
 
+from attention import queued_ms
+
 TIME = re.compile(r"time=([0-9.]+) ms\s+([0-9.]+) TFLOP/s")
 BACKENDS = {"cuDNN": "CUDNN_ATTENTION", "FA2": "FLASH_ATTENTION"}
 
@@ -69,28 +71,13 @@ def sdpa(torch, backend, b, h, hkv, s, causal, iters):
             for _ in range(2))
     extra = {"enable_gqa": True} if hkv != h else {}
     with sdpa_kernel([getattr(SDPBackend, BACKENDS[backend])]):
-        def run():
-            return torch.nn.functional.scaled_dot_product_attention(
-                q, k, v, is_causal=causal, **extra)
-        try:
-            for _ in range(5):
-                run()
-            torch.cuda.synchronize()
-        except (RuntimeError, TypeError):
-            return None
-        best = None
-        for _ in range(2):
-            events = [(torch.cuda.Event(enable_timing=True),
-                       torch.cuda.Event(enable_timing=True))
-                      for _ in range(iters)]
-            for start, end in events:
-                start.record()
-                run()
-                end.record()
-            torch.cuda.synchronize()
-            times = sorted(a.elapsed_time(z) for a, z in events)
-            ms = times[len(times) // 2]
-            best = ms if best is None else min(best, ms)
+        best = queued_ms(torch, lambda: torch.nn.functional
+                         .scaled_dot_product_attention(q, k, v,
+                                                       is_causal=causal,
+                                                       **extra),
+                         iters)
+    if best is None:
+        return None
     flops = 4.0 * b * h * s * s * 128 * (0.5 if causal else 1.0)
     return flops / (best * 1e-3) / 1e12
 

@@ -119,7 +119,7 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
   if (Status s = bindProblem(launcher->binding(), p, addresses); !s.ok())
     return s;
   uint64_t tiles =
-      varlen ? varlenTiles(p).size() / 2 * p.heads
+      varlen ? varlenTileCount(p) * p.heads
              : (p.seqQ + kAttentionTileQ - 1) / kAttentionTileQ * p.batch *
                    p.heads;
   if (options.ctas || p.causal)

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <cstdio>
 #include <vector>
 
@@ -44,11 +45,15 @@ static std::string formatNumber(double value) {
 }
 
 uint64_t AttentionProblem::totalQ() const {
-  return isVarlen() ? offsetsQ().back() : batch * seqQ;
+  return isVarlen() ? std::accumulate(seqlensQ.begin(), seqlensQ.end(),
+                                      uint64_t(0))
+                    : batch * seqQ;
 }
 
 uint64_t AttentionProblem::totalK() const {
-  return isVarlen() ? offsetsK().back() : batch * seqK;
+  return isVarlen() ? std::accumulate(seqlensK.begin(), seqlensK.end(),
+                                      uint64_t(0))
+                    : batch * seqK;
 }
 
 /// 0 and the running sums of `lengths`.
@@ -116,6 +121,13 @@ std::vector<int32_t> fa4::runner::varlenTiles(const AttentionProblem &p) {
       tiles.push_back(int32_t(m));
     }
   return tiles;
+}
+
+uint64_t fa4::runner::varlenTileCount(const AttentionProblem &p) {
+  uint64_t count = 0;
+  for (uint64_t length : p.seqlensQ)
+    count += (length + kAttentionTileQ - 1) / kAttentionTileQ;
+  return count;
 }
 
 runtime::Expected<std::vector<uint64_t>>
@@ -269,10 +281,6 @@ Status fa4::runner::checkProblem(const AttentionProblem &p) {
         return Status::error(std::to_string(p.batch) +
                              " packed sequences without a " + what +
                              " token: TMA cannot describe an empty tensor");
-    if (p.batch > kMaxGridY)
-      return Status::error(std::to_string(p.batch) +
-                           " sequences in grid z; CUDA allows " +
-                           std::to_string(kMaxGridY));
     AttentionProblem dense = p;
     dense.seqlensQ.clear();
     dense.seqlensK.clear();
@@ -439,7 +447,7 @@ Status fa4::runner::bindProblem(runtime::Binding &binding,
          {"cu_seqlens_k",
           tensorArg(at.cuSeqlensK, runtime::ElementType::I32, {b + 1})},
          {"tiles", tensorArg(at.tiles, runtime::ElementType::I32,
-                             {varlenTiles(p).size() / 2, 2})}},
+                             {varlenTileCount(p), 2})}},
         scalars);
   }
   return bindAll(

@@ -122,6 +122,8 @@ runtime::Status setSequenceLengths(AttentionProblem &problem,
 /// and of each its last block first, which with a causal mask has the most
 /// keys. Empty sequences have none.
 std::vector<int32_t> varlenTiles(const AttentionProblem &problem);
+/// The number of those blocks: Σ cdiv(SQ_b, 128).
+uint64_t varlenTileCount(const AttentionProblem &problem);
 
 /// The lengths of cumulative offsets `cu` (cu_seqlens: B + 1 entries, from
 /// 0, never decreasing), named `what` in a refusal; with `total`, the last

@@ -124,13 +124,17 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn,
   // i + seqK - seqQ, row m0's on `diagonal`. Program (x, h) of packed
   // sequences computes the block `tiles` lists x-th; the sequence's rows and
   // keys start at its offsets, and its lengths are the kernel's.
-  Index m = p.numPrograms(0) - 1 - p.programId(0);
-  Index b = p.programId(2), h = p.programId(1), hk = h / group;
-  Index qStart, qEnd, kStart;
-  if (varlen) {
-    b = load(tiles, 2 * p.programId(0));
-    m = load(tiles, 2 * p.programId(0) + 1);
+  Index m, b;
+  if (!varlen) {
+    m = p.numPrograms(0) - 1 - p.programId(0);
+    b = p.programId(2);
+  } else {
+    Index listed = 2 * p.programId(0);
+    b = load(tiles, listed);
+    m = load(tiles, listed + 1);
   }
+  Index h = p.programId(1), hk = h / group;
+  Index qStart, qEnd, kStart;
   Index m0 = m * bm;
   if (varlen) {
     qStart = load(cuSeqQ, b);
