@@ -35,6 +35,9 @@ config.substitutions.append(
 llvm_config.with_system_environment(
     ["HOME", "INCLUDE", "LIB", "TMP", "TEMP", "CUDA_PATH"])
 llvm_config.use_default_substitutions()
+# The compile cache is off in tests, so that each one compiles what it checks;
+# the cache's own tests name a directory of their own.
+config.environment["FA4_CACHE_DIR"] = ""
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.fa4_tools_dir, append_path=True)
 

@@ -133,35 +133,50 @@ std::unique_ptr<MLIRContext> mlir::fa4::createCompilerContext() {
 FailureOr<::fa4::runtime::KernelFile>
 mlir::fa4::compileModule(ModuleOp module, const TargetOptions &options,
                          CompileArtifacts &artifacts) {
-  auto start = std::chrono::steady_clock::now();
+  using Clock = std::chrono::steady_clock;
+  auto since = [](Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  Clock::time_point start = Clock::now();
   MLIRContext &context = *module.getContext();
+  bool keep = artifacts.keepStages;
   bool tileProgram = false;
   module.walk([&](Operation *op) {
     if (isa<tile::LoadOp, tile::DotOp>(op))
       tileProgram = true;
   });
   if (tileProgram) {
-    artifacts.stages["tile"] = print(module);
+    if (keep)
+      artifacts.stages["tile"] = print(module);
+    Clock::time_point phase = Clock::now();
     PassManager pm(&context);
     buildTileToFA4Pipeline(pm);
     if (failed(pm.run(module)))
       return failure();
+    artifacts.phases.push_back({"tile-to-fa4", since(phase)});
   }
-  artifacts.stages["fa4"] = print(module);
+  if (keep)
+    artifacts.stages["fa4"] = print(module);
 
+  Clock::time_point phase = Clock::now();
   PassManager pm(&context);
   buildFA4ToLLVMPipeline(pm);
   if (failed(pm.run(module)))
     return failure();
-  artifacts.stages["llvm-dialect"] = print(module);
+  artifacts.phases.push_back({"fa4-to-llvm", since(phase)});
+  if (keep)
+    artifacts.stages["llvm-dialect"] = print(module);
 
-  FailureOr<::fa4::runtime::KernelFile> file =
-      emitKernelFile(module, options, artifacts.stages["ptxas-report"],
-                     &artifacts.stages["llvm-ir"], &artifacts.stages["ptx"]);
+  EmissionTimes times;
+  FailureOr<::fa4::runtime::KernelFile> file = emitKernelFile(
+      module, options, artifacts.stages["ptxas-report"],
+      keep ? &artifacts.stages["llvm-ir"] : nullptr,
+      keep ? &artifacts.stages["ptx"] : nullptr, &times);
   if (failed(file))
     return failure();
-  artifacts.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
+  artifacts.phases.push_back({"translate", times.translate});
+  artifacts.phases.push_back({"llvm", times.llvm});
+  artifacts.phases.push_back({"ptxas", times.ptxas});
+  artifacts.seconds = since(start);
   return file;
 }

@@ -20,6 +20,8 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
+
 using namespace mlir;
 using namespace mlir::fa4;
 namespace rt = ::fa4::runtime;
@@ -362,31 +364,43 @@ mlir::fa4::describeKernel(ModuleOp module, const TargetOptions &options) {
 FailureOr<rt::KernelFile>
 mlir::fa4::emitKernelFile(ModuleOp module, const TargetOptions &options,
                           std::string &report, std::string *llvmIR,
-                          std::string *ptxText) {
+                          std::string *ptxText, EmissionTimes *times) {
+  using Clock = std::chrono::steady_clock;
+  auto since = [](Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  EmissionTimes unused;
+  EmissionTimes &spent = times ? *times : unused;
   // Describe first: the module is rewritten by the translation, and a kernel
   // that cannot be described should fail before ptxas runs.
   FailureOr<rt::KernelFile> file = describeKernel(module, options);
   if (failed(file))
     return failure();
   llvm::LLVMContext llvmContext;
+  Clock::time_point start = Clock::now();
   FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
       translateToLLVMIR(module, llvmContext, options);
   if (failed(llvmModule))
     return failure();
+  spent.translate = since(start);
   if (llvmIR) {
     llvmIR->clear();
     llvm::raw_string_ostream os(*llvmIR);
     (*llvmModule)->print(os, /*AAW=*/nullptr);
   }
+  start = Clock::now();
   FailureOr<std::string> ptx = emitPTX(**llvmModule, options, module.getLoc());
   if (failed(ptx))
     return failure();
+  spent.llvm = since(start);
   if (ptxText)
     *ptxText = *ptx;
+  start = Clock::now();
   FailureOr<std::string> cubin =
       assembleCubin(module.getLoc(), *ptx, options, report);
   if (failed(cubin))
     return failure();
+  spent.ptxas = since(start);
   file->binary = std::move(*cubin);
   return file;
 }

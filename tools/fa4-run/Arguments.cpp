@@ -65,6 +65,7 @@ static constexpr OptionSpec kOptions[] = {
     {"qk-stages", true, Scope::Any},
     {"block-n", true, Scope::Attention},
     {"persistent", false, Scope::Any},
+    {"no-cache", false, Scope::Any},
     {"ctas", true, Scope::Any},
     {"emit", true, Scope::Any},
     {"check", false, Scope::Any},
@@ -438,6 +439,9 @@ static Status readRunOptions(const Given &given, Arguments &args) {
         return Status::error("--" + std::string(name) +
                              " chooses the plan of fa4's own kernel; it does "
                              "not apply with --kernel");
+  if (!args.kernelPath.empty() && given.count("no-cache"))
+    return Status::error("--no-cache keeps fa4's own kernel out of the compile "
+                         "cache; it does not apply with --kernel");
   for (auto [name, target] :
        {std::pair{"kv-stages", &args.plan.kvStages},
         std::pair{"qk-stages", &args.plan.qkStages}}) {
@@ -458,6 +462,7 @@ static Status readRunOptions(const Given &given, Arguments &args) {
     args.plan.blockN = int64_t(*value);
   }
   args.plan.persistent = given.count("persistent");
+  args.noCache = given.count("no-cache");
   if (auto it = given.find("emit"); it != given.end()) {
     if (!args.kernelPath.empty())
       return Status::error("--emit prints a stage of fa4's own kernel; it "

@@ -34,6 +34,8 @@ struct Arguments {
   std::string kernelPath;
   /// Where to write the compiled kernel and each compilation stage.
   std::string dumpDir;
+  /// --no-cache: compile fa4's own kernel without the compile cache.
+  bool noCache = false;
   /// --emit: the compilation stage of fa4's own kernel to print instead of
   /// running (fa4, llvm, llvm-ir, ptx or ptxas-report); empty: run.
   std::string emit;

@@ -16,6 +16,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace fa4::run {
 
@@ -28,10 +30,20 @@ struct CompiledKernel {
   /// The text of each stage, by name: `tile`, `fa4`, `llvm-dialect`,
   /// `llvm-ir`, `ptx` and `ptxas-report`.
   std::map<std::string, std::string> stages;
-  /// The target architecture and the compile time, the DSL program built
-  /// to the cubin.
+  /// The target architecture and the time to get the kernel, the DSL
+  /// program built to the cubin (or the cache entry read).
   std::string arch;
   double seconds = 0;
+  /// Whether it came from the compile cache, and the entry's path (empty
+  /// without a cache).
+  bool fromCache = false;
+  std::string cacheEntry;
+  /// What to tell the user about the cache: an entry that was not used, a
+  /// store that failed.
+  std::vector<std::string> cacheNotes;
+  /// Where a compile's time went: `dsl` (the program built), then the
+  /// compiler's phases.
+  std::vector<std::pair<std::string, double>> phases;
 };
 
 /// Plan choices that override the derived plan of a shipped kernel.
@@ -44,12 +56,15 @@ struct PlanChoices {
 
 /// Compile fa4's shipped kernel `name` (`gemm`, `attention-hd64`,
 /// `attention-hd128`, ...) for sm_90a with the derived plan, overridden by
-/// `plan`. When `dumpDir` is not empty, write the kernel file and each stage
-/// (tile IR, fa4 IR, LLVM dialect, LLVM IR, PTX, ptxas report) there. Prints
-/// nothing.
-runtime::Expected<CompiledKernel> compileShipped(const std::string &name,
-                                                 const std::string &dumpDir,
-                                                 const PlanChoices &plan = {});
+/// `plan`, or read it from the compile cache in `cacheDir` (none when
+/// empty). With `refresh` it compiles even when the cache has the kernel,
+/// and keeps the text of each stage (tile IR, fa4 IR, LLVM dialect, LLVM IR,
+/// PTX, ptxas report). When `dumpDir` is not empty, write the kernel file
+/// there, and each stage when there are any. Prints nothing.
+runtime::Expected<CompiledKernel>
+compileShipped(const std::string &name, const std::string &dumpDir,
+               const PlanChoices &plan = {}, const std::string &cacheDir = {},
+               bool refresh = true);
 
 } // namespace fa4::run
 

@@ -1,8 +1,9 @@
 //===- CompileWithCompiler.cpp - fa4-run's compile hook -------------------===//
 //
-// Builds a shipped DSL program and compiles it with the compiler library,
-// writes its artifacts when asked, and hands back the kernel file, the text
-// of each stage and the compile time (the DSL program built, to the cubin).
+// Gets a shipped DSL program's kernel from the compile cache or compiles it
+// with the compiler library, writes its artifacts when asked, and hands back
+// the kernel file, the text of each stage and where the time went (the DSL
+// program built, to the cubin).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,7 +16,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <chrono>
 
 namespace rt = ::fa4::runtime;
 
@@ -37,7 +37,8 @@ static rt::Status writeFile(const std::string &dir, const std::string &name,
 
 rt::Expected<fa4::run::CompiledKernel>
 fa4::run::compileShipped(const std::string &name, const std::string &dumpDir,
-                         const PlanChoices &plan) {
+                         const PlanChoices &plan, const std::string &cacheDir,
+                         bool refresh) {
   if (!llvm::is_contained(mlir::fa4::getShippedKernels(), name))
     return rt::Status::error("fa4 has no kernel named '" + name + "'");
   std::unique_ptr<mlir::MLIRContext> context =
@@ -51,30 +52,33 @@ fa4::run::compileShipped(const std::string &name, const std::string &dumpDir,
         os << diagnostic << "\n";
         return mlir::success();
       });
-  mlir::fa4::TargetOptions options;
-  mlir::fa4::CompileArtifacts artifacts;
-  auto start = std::chrono::steady_clock::now();
-  mlir::OwningOpRef<mlir::ModuleOp> program =
-      mlir::fa4::buildShippedProgram(*context, name,
-                                     {plan.kvStages, plan.qkStages, plan.blockN,
-                                      plan.persistent});
-  if (!program)
-    return rt::Status::error("building '" + name + "' failed:\n" +
-                             diagnostics);
-  mlir::FailureOr<rt::KernelFile> file =
-      mlir::fa4::compileModule(*program, options, artifacts);
-  if (failed(file))
+  mlir::fa4::ShippedKernelRequest request;
+  request.name = name;
+  request.plan = {plan.kvStages, plan.qkStages, plan.blockN, plan.persistent};
+  request.cacheDirectory = cacheDir;
+  request.keepStages = refresh || !dumpDir.empty();
+  request.refresh = refresh;
+  mlir::FailureOr<mlir::fa4::ShippedKernel> got =
+      mlir::fa4::getShippedKernel(*context, request);
+  if (failed(got))
     return rt::Status::error("compiling '" + name + "' failed:\n" +
                              diagnostics);
 
   CompiledKernel compiled;
-  compiled.file = std::move(*file);
-  compiled.stages = std::move(artifacts.stages);
-  compiled.arch = options.arch;
-  // From building the DSL program to the cubin.
-  compiled.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
+  compiled.file = std::move(got->file);
+  compiled.stages = std::move(got->artifacts.stages);
+  compiled.arch = request.target.arch;
+  compiled.seconds = got->seconds;
+  compiled.fromCache = got->source != mlir::fa4::ShippedKernel::Source::Compiled;
+  compiled.cacheEntry = got->cacheEntry;
+  if (!got->cacheRejected.empty())
+    compiled.cacheNotes.push_back(got->cacheRejected + "; compiled again");
+  if (!got->cacheStoreError.empty())
+    compiled.cacheNotes.push_back("not cached: " + got->cacheStoreError);
+  if (!compiled.fromCache) {
+    compiled.phases.push_back({"dsl", got->buildSeconds});
+    llvm::append_range(compiled.phases, got->artifacts.phases);
+  }
   if (dumpDir.empty())
     return compiled;
   if (std::error_code error = llvm::sys::fs::create_directories(dumpDir))
@@ -88,11 +92,13 @@ fa4::run::compileShipped(const std::string &name, const std::string &dumpDir,
                  {"llvm-ir", "kernel.ll"},
                  {"ptx", "kernel.ptx"},
                  {"ptxas-report", "kernel.ptxas.txt"}};
-  for (const auto &stage : kStages)
-    if (rt::Status s =
-            writeFile(dumpDir, stage.file, compiled.stages[stage.stage]);
-        !s.ok())
-      return s;
+  // A kernel from the cache has no stages to write.
+  if (!compiled.fromCache)
+    for (const auto &stage : kStages)
+      if (rt::Status s =
+              writeFile(dumpDir, stage.file, compiled.stages[stage.stage]);
+          !s.ok())
+        return s;
   llvm::SmallString<256> kernelPath(dumpDir);
   llvm::sys::path::append(kernelPath, name + ".kernel");
   if (rt::Status s =

@@ -54,7 +54,23 @@ USAGE
                    kernel.ll, kernel.ptx, kernel.ptxas.txt) to DIR. Without
                    a GPU a compiled kernel and its stages go to
                    fa4-artifacts/<kernel name>/ unless DIR is given.
-  A compile reports its time: the DSL program built, to the cubin.
+  --no-cache       compile fa4's own kernel without the compile cache.
+  A compile reports its time: the DSL program built, to the cubin, and where
+  it went (dsl, tile-to-fa4, fa4-to-llvm, translate, llvm, ptxas).
+
+COMPILE CACHE
+  fa4's own kernels are kept in a compile cache, so that the next run gets
+  the kernel without compiling it ("... from cache PATH in 0.004 s"): the
+  directory $FA4_CACHE_DIR, else $XDG_CACHE_HOME/fa4, else ~/.cache/fa4;
+  FA4_CACHE_DIR set and empty turns it off, as --no-cache does for one run.
+  An entry is keyed by a hash of the tile program with its plan, the
+  compiler's build (a hash of its libraries), LLVM's version, the ptxas
+  binary (path, size, time) and the target; it is written to a temporary
+  file and renamed, so runs that compile one kernel at once all succeed. An
+  entry that is truncated, damaged or not a kernel file is reported,
+  removed and compiled again. --dump-dir and --emit always compile (they
+  print the stages) and refresh the entry; without a GPU the kernel file in
+  fa4-artifacts/ comes from the cache when it has it.
 
 LAUNCH DESCRIPTIONS
   A kernel file describes its launch: the tensors the kernel reads and

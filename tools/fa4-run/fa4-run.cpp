@@ -17,6 +17,7 @@
 #include "fa4/Runner/Run.h"
 #include "fa4/Runtime/Driver.h"
 #include "fa4/Runtime/Kernel.h"
+#include "fa4/Runtime/KernelCache.h"
 #include "fa4/Runtime/KernelFile.h"
 
 #include <cmath>
@@ -181,27 +182,54 @@ static std::string shippedName(const run::Arguments &args) {
   return name;
 }
 
-/// Compiles fa4's own kernel `name`, writing it and its stages to `dumpDir`
-/// unless empty, and says so.
+/// The compile cache fa4-run uses: none with --no-cache, else the
+/// environment's (FA4_CACHE_DIR).
+static std::string cacheDirectory(const run::Arguments &args) {
+  if (args.noCache)
+    return {};
+  return runtime::defaultCacheDirectory().value_or("");
+}
+
+/// Gets fa4's own kernel `name` from the compile cache or compiles it,
+/// writing it (and its stages, when compiled) to `dumpDir` unless empty, and
+/// says which and where the time went. `refresh` compiles in any case.
 static Expected<runtime::KernelFile> compile(const std::string &name,
                                              const std::string &dumpDir,
-                                             const run::PlanChoices &plan) {
-  Expected<run::CompiledKernel> kernel =
-      run::compileShipped(name, dumpDir, plan);
+                                             const run::Arguments &args,
+                                             bool refresh) {
+  Expected<run::CompiledKernel> kernel = run::compileShipped(
+      name, dumpDir, args.plan, cacheDirectory(args), refresh);
   if (!kernel.ok())
     return kernel.status();
-  std::printf("compiled %s for %s in %.3f s\n", name.c_str(),
-              kernel->arch.c_str(), kernel->seconds);
+  for (const std::string &note : kernel->cacheNotes)
+    std::printf("fa4-run: %s\n", note.c_str());
+  if (kernel->fromCache) {
+    std::printf("%s for %s from cache %s in %.3f s\n", name.c_str(),
+                kernel->arch.c_str(), kernel->cacheEntry.c_str(),
+                kernel->seconds);
+  } else {
+    std::printf("compiled %s for %s in %.3f s (", name.c_str(),
+                kernel->arch.c_str(), kernel->seconds);
+    const char *separator = "";
+    for (const auto &[phase, seconds] : kernel->phases) {
+      std::printf("%s%s %.3f", separator, phase.c_str(), seconds);
+      separator = ", ";
+    }
+    std::printf(")\n");
+  }
   if (!dumpDir.empty())
-    std::printf("wrote the kernel file and its stages to %s\n",
+    std::printf(kernel->fromCache
+                    ? "wrote the kernel file to %s (from the cache: no stages; "
+                      "--dump-dir compiles them)\n"
+                    : "wrote the kernel file and its stages to %s\n",
                 dumpDir.c_str());
   return std::move(kernel->file);
 }
 
 /// Prints stage `args.emit` of fa4's own kernel for the problem of `args`.
 static int emitStage(const run::Arguments &args) {
-  Expected<run::CompiledKernel> compiled =
-      run::compileShipped(shippedName(args), args.dumpDir, args.plan);
+  Expected<run::CompiledKernel> compiled = run::compileShipped(
+      shippedName(args), args.dumpDir, args.plan, cacheDirectory(args));
   if (!compiled.ok())
     return fail(kRefused, compiled.status().message());
   std::string stage = args.emit == "llvm" ? "llvm-dialect" : args.emit;
@@ -276,14 +304,17 @@ int main(int argc, char **argv) {
   bool compiled = args->kernelPath.empty();
   Expected<std::unique_ptr<runtime::Driver>> driver =
       runtime::Driver::load(args->driverLibrary);
+  // An explicit --dump-dir compiles to have the stages; the artifacts of a
+  // machine without a GPU come from the cache when it has the kernel.
   std::string dumpDir = args->dumpDir;
+  bool refresh = !dumpDir.empty();
   if (compiled && dumpDir.empty() && !driver.ok())
     dumpDir = "fa4-artifacts/" + shippedName(*args);
   if (args->defaultProblem)
     std::printf("fa4-run: the default problem, %s\n",
                 runner::describe(attention).c_str());
   Expected<runtime::KernelFile> file =
-      compiled ? compile(shippedName(*args), dumpDir, args->plan)
+      compiled ? compile(shippedName(*args), dumpDir, *args, refresh)
                : runtime::readKernelFile(args->kernelPath);
   if (!file.ok())
     return fail(kRefused, file.status().message());

@@ -22,6 +22,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace mlir::fa4 {
 
@@ -62,12 +64,18 @@ LogicalResult attachPlan(ModuleOp module, int64_t width, Type elementType,
 
 /// What a compilation produced besides the kernel file.
 struct CompileArtifacts {
+  /// Whether to keep the text of every stage; without it only the ptxas
+  /// report is kept (printing the IR of each stage takes time).
+  bool keepStages = true;
   /// The text of each stage, by name: `tile` (a tile program as given),
   /// `fa4` (the fa4-level kernel), `llvm-dialect`, `llvm-ir`, `ptx`, and
   /// `ptxas-report`.
   std::map<std::string, std::string> stages;
   /// Wall-clock seconds from the tile (or fa4) module to the cubin.
   double seconds = 0;
+  /// Where they went: `tile-to-fa4`, `fa4-to-llvm`, `translate`, `llvm`
+  /// (LLVM's pipeline and the NVPTX backend) and `ptxas`, in that order.
+  std::vector<std::pair<std::string, double>> phases;
 };
 
 /// Compiles `module` into a kernel file for `options.arch`: a tile program
@@ -79,6 +87,49 @@ compileModule(ModuleOp module, const TargetOptions &options,
 
 /// A context with every dialect and translation the compiler needs.
 std::unique_ptr<MLIRContext> createCompilerContext();
+
+/// The compiler's build id: a SHA-256 of its libraries, made at build time
+/// (cmake/FA4BuildId.cmake). Part of every compile-cache key.
+const char *getCompilerBuildId();
+
+/// One of fa4's shipped kernels to get, compiled or from the compile cache.
+struct ShippedKernelRequest {
+  std::string name;
+  PlanOptions plan;
+  TargetOptions target;
+  /// The compile cache's directory; empty: no cache, always compile.
+  std::string cacheDirectory;
+  /// Keep the text of every stage when it compiles.
+  bool keepStages = false;
+  /// Compile even when the cache or this process has the kernel (and
+  /// refresh the cache entry).
+  bool refresh = false;
+};
+
+/// A shipped kernel and how it was got.
+struct ShippedKernel {
+  ::fa4::runtime::KernelFile file;
+  /// The stages and times of the compile; empty when it was not compiled.
+  CompileArtifacts artifacts;
+  /// Where the kernel came from: compiled, the cache on disk, or this
+  /// process's table of kernels already got.
+  enum class Source { Compiled, Cache, Process } source = Source::Compiled;
+  /// The cache key (the program's name and a hash of the tile program,
+  /// plan, compiler build, LLVM, ptxas and target) and entry path; empty
+  /// without a cache.
+  std::string cacheKey, cacheEntry;
+  /// Why an entry that was there was not used, and a store that failed
+  /// (the kernel is good either way); empty when neither happened.
+  std::string cacheRejected, cacheStoreError;
+  /// Seconds building the DSL program, and in all.
+  double buildSeconds = 0, seconds = 0;
+};
+
+/// Gets the shipped kernel `request.name` with its plan: from this
+/// process's table, else from the cache entry of its key, else compiled
+/// (and stored). Diagnostics go to `context`'s handlers. Thread-safe.
+FailureOr<ShippedKernel> getShippedKernel(MLIRContext &context,
+                                          const ShippedKernelRequest &request);
 
 } // namespace mlir::fa4
 

@@ -44,10 +44,20 @@ describeKernel(ModuleOp module, const TargetOptions &options);
 /// to ptxas's -v report, and when given `llvmIR` and `ptx` to the text of
 /// those stages. The result is ready for
 /// `::fa4::runtime::serializeKernelFile`.
+/// Wall-clock seconds of emitKernelFile's stages.
+struct EmissionTimes {
+  /// The LLVM dialect translated to LLVM IR.
+  double translate = 0;
+  /// LLVM's optimization pipeline and the NVPTX backend, to PTX.
+  double llvm = 0;
+  /// ptxas, PTX to the cubin.
+  double ptxas = 0;
+};
+
 FailureOr<::fa4::runtime::KernelFile>
 emitKernelFile(ModuleOp module, const TargetOptions &options,
                std::string &report, std::string *llvmIR = nullptr,
-               std::string *ptx = nullptr);
+               std::string *ptx = nullptr, EmissionTimes *times = nullptr);
 
 } // namespace mlir::fa4
 
