@@ -1,0 +1,119 @@
+/*===- fa4.h - fa4's C API --------------------------------------*- C -*-===*\
+|*                                                                            *|
+|* The stable C interface of libfa4: fa4's attention kernels on device       *|
+|* pointers, with shapes, strides, scalars and a CUDA stream. A kernel is    *|
+|* compiled on first use (or read from the compile cache, $FA4_CACHE_DIR),   *|
+|* loaded once per process and launched asynchronously; nothing allocates    *|
+|* or synchronizes, so a launch can be captured into a CUDA graph. Every     *|
+|* refusal returns non-zero before anything launches and leaves a message,   *|
+|* naming the argument and the numbers, in fa4_last_error().                 *|
+|*                                                                            *|
+|* The structs only grow at their end; callers set `struct_size` to the      *|
+|* sizeof they were built with.                                              *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef FA4_FA4_H
+#define FA4_FA4_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The version of this interface. */
+#define FA4_API_VERSION 1
+
+typedef enum fa4_dtype { FA4_BF16 = 0, FA4_F16 = 1 } fa4_dtype;
+
+/* A tensor in device memory: its address, and its extents and strides (in
+ * elements, outermost first) for its first `rank` dimensions. */
+typedef struct fa4_tensor {
+  uint64_t data;
+  int32_t rank;
+  int64_t shape[4];
+  int64_t strides[4];
+} fa4_tensor;
+
+/* One attention forward: O = softmax(scale * Q K^T [masked]) V and the
+ * log-sum-exp of each row (natural log, of the scaled scores).
+ *
+ * Dense: q and o [B, H, SQ, D], k and v [B, HKV, SK, D] with H a multiple
+ * of HKV, any strides whose last is 1 (both (B, H, S, D) and (B, S, H, D)
+ * memory); lse f32 [B, H, SQ], contiguous.
+ * Packed sequences (cu_seqlens_q not 0): q and o [H, TQ, D], k and v
+ * [HKV, TK, D] (views of FlashAttention's (T, H, D)), lse f32 [H, TQ];
+ * cu_seqlens_q and cu_seqlens_k i32 [batch + 1] on the device, tiles i32
+ * [num_tiles, 2] on the device: the (sequence, query block of 128 rows)
+ * pairs to compute, as fa4_varlen_tiles orders them. */
+typedef struct fa4_attention_args {
+  uint32_t struct_size;
+  fa4_dtype dtype;
+  fa4_tensor q, k, v, o, lse;
+  /* 0 or 1: the bottom-right aligned causal mask. */
+  int32_t causal;
+  /* FlashAttention's window_size: keys j with i + SK - SQ - left <= j <=
+   * i + SK - SQ + right; -1 is unbounded. */
+  int32_t window_left, window_right;
+  /* Scores cap * tanh(s / cap) before the softmax; 0: none. */
+  float softcap;
+  /* The scale of Q K^T; 0: 1 / sqrt(D). */
+  float softmax_scale;
+  /* Packed sequences; 0 for a dense problem. */
+  uint64_t cu_seqlens_q, cu_seqlens_k, tiles;
+  int64_t batch, num_tiles;
+  /* Plan choices: key/value pipeline stages and key-block rows; 0: the
+   * derived plan. */
+  int32_t kv_stages, block_n;
+} fa4_attention_args;
+
+/* Where fa4_prepare_attention got its kernel. */
+typedef enum fa4_source {
+  FA4_SOURCE_COMPILED = 0,
+  FA4_SOURCE_CACHE = 1,
+  FA4_SOURCE_PROCESS = 2,
+  FA4_SOURCE_KERNEL_DIR = 3
+} fa4_source;
+
+/* fa4's version and build: "fa4 0.1.0 (compiler build <hash>)", or
+ * "(runtime only)" for a library built without the compiler. */
+const char *fa4_version(void);
+
+/* The message of the last failure on this thread; "" when none. */
+const char *fa4_last_error(void);
+
+/* The shipped kernel name `args` needs (e.g. "attention-hd128-varlen"),
+ * written to `name` (at most `capacity` bytes with the terminating 0).
+ * Returns 0, or non-zero for options no shipped kernel has. */
+int fa4_attention_kernel_name(const fa4_attention_args *args, char *name,
+                              int64_t capacity);
+
+/* Gets the kernel `args` needs, compiled or from the cache, without a GPU and
+ * without launching; `source` and `seconds` (may be null) say how and how
+ * long it took. A library built without the compiler reads
+ * $FA4_KERNEL_DIR/<name>.kernel. Returns 0 or non-zero. */
+int fa4_prepare_attention(const fa4_attention_args *args, fa4_source *source,
+                          double *seconds);
+
+/* Checks `args` against the kernel's description (types, ranks, shapes,
+ * strides, alignment, the TMA rules, the grid) and launches it on `stream`
+ * (a CUstream; 0 is the legacy default stream) of the current CUDA device's
+ * primary context. Returns 0, or non-zero before anything launched. */
+int fa4_attention(const fa4_attention_args *args, void *stream);
+
+/* The tile list of packed sequences from host copies of the offsets: the
+ * (sequence, block) pairs of the sequences with the most work first, each
+ * one's last query block first. Writes at most `capacity` pairs to `tiles`
+ * (2 * capacity int32) and their number to `count`; returns non-zero for
+ * offsets that are not cumulative lengths, or when capacity is too small
+ * (count says how many are needed). */
+int fa4_varlen_tiles(const int32_t *cu_seqlens_q, const int32_t *cu_seqlens_k,
+                     int64_t batch, int32_t causal, int32_t *tiles,
+                     int64_t capacity, int64_t *count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FA4_FA4_H */

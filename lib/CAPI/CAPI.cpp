@@ -1,0 +1,349 @@
+//===- CAPI.cpp - libfa4's C interface ------------------------------------===//
+//
+// fa4.h over the runtime: the kernel an attention call needs is got once
+// (KernelSource.h), loaded once per process on the CUDA driver's device 0,
+// and launched through a `Launcher` that checks every tensor and scalar
+// against the kernel file's description before the launch. Failures leave
+// their message in a thread-local string and return non-zero; no C++
+// exception leaves the library.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelSource.h"
+
+#include "fa4/Runner/Problem.h"
+#include "fa4/Runtime/Binding.h"
+#include "fa4/Runtime/Driver.h"
+#include "fa4/Runtime/Kernel.h"
+#include "fa4/fa4.h"
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace rt = ::fa4::runtime;
+using fa4::capi::Plan;
+
+namespace {
+thread_local std::string lastError;
+
+int failWith(std::string message) {
+  lastError = std::move(message);
+  return 1;
+}
+
+/// Runs `body`, turning an escaping exception into a failure.
+template <typename Body> int guarded(Body &&body) {
+  try {
+    lastError.clear();
+    return body();
+  } catch (const std::bad_alloc &) {
+    return failWith("out of host memory");
+  } catch (const std::exception &error) {
+    return failWith(std::string("internal error: ") + error.what());
+  }
+}
+
+/// The kernel name `args` needs, or a refusal.
+rt::Expected<std::string> kernelName(const fa4_attention_args &args) {
+  if (args.struct_size < sizeof(fa4_attention_args))
+    return rt::Status::error(
+        "fa4_attention_args.struct_size is " +
+        std::to_string(args.struct_size) + ", less than the " +
+        std::to_string(sizeof(fa4_attention_args)) +
+        " bytes of this library's fa4_attention_args");
+  if (args.dtype != FA4_BF16 && args.dtype != FA4_F16)
+    return rt::Status::error("dtype " + std::to_string(int(args.dtype)) +
+                             " is not FA4_BF16 (0) or FA4_F16 (1)");
+  bool varlen = args.cu_seqlens_q != 0;
+  int32_t rank = varlen ? 3 : 4;
+  if (args.q.rank != rank)
+    return rt::Status::error(
+        std::string("q has rank ") + std::to_string(args.q.rank) + "; " +
+        (varlen ? "packed sequences take q as [H, TQ, D]"
+                : "attention takes q as [B, H, SQ, D]"));
+  int64_t d = args.q.shape[rank - 1];
+  if (d != 64 && d != 128 && d != 256)
+    return rt::Status::error("head dim " + std::to_string(d) +
+                             ": fa4's attention kernels have head dims 64, "
+                             "128 and 256");
+  bool window = args.window_left >= 0 || args.window_right >= 0;
+  if (args.window_left < -1 || args.window_right < -1)
+    return rt::Status::error(
+        "window (" + std::to_string(args.window_left) + ", " +
+        std::to_string(args.window_right) +
+        ") has a negative size; -1 is unbounded, 0 and more keys");
+  if (!(args.softcap >= 0) || std::isinf(args.softcap))
+    return rt::Status::error("softcap " + std::to_string(args.softcap) +
+                             " is not a finite cap of 0 (none) or more");
+  if (!(args.softmax_scale >= 0) || std::isinf(args.softmax_scale))
+    return rt::Status::error("softmax_scale " +
+                             std::to_string(args.softmax_scale) +
+                             " is not finite and positive (or 0: 1/sqrt(D))");
+  std::string name = "attention-hd" + std::to_string(d);
+  if (args.dtype == FA4_F16)
+    name += "-f16";
+  if (varlen)
+    name += "-varlen";
+  if (window)
+    name += "-window";
+  if (args.softcap > 0)
+    name += "-softcap";
+  return name;
+}
+
+/// A loaded kernel with the launcher of its arguments.
+struct Loaded {
+  rt::KernelFile file;
+  std::unique_ptr<rt::Kernel> kernel;
+  std::unique_ptr<rt::Launcher> launcher;
+};
+
+/// The process's driver and loaded kernels.
+struct Process {
+  std::mutex mutex;
+  std::unique_ptr<rt::Driver> driver;
+  std::map<std::string, std::unique_ptr<Loaded>> kernels;
+};
+Process &process() {
+  // Never destroyed: the driver's threads may outlive static destructors.
+  static Process *state = new Process;
+  return *state;
+}
+
+std::string planKey(const std::string &name, const Plan &plan) {
+  return name + " kv_stages=" + std::to_string(plan.kvStages) +
+         " block_n=" + std::to_string(plan.blockN);
+}
+
+rt::TensorArg tensorArg(const fa4_tensor &tensor, rt::ElementType type) {
+  rt::TensorArg arg;
+  arg.address = CUdeviceptr(tensor.data);
+  arg.elementType = type;
+  for (int32_t i = 0; i < tensor.rank && i < 4; ++i) {
+    arg.shape.push_back(tensor.shape[i]);
+    arg.strides.push_back(tensor.strides[i]);
+  }
+  return arg;
+}
+
+/// Binds `args` to `launcher`'s kernel; each refusal names the argument.
+rt::Status bind(rt::Launcher &launcher, const fa4_attention_args &args) {
+  bool varlen = args.cu_seqlens_q != 0;
+  int32_t rank = varlen ? 3 : 4;
+  rt::ElementType type =
+      args.dtype == FA4_F16 ? rt::ElementType::F16 : rt::ElementType::BF16;
+  struct Named {
+    const char *name;
+    const fa4_tensor *tensor;
+    int32_t rank;
+    rt::ElementType type;
+  };
+  std::vector<Named> tensors = {{"q", &args.q, rank, type},
+                                {"k", &args.k, rank, type},
+                                {"v", &args.v, rank, type},
+                                {"o", &args.o, rank, type},
+                                {"lse", &args.lse, rank - 1,
+                                 rt::ElementType::F32}};
+  for (const Named &named : tensors) {
+    if (named.tensor->rank != named.rank)
+      return rt::Status::error(std::string(named.name) + " has rank " +
+                               std::to_string(named.tensor->rank) + ", not " +
+                               std::to_string(named.rank));
+    if (!named.tensor->data)
+      return rt::Status::error(std::string(named.name) +
+                               " has no device address");
+  }
+  // Query heads in groups over the key heads.
+  int64_t heads = args.q.shape[rank - 3], kvHeads = args.k.shape[rank - 3];
+  if (kvHeads < 1 || heads % kvHeads != 0)
+    return rt::Status::error("q has " + std::to_string(heads) +
+                             " heads, not a multiple of the " +
+                             std::to_string(kvHeads) + " heads of k and v");
+  for (const Named &named : tensors)
+    if (rt::Status s =
+            launcher.setTensor(named.name, tensorArg(*named.tensor, named.type));
+        !s.ok())
+      return s;
+  if (varlen) {
+    if (args.batch < 1 || !args.cu_seqlens_k || !args.tiles ||
+        args.num_tiles < 0)
+      return rt::Status::error(
+          "packed sequences need batch >= 1 (" + std::to_string(args.batch) +
+          "), cu_seqlens_k, tiles and num_tiles >= 0 (" +
+          std::to_string(args.num_tiles) + ")");
+    auto offsets = [&](uint64_t address) {
+      rt::TensorArg arg;
+      arg.address = CUdeviceptr(address);
+      arg.elementType = rt::ElementType::I32;
+      arg.shape = {args.batch + 1};
+      return arg;
+    };
+    rt::TensorArg tiles;
+    tiles.address = CUdeviceptr(args.tiles);
+    tiles.elementType = rt::ElementType::I32;
+    tiles.shape = {args.num_tiles, 2};
+    for (auto [name, arg] : {std::pair{"cu_seqlens_q", offsets(args.cu_seqlens_q)},
+                             std::pair{"cu_seqlens_k", offsets(args.cu_seqlens_k)},
+                             std::pair{"tiles", tiles}})
+      if (rt::Status s = launcher.setTensor(name, arg); !s.ok())
+        return s;
+  }
+  int64_t d = args.q.shape[rank - 1];
+  double scale = args.softmax_scale > 0 ? args.softmax_scale
+                                        : 1.0 / std::sqrt(double(d));
+  std::vector<std::pair<const char *, double>> scalars = {
+      {"scale_log2", double(float(scale * M_LOG2E))},
+      {"causal", args.causal ? 1 : 0}};
+  const rt::KernelFile &file = launcher.binding().file();
+  if (file.findParam("window_left")) {
+    scalars.push_back({"window_left", double(args.window_left)});
+    scalars.push_back({"window_right", double(args.window_right)});
+  }
+  if (file.findParam("softcap"))
+    scalars.push_back({"softcap", double(args.softcap)});
+  for (auto [name, value] : scalars)
+    if (rt::Status s = launcher.setScalar(name, value); !s.ok())
+      return s;
+  return rt::Status::success();
+}
+} // namespace
+
+extern "C" {
+
+const char *fa4_version(void) {
+  static const std::string text =
+      std::string("fa4 0.1.0 ") + fa4::capi::buildDescription();
+  return text.c_str();
+}
+
+const char *fa4_last_error(void) { return lastError.c_str(); }
+
+int fa4_attention_kernel_name(const fa4_attention_args *args, char *name,
+                              int64_t capacity) {
+  return guarded([&] {
+    if (!args || !name)
+      return failWith("fa4_attention_kernel_name: null argument");
+    rt::Expected<std::string> kernel = kernelName(*args);
+    if (!kernel.ok())
+      return failWith(kernel.status().message());
+    if (int64_t(kernel->size()) + 1 > capacity)
+      return failWith("the kernel name '" + *kernel + "' needs " +
+                      std::to_string(kernel->size() + 1) + " bytes, not " +
+                      std::to_string(capacity));
+    std::memcpy(name, kernel->c_str(), kernel->size() + 1);
+    return 0;
+  });
+}
+
+int fa4_prepare_attention(const fa4_attention_args *args, fa4_source *source,
+                          double *seconds) {
+  return guarded([&] {
+    if (!args)
+      return failWith("fa4_prepare_attention: null arguments");
+    rt::Expected<std::string> name = kernelName(*args);
+    if (!name.ok())
+      return failWith(name.status().message());
+    rt::Expected<fa4::capi::SourcedKernel> kernel =
+        fa4::capi::getKernel(*name, {args->kv_stages, args->block_n});
+    if (!kernel.ok())
+      return failWith(kernel.status().message());
+    if (source)
+      *source = kernel->source;
+    if (seconds)
+      *seconds = kernel->seconds;
+    return 0;
+  });
+}
+
+int fa4_attention(const fa4_attention_args *args, void *stream) {
+  return guarded([&] {
+    if (!args)
+      return failWith("fa4_attention: null arguments");
+    rt::Expected<std::string> name = kernelName(*args);
+    if (!name.ok())
+      return failWith(name.status().message());
+    Plan plan{args->kv_stages, args->block_n};
+    Process &state = process();
+    std::lock_guard<std::mutex> lock(state.mutex);
+    if (!state.driver) {
+      rt::Expected<std::unique_ptr<rt::Driver>> driver = rt::Driver::load();
+      if (!driver.ok())
+        return failWith(driver.status().message());
+      state.driver = driver.take();
+    }
+    std::unique_ptr<Loaded> &loaded = state.kernels[planKey(*name, plan)];
+    if (!loaded) {
+      rt::Expected<fa4::capi::SourcedKernel> got =
+          fa4::capi::getKernel(*name, plan);
+      if (!got.ok()) {
+        state.kernels.erase(planKey(*name, plan));
+        return failWith(got.status().message());
+      }
+      auto entry = std::make_unique<Loaded>();
+      entry->file = std::move(got->file);
+      rt::Expected<rt::Kernel> kernel =
+          rt::Kernel::load(*state.driver, entry->file);
+      if (!kernel.ok()) {
+        state.kernels.erase(planKey(*name, plan));
+        return failWith(kernel.status().message());
+      }
+      entry->kernel = std::make_unique<rt::Kernel>(kernel.take());
+      rt::Expected<rt::Launcher> launcher =
+          rt::Launcher::create(*entry->kernel, entry->file);
+      if (!launcher.ok()) {
+        state.kernels.erase(planKey(*name, plan));
+        return failWith(launcher.status().message());
+      }
+      entry->launcher = std::make_unique<rt::Launcher>(launcher.take());
+      loaded = std::move(entry);
+    }
+    if (rt::Status s = bind(*loaded->launcher, *args); !s.ok())
+      return failWith("kernel '" + *name + "': " + s.message());
+    if (rt::Status s = loaded->launcher->launch(CUstream(stream)); !s.ok())
+      return failWith("kernel '" + *name + "': " + s.message());
+    return 0;
+  });
+}
+
+int fa4_varlen_tiles(const int32_t *cu_seqlens_q, const int32_t *cu_seqlens_k,
+                     int64_t batch, int32_t causal, int32_t *tiles,
+                     int64_t capacity, int64_t *count) {
+  return guarded([&] {
+    if (!cu_seqlens_q || !cu_seqlens_k || !count || batch < 1 ||
+        (capacity > 0 && !tiles))
+      return failWith("fa4_varlen_tiles: null offsets or count, or batch " +
+                      std::to_string(batch) + " < 1");
+    std::vector<uint64_t> lengths[2];
+    const int32_t *offsets[2] = {cu_seqlens_q, cu_seqlens_k};
+    const char *names[2] = {"cu_seqlens_q", "cu_seqlens_k"};
+    for (int side = 0; side < 2; ++side) {
+      std::vector<int64_t> cu(offsets[side], offsets[side] + batch + 1);
+      rt::Expected<std::vector<uint64_t>> read =
+          fa4::runner::lengthsFromOffsets(cu, names[side]);
+      if (!read.ok())
+        return failWith(read.status().message());
+      lengths[side] = read.take();
+    }
+    fa4::runner::AttentionProblem problem;
+    problem.causal = causal != 0;
+    if (rt::Status s = fa4::runner::setSequenceLengths(
+            problem, std::move(lengths[0]), std::move(lengths[1]));
+        !s.ok())
+      return failWith(s.message());
+    std::vector<int32_t> list = fa4::runner::varlenTiles(problem);
+    *count = int64_t(list.size() / 2);
+    if (*count > capacity)
+      return failWith("the tile list has " + std::to_string(*count) +
+                      " pairs, more than the capacity of " +
+                      std::to_string(capacity));
+    if (!list.empty())
+      std::memcpy(tiles, list.data(), list.size() * sizeof(int32_t));
+    return 0;
+  });
+}
+
+} // extern "C"

@@ -1,0 +1,71 @@
+//===- KernelSourceCompiler.cpp - libfa4's kernels from the compiler ------===//
+//
+// With the compiler, libfa4 gets a shipped kernel through
+// `getShippedKernel`: this process's table, the compile cache
+// ($FA4_CACHE_DIR), or a compile. One MLIR context serves the process; the
+// compiles take turns.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelSource.h"
+
+#include "fa4/Compiler/Compiler.h"
+#include "fa4/Runtime/KernelCache.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <mutex>
+
+namespace rt = ::fa4::runtime;
+
+const char *fa4::capi::buildDescription() {
+  static const std::string text =
+      std::string("(compiler build ") +
+      std::string(mlir::fa4::getCompilerBuildId()).substr(0, 16) + ")";
+  return text.c_str();
+}
+
+rt::Expected<fa4::capi::SourcedKernel>
+fa4::capi::getKernel(const std::string &name, const Plan &plan) {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  static mlir::MLIRContext *context =
+      mlir::fa4::createCompilerContext().release();
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  mlir::ScopedDiagnosticHandler handler(
+      context, [&](mlir::Diagnostic &diagnostic) {
+        if (!mlir::isa<mlir::UnknownLoc>(diagnostic.getLocation()))
+          os << diagnostic.getLocation() << ": ";
+        os << diagnostic << "\n";
+        return mlir::success();
+      });
+  mlir::fa4::ShippedKernelRequest request;
+  request.name = name;
+  if (plan.kvStages)
+    request.plan.kvStages = plan.kvStages;
+  if (plan.blockN)
+    request.plan.blockN = plan.blockN;
+  request.cacheDirectory = rt::defaultCacheDirectory().value_or("");
+  mlir::FailureOr<mlir::fa4::ShippedKernel> got =
+      mlir::fa4::getShippedKernel(*context, request);
+  if (failed(got))
+    return rt::Status::error("compiling '" + name + "' failed: " +
+                             diagnostics);
+  SourcedKernel kernel;
+  kernel.file = std::move(got->file);
+  kernel.seconds = got->seconds;
+  switch (got->source) {
+  case mlir::fa4::ShippedKernel::Source::Compiled:
+    kernel.source = FA4_SOURCE_COMPILED;
+    break;
+  case mlir::fa4::ShippedKernel::Source::Cache:
+    kernel.source = FA4_SOURCE_CACHE;
+    break;
+  case mlir::fa4::ShippedKernel::Source::Process:
+    kernel.source = FA4_SOURCE_PROCESS;
+    break;
+  }
+  return kernel;
+}
