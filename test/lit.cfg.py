@@ -87,3 +87,26 @@ def ptxas_present():
 
 if ptxas_present():
     config.available_features.add("ptxas")
+
+
+def torch_python():
+    """A Python that imports torch and numpy (Debian's python3-torch and
+    python3-numpy), for the Python package's tests: lit's own first."""
+    import sys
+    for candidate in (sys.executable, "/usr/bin/python3"):
+        try:
+            out = subprocess.run([candidate, "-c", "import torch, numpy"],
+                                 capture_output=True, timeout=120)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if out.returncode == 0:
+            return candidate
+    return None
+
+
+python_with_torch = torch_python()
+if python_with_torch:
+    config.available_features.add("torch")
+    config.substitutions.append(("%torch-python", python_with_torch))
+config.substitutions.append(
+    ("%libfa4", os.path.join(config.fa4_obj_root, "lib", "libfa4.so")))

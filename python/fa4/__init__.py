@@ -1,0 +1,293 @@
+"""fa4 from PyTorch: FlashAttention-style forward attention on CUDA tensors.
+
+    import fa4
+    out = fa4.attention(q, k, v, causal=True)                 # (B, S, H, D)
+    out, lse = fa4.attention(q, k, v, return_lse=True)        # lse (B, H, S)
+    out = fa4.attention_varlen(q, k, v, cu_q, cu_k, max_q, max_k)  # (T, H, D)
+
+The arguments are FlashAttention's: q (B, SQ, H, D), k and v (B, SK, HKV, D)
+with H a multiple of HKV (grouped-query attention), bf16 or f16, head dim 64,
+128 or 256, any strides whose last is 1 (SDPA's (B, H, S, D) tensors pass as
+``x.transpose(1, 2)``). The output is allocated like q (same memory layout)
+and the kernel is launched on ``torch.cuda.current_stream()``; nothing
+synchronizes, so `attention` can be captured into a CUDA graph, and it is a
+``torch.library`` custom op (``torch.ops.fa4.attention``) that
+``torch.compile`` calls as one node. Bad arguments raise ValueError or
+TypeError naming the argument and the numbers before anything launches.
+
+The kernels come from libfa4 (see _lib.py), which compiles each on first use
+or reads it from the compile cache ($FA4_CACHE_DIR, default ~/.cache/fa4).
+"""
+
+import ctypes
+import math
+
+import torch
+
+from . import _lib
+from ._lib import Fa4Error
+
+__all__ = ["attention", "attention_varlen", "prepare", "varlen_tiles",
+           "version", "Fa4Error"]
+
+_DTYPES = {torch.bfloat16: _lib.FA4_BF16, torch.float16: _lib.FA4_F16}
+_HEAD_DIMS = (64, 128, 256)
+
+
+def version():
+    """libfa4's version and compiler build."""
+    return _lib.library().fa4_version().decode()
+
+
+def _check_tensor(name, x, rank, layout):
+    if not isinstance(x, torch.Tensor):
+        raise TypeError("%s must be a torch.Tensor, not %s" % (name, type(x).__name__))
+    if x.dim() != rank:
+        raise ValueError("%s has %d dimensions %s; fa4 takes %s" %
+                         (name, x.dim(), tuple(x.shape), layout))
+    if x.dtype not in _DTYPES:
+        raise TypeError("%s is %s; fa4 runs torch.bfloat16 and torch.float16" %
+                        (name, x.dtype))
+    if x.stride(-1) != 1:
+        raise ValueError("%s has stride %d in its last dimension; it must be 1 "
+                         "(contiguous head dim)" % (name, x.stride(-1)))
+    for i in range(rank - 1):
+        if x.stride(i) * x.element_size() % 16 and x.shape[i] > 1:
+            raise ValueError(
+                "%s has stride %d (%d bytes) in dimension %d; TMA needs strides "
+                "of a multiple of 16 bytes" %
+                (name, x.stride(i), x.stride(i) * x.element_size(), i))
+    if x.data_ptr() % 16:
+        raise ValueError("%s starts at an address %d bytes past a 16-byte boundary; "
+                         "TMA needs 16-byte aligned tensors" % (name, x.data_ptr() % 16))
+
+
+def _check_inputs(q, k, v, rank, layout):
+    for name, x in (("q", q), ("k", k), ("v", v)):
+        _check_tensor(name, x, rank, layout)
+    if not (q.dtype == k.dtype == v.dtype):
+        raise TypeError("q, k and v have dtypes %s, %s and %s; they must agree" %
+                        (q.dtype, k.dtype, v.dtype))
+    d = q.shape[-1]
+    if k.shape[-1] != d or v.shape[-1] != d:
+        raise ValueError("head dims differ: q %d, k %d, v %d" %
+                         (d, k.shape[-1], v.shape[-1]))
+    if d not in _HEAD_DIMS:
+        raise ValueError("head dim %d: fa4's kernels have head dims 64, 128 and 256" % d)
+    if k.shape != v.shape:
+        raise ValueError("k %s and v %s differ in shape" % (tuple(k.shape), tuple(v.shape)))
+    heads, kv_heads = q.shape[-2], k.shape[-2]
+    if heads % kv_heads:
+        raise ValueError("q has %d heads, not a multiple of the %d heads of k and v" %
+                         (heads, kv_heads))
+
+
+def _check_device(tensors):
+    for name, x in tensors:
+        if x.device.type != "cuda":
+            raise ValueError("%s is on %s; fa4 runs on CUDA tensors" % (name, x.device))
+        if x.device.index not in (0, None):
+            raise ValueError("%s is on %s; fa4 runs on the CUDA driver's device 0 "
+                             "(cuda:0, or set CUDA_VISIBLE_DEVICES)" % (name, x.device))
+
+
+def _options(args, q, causal, softmax_scale, window_size, softcap):
+    if not isinstance(causal, bool):
+        raise TypeError("causal must be a bool, not %s" % type(causal).__name__)
+    try:
+        left, right = (int(w) for w in window_size)
+    except (TypeError, ValueError):
+        raise TypeError("window_size must be a pair of ints (left, right), not %r" %
+                        (window_size,))
+    if left < -1 or right < -1:
+        raise ValueError("window_size (%d, %d) has a negative size; -1 is unbounded" %
+                         (left, right))
+    if not (softcap >= 0 and math.isfinite(softcap)):
+        raise ValueError("softcap %r is not a finite cap of 0 (none) or more" % (softcap,))
+    if softmax_scale is not None and not (softmax_scale > 0 and math.isfinite(softmax_scale)):
+        raise ValueError("softmax_scale %r is not finite and positive" % (softmax_scale,))
+    args.dtype = _DTYPES[q.dtype]
+    args.causal = int(causal)
+    args.window_left, args.window_right = left, right
+    args.softcap = float(softcap)
+    args.softmax_scale = float(softmax_scale or 0.0)
+
+
+def _tensor(x, order):
+    """An fa4_tensor over x, its dimensions taken in `order`."""
+    t = _lib.Tensor()
+    t.data = x.data_ptr()
+    t.rank = len(order)
+    for i, dim in enumerate(order):
+        t.shape[i] = x.shape[dim]
+        t.strides[i] = x.stride(dim)
+    return t
+
+
+def attention_args(q, k, v, out, lse, causal=False, softmax_scale=None,
+                   window_size=(-1, -1), softcap=0.0):
+    """The fa4_attention_args of a dense call: q, k, v and out (B, S, H, D)
+    as the kernel's [B, H, S, D] views (their strides), lse (B, H, SQ)."""
+    args = _lib.AttentionArgs()
+    _options(args, q, causal, softmax_scale, window_size, softcap)
+    bshd = (0, 2, 1, 3)
+    args.q, args.k, args.v, args.o = (_tensor(x, bshd) for x in (q, k, v, out))
+    args.lse = _tensor(lse, (0, 1, 2))
+    return args
+
+
+def _attention(q, k, v, causal, softmax_scale, window_left, window_right, softcap):
+    _check_inputs(q, k, v, 4, "(B, S, H, D)")
+    if k.shape[0] != q.shape[0]:
+        raise ValueError("q has batch %d, k and v %d" % (q.shape[0], k.shape[0]))
+    _check_device((("q", q), ("k", k), ("v", v)))
+    out = torch.empty_like(q)
+    b, s, h, _ = q.shape
+    lse = torch.empty((b, h, s), dtype=torch.float32, device=q.device)
+    args = attention_args(q, k, v, out, lse, causal, softmax_scale,
+                          (window_left, window_right), softcap)
+    stream = torch.cuda.current_stream(q.device).cuda_stream
+    _lib.check(_lib.library().fa4_attention(ctypes.byref(args), ctypes.c_void_p(stream)))
+    return out, lse
+
+
+if hasattr(torch, "library") and hasattr(torch.library, "custom_op"):
+    @torch.library.custom_op("fa4::attention", mutates_args=())
+    def _attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+                      causal: bool, softmax_scale: float, window_left: int,
+                      window_right: int, softcap: float) -> tuple[torch.Tensor, torch.Tensor]:
+        return _attention(q, k, v, causal, softmax_scale, window_left,
+                          window_right, softcap)
+
+    @_attention_op.register_fake
+    def _attention_fake(q, k, v, causal, softmax_scale, window_left,
+                        window_right, softcap):
+        b, s, h, _ = q.shape
+        return torch.empty_like(q), q.new_empty((b, h, s), dtype=torch.float32)
+else:  # torch < 2.4: a plain function
+    _attention_op = _attention
+
+
+def attention(q, k, v, causal=False, softmax_scale=None, window_size=(-1, -1),
+              softcap=0.0, return_lse=False):
+    """FlashAttention's flash_attn_func: softmax(scale q k^T [mask]) v.
+
+    q (B, SQ, H, D), k and v (B, SK, HKV, D); causal is bottom-right aligned
+    (FlashAttention's); window_size (left, right), -1 unbounded; softcap:
+    scores cap * tanh(s / cap). Returns out (B, SQ, H, D), and with
+    return_lse the natural log-sum-exp of each row's scaled scores, float32
+    (B, H, SQ).
+    """
+    _check_inputs(q, k, v, 4, "(B, S, H, D)")
+    checked = _lib.AttentionArgs()
+    _options(checked, q, causal, softmax_scale, window_size, softcap)
+    scale = softmax_scale if softmax_scale is not None else 1.0 / math.sqrt(q.shape[-1])
+    out, lse = _attention_op(q, k, v, causal, float(scale), checked.window_left,
+                             checked.window_right, float(softcap))
+    return (out, lse) if return_lse else out
+
+
+def varlen_tiles(cu_seqlens_q, cu_seqlens_k, causal=False):
+    """The (sequence, query block) pairs of packed sequences, in the order
+    fa4's varlen kernels run them, as an int32 list of pairs."""
+    cu_q = [int(x) for x in cu_seqlens_q]
+    cu_k = [int(x) for x in cu_seqlens_k]
+    if len(cu_q) != len(cu_k):
+        raise ValueError("cu_seqlens_q has %d entries, cu_seqlens_k %d; they must agree" %
+                         (len(cu_q), len(cu_k)))
+    batch = len(cu_q) - 1
+    if batch < 1:
+        raise ValueError("cu_seqlens_q has %d entries; B sequences have B + 1" % len(cu_q))
+    arrays = [(ctypes.c_int32 * len(cu))(*cu) for cu in (cu_q, cu_k)]
+    count = ctypes.c_int64(0)
+    capacity = sum(max(0, (b - a + 127) // 128) for a, b in zip(cu_q, cu_q[1:]))
+    tiles = (ctypes.c_int32 * max(2, 2 * capacity))()
+    _lib.check(_lib.library().fa4_varlen_tiles(
+        arrays[0], arrays[1], batch, int(bool(causal)), tiles, capacity,
+        ctypes.byref(count)))
+    return [(tiles[2 * i], tiles[2 * i + 1]) for i in range(count.value)]
+
+
+def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+                     max_seqlen_k, causal=False, softmax_scale=None,
+                     window_size=(-1, -1), softcap=0.0, return_lse=False):
+    """FlashAttention's flash_attn_varlen_func: packed sequences.
+
+    q (TQ, H, D), k and v (TK, HKV, D), the tokens of one sequence after
+    the other; cu_seqlens_q and cu_seqlens_k int32 (B + 1) CUDA tensors of
+    cumulative lengths; max_seqlen_q/k at least the longest lengths. Each
+    sequence has its own causal and window arithmetic. Returns out (TQ, H,
+    D), and with return_lse float32 (H, TQ). The tile order is built on the
+    host from the offsets, so this call copies cu_seqlens to the host (and
+    cannot be captured into a CUDA graph).
+    """
+    _check_inputs(q, k, v, 3, "(T, H, D)")
+    for name, cu in (("cu_seqlens_q", cu_seqlens_q), ("cu_seqlens_k", cu_seqlens_k)):
+        if not isinstance(cu, torch.Tensor):
+            raise TypeError("%s must be a torch.Tensor, not %s" % (name, type(cu).__name__))
+        if cu.dtype != torch.int32 or cu.dim() != 1:
+            raise TypeError("%s is %s of shape %s; it must be int32 of shape (B + 1,)" %
+                            (name, cu.dtype, tuple(cu.shape)))
+        if not cu.is_contiguous():
+            raise ValueError("%s must be contiguous" % name)
+    _check_device((("q", q), ("k", k), ("v", v), ("cu_seqlens_q", cu_seqlens_q),
+                   ("cu_seqlens_k", cu_seqlens_k)))
+    if torch.cuda.is_current_stream_capturing():
+        raise ValueError("attention_varlen reads cu_seqlens on the host to order its "
+                         "tiles, which a CUDA graph capture cannot do; call it outside "
+                         "the capture")
+    cu_q, cu_k = cu_seqlens_q.tolist(), cu_seqlens_k.tolist()
+    for name, cu, total, longest in (("cu_seqlens_q", cu_q, q.shape[0], max_seqlen_q),
+                                     ("cu_seqlens_k", cu_k, k.shape[0], max_seqlen_k)):
+        if cu and cu[-1] != total:
+            raise ValueError("%s ends at %d, not at the %d tokens of its tensor" %
+                             (name, cu[-1], total))
+        lengths = [b - a for a, b in zip(cu, cu[1:])]
+        if lengths and max(lengths) > longest:
+            raise ValueError("%s has a sequence of %d tokens, longer than max_seqlen %d" %
+                             (name, max(lengths), longest))
+    tiles = varlen_tiles(cu_q, cu_k, causal)
+    tiles_dev = torch.tensor(tiles if tiles else [(0, 0)], dtype=torch.int32,
+                             device=q.device)
+    out = torch.empty_like(q)
+    lse = torch.empty((q.shape[1], q.shape[0]), dtype=torch.float32, device=q.device)
+    if not tiles:
+        lse.fill_(float("-inf"))
+        return (out.zero_(), lse) if return_lse else out.zero_()
+    args = _lib.AttentionArgs()
+    _options(args, q, causal, softmax_scale, window_size, softcap)
+    thd = (1, 0, 2)
+    args.q, args.k, args.v, args.o = (_tensor(x, thd) for x in (q, k, v, out))
+    args.lse = _tensor(lse, (0, 1))
+    args.cu_seqlens_q = cu_seqlens_q.data_ptr()
+    args.cu_seqlens_k = cu_seqlens_k.data_ptr()
+    args.tiles = tiles_dev.data_ptr()
+    args.batch = len(cu_q) - 1
+    args.num_tiles = len(tiles)
+    stream = torch.cuda.current_stream(q.device).cuda_stream
+    _lib.check(_lib.library().fa4_attention(ctypes.byref(args), ctypes.c_void_p(stream)))
+    return (out, lse) if return_lse else out
+
+
+def prepare(head_dim=128, dtype=torch.bfloat16, varlen=False, window=False,
+            softcap=False, kv_stages=0, block_n=0):
+    """Gets the kernel of these options ahead of the first call (compiled, or
+    from the compile cache; no GPU needed). Returns (source, seconds), source
+    one of "compiled", "cache", "process", "kernel-dir"."""
+    if dtype not in _DTYPES:
+        raise TypeError("dtype %s: fa4 runs torch.bfloat16 and torch.float16" % (dtype,))
+    args = _lib.AttentionArgs()
+    args.dtype = _DTYPES[dtype]
+    args.q.rank = 3 if varlen else 4
+    args.q.shape[args.q.rank - 1] = head_dim
+    if varlen:
+        args.cu_seqlens_q = 1
+    if window:
+        args.window_left = 0
+    args.softcap = 1.0 if softcap else 0.0
+    args.kv_stages, args.block_n = kv_stages, block_n
+    source = ctypes.c_int(0)
+    seconds = ctypes.c_double(0)
+    _lib.check(_lib.library().fa4_prepare_attention(
+        ctypes.byref(args), ctypes.byref(source), ctypes.byref(seconds)))
+    return _lib.SOURCES[source.value], seconds.value

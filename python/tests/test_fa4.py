@@ -1,0 +1,236 @@
+"""CPU tests of the fa4 Python package: argument checking (each message), the
+layout and stride arithmetic of the kernel's views, the varlen tile order,
+and the compile cache through libfa4 (compiles need ptxas, not a GPU).
+
+    python3 -m unittest discover -s python/tests -v
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+
+import fa4  # noqa: E402
+from fa4 import _lib  # noqa: E402
+
+
+def bshd(b, s, h, d, dtype=torch.bfloat16):
+    return torch.randn(b, s, h, d).to(dtype)
+
+
+class ArgumentChecks(unittest.TestCase):
+    """Each refusal, before anything launches (CPU tensors get as far as the
+    device check, which comes after the others)."""
+
+    def refuses(self, error, message, *args, **kwargs):
+        with self.assertRaises(error) as raised:
+            fa4.attention(*args, **kwargs)
+        self.assertIn(message, str(raised.exception))
+
+    def test_types_and_ranks(self):
+        q = bshd(2, 100, 4, 64)
+        self.refuses(TypeError, "q must be a torch.Tensor, not list", [1], q, q)
+        self.refuses(ValueError, "q has 3 dimensions (100, 4, 64); fa4 takes (B, S, H, D)",
+                     q[0], q, q)
+        self.refuses(TypeError, "k is torch.float32; fa4 runs torch.bfloat16 and torch.float16",
+                     q, q.float(), q)
+        self.refuses(TypeError, "q, k and v have dtypes torch.bfloat16, torch.float16 and "
+                     "torch.bfloat16", q, q.half(), q)
+
+    def test_shapes(self):
+        q = bshd(2, 100, 4, 64)
+        self.refuses(ValueError, "head dims differ: q 64, k 128, v 128",
+                     q, bshd(2, 100, 4, 128), bshd(2, 100, 4, 128))
+        self.refuses(ValueError, "head dim 96: fa4's kernels have head dims 64, 128 and 256",
+                     bshd(2, 100, 4, 96), bshd(2, 100, 4, 96), bshd(2, 100, 4, 96))
+        self.refuses(ValueError, "k (2, 100, 4, 64) and v (2, 50, 4, 64) differ in shape",
+                     q, q, bshd(2, 50, 4, 64))
+        self.refuses(ValueError, "q has 6 heads, not a multiple of the 4 heads of k and v",
+                     bshd(2, 100, 6, 64), q, q)
+        self.refuses(ValueError, "q has batch 3, k and v 2", bshd(3, 100, 4, 64), q, q)
+
+    def test_strides_and_alignment(self):
+        q = bshd(2, 100, 4, 64)
+        self.refuses(ValueError, "q has stride 400 in its last dimension; it must be 1",
+                     q.transpose(1, 3).contiguous().transpose(1, 3), q, q)
+        odd = torch.randn(2, 100, 4, 68).to(torch.bfloat16)[..., :64]
+        self.refuses(ValueError, "q has stride 68 (136 bytes) in dimension 2; TMA needs strides "
+                     "of a multiple of 16 bytes", odd, q, q)
+        flat = torch.empty(2 * 100 * 4 * 64 + 8, dtype=torch.bfloat16)
+        shifted = flat[1:1 + 2 * 100 * 4 * 64].view(2, 100, 4, 64)
+        self.refuses(ValueError, "q starts at an address 2 bytes past a 16-byte boundary",
+                     shifted, q, q)
+
+    def test_options(self):
+        q = bshd(1, 64, 2, 64)
+        self.refuses(TypeError, "causal must be a bool, not int", q, q, q, causal=1)
+        self.refuses(ValueError, "window_size (-5, 0) has a negative size", q, q, q,
+                     window_size=(-5, 0))
+        self.refuses(TypeError, "window_size must be a pair of ints", q, q, q, window_size=3)
+        self.refuses(ValueError, "softcap -1.0 is not a finite cap", q, q, q, softcap=-1.0)
+        self.refuses(ValueError, "softmax_scale 0.0 is not finite and positive", q, q, q,
+                     softmax_scale=0.0)
+
+    def test_device(self):
+        q = bshd(1, 64, 2, 64)
+        self.refuses(ValueError, "q is on cpu; fa4 runs on CUDA tensors", q, q, q)
+
+    def test_varlen(self):
+        q = torch.randn(300, 4, 64).to(torch.bfloat16)
+        cu = torch.tensor([0, 100, 300], dtype=torch.int32)
+        with self.assertRaises(TypeError) as raised:
+            fa4.attention_varlen(q, q, q, cu.long(), cu, 200, 200)
+        self.assertIn("cu_seqlens_q is torch.int64 of shape (3,); it must be int32", str(raised.exception))
+        with self.assertRaises(ValueError) as raised:
+            fa4.attention_varlen(q[None], q, q, cu, cu, 200, 200)
+        self.assertIn("q has 4 dimensions (1, 300, 4, 64); fa4 takes (T, H, D)", str(raised.exception))
+        with self.assertRaises(ValueError) as raised:
+            fa4.attention_varlen(q, q, q, cu, cu, 200, 200)
+        self.assertIn("q is on cpu", str(raised.exception))
+
+
+class Layouts(unittest.TestCase):
+    """The kernel sees [B, H, S, D] views whose strides come from the tensors."""
+
+    def test_bshd(self):
+        q = bshd(3, 100, 5, 64)
+        k = bshd(3, 70, 5, 64)
+        lse = torch.empty(3, 5, 100)
+        args = fa4.attention_args(q, k, k, q, lse)
+        self.assertEqual(list(args.q.shape), [3, 5, 100, 64])
+        self.assertEqual(list(args.q.strides), [100 * 5 * 64, 64, 5 * 64, 1])
+        self.assertEqual(list(args.k.shape), [3, 5, 70, 64])
+        self.assertEqual(args.q.rank, 4)
+        self.assertEqual(list(args.lse.shape)[:3], [3, 5, 100])
+        self.assertEqual(args.q.data, q.data_ptr())
+        self.assertEqual((args.window_left, args.window_right), (-1, -1))
+        self.assertEqual(args.struct_size, _lib.ctypes.sizeof(_lib.AttentionArgs))
+
+    def test_sdpa_layout_through_strides(self):
+        # SDPA's (B, H, S, D) tensor as a (B, S, H, D) view: the kernel's view
+        # is the original tensor, contiguous.
+        x = torch.randn(2, 8, 300, 128).to(torch.float16)
+        args = fa4.attention_args(x.transpose(1, 2), x.transpose(1, 2), x.transpose(1, 2),
+                                  x.transpose(1, 2), torch.empty(2, 8, 300),
+                                  causal=True, window_size=(256, 0), softcap=30.0)
+        self.assertEqual(list(args.q.shape), [2, 8, 300, 128])
+        self.assertEqual(list(args.q.strides), list(x.stride()))
+        self.assertEqual(args.dtype, _lib.FA4_F16)
+        self.assertEqual((args.causal, args.window_left, args.window_right), (1, 256, 0))
+        self.assertAlmostEqual(args.softcap, 30.0)
+
+    def test_output_keeps_the_layout(self):
+        x = torch.randn(2, 8, 300, 64).to(torch.bfloat16).transpose(1, 2)
+        self.assertEqual(torch.empty_like(x).stride(), x.stride())
+
+
+class VarlenTiles(unittest.TestCase):
+    def test_order(self):
+        # Most work first; each sequence's last block first; empty ones none.
+        tiles = fa4.varlen_tiles([0, 100, 100, 400, 1000], [0, 100, 100, 400, 1000])
+        self.assertEqual(tiles, [(3, 4), (3, 3), (3, 2), (3, 1), (3, 0),
+                                 (2, 2), (2, 1), (2, 0), (0, 0)])
+
+    def test_refusals(self):
+        with self.assertRaises(fa4.Fa4Error) as raised:
+            fa4.varlen_tiles([0, 300, 200], [0, 300, 400])
+        self.assertIn("cu_seqlens_q", str(raised.exception))
+        self.assertIn("decreas", str(raised.exception))
+        with self.assertRaises(ValueError) as raised:
+            fa4.varlen_tiles([0, 3], [0, 3, 4])
+        self.assertIn("cu_seqlens_q has 2 entries, cu_seqlens_k 3", str(raised.exception))
+
+
+def have_ptxas():
+    cuda = os.environ.get("CUDA_PATH", "/usr/local/cuda")
+    return shutil.which("ptxas") or os.path.exists(os.path.join(cuda, "bin", "ptxas"))
+
+
+@unittest.skipUnless(have_ptxas(), "the cache tests compile kernels: ptxas is needed")
+class CompileCache(unittest.TestCase):
+    """The cache through libfa4: compiled, then this process's table, then
+    the entry in a new process; a corrupt entry recompiled; another plan
+    another key; concurrent compiles; the cache off."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="fa4-cache-test-")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def prepare_in_new_process(self, cache, args="64"):
+        env = dict(os.environ, FA4_CACHE_DIR=cache)
+        code = ("import sys; sys.path.insert(0, %r); import fa4; "
+                "print(fa4.prepare(%s)[0])" % (os.path.join(HERE, ".."), args))
+        return subprocess.Popen([sys.executable, "-c", code], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+
+    def run_in_new_process(self, cache, args="64"):
+        done = self.prepare_in_new_process(cache, args)
+        out, err = done.communicate()
+        self.assertEqual(done.returncode, 0, err)
+        return out.strip()
+
+    def entries(self, cache):
+        return sorted(f for f in os.listdir(cache)) if os.path.isdir(cache) else []
+
+    def test_hit_miss_corrupt(self):
+        cache = os.path.join(self.dir, "c")
+        self.assertEqual(self.run_in_new_process(cache), "compiled")
+        self.assertEqual(self.run_in_new_process(cache), "cache")
+        [entry] = self.entries(cache)
+        self.assertRegex(entry, r"^attention-hd64-[0-9a-f]{32}\.kernel$")
+        # Truncated: reported, removed, compiled again.
+        path = os.path.join(cache, entry)
+        with open(path, "rb") as f:
+            data = f.read()
+        with open(path, "wb") as f:
+            f.write(data[: len(data) // 2])
+        self.assertEqual(self.run_in_new_process(cache), "compiled")
+        self.assertEqual(self.run_in_new_process(cache), "cache")
+        # Another plan is another key.
+        self.assertEqual(self.run_in_new_process(cache, "64, kv_stages=2"), "compiled")
+        self.assertEqual(len(self.entries(cache)), 2)
+
+    def test_concurrent_compiles(self):
+        cache = os.path.join(self.dir, "c")
+        runs = [self.prepare_in_new_process(cache) for _ in range(3)]
+        for run in runs:
+            out, err = run.communicate()
+            self.assertEqual(run.returncode, 0, err)
+            self.assertIn(out.strip(), ("compiled", "cache"))
+        [entry] = self.entries(cache)
+        self.assertNotIn("tmp", entry)
+        self.assertEqual(self.run_in_new_process(cache), "cache")
+
+    def test_off(self):
+        self.assertEqual(self.run_in_new_process(""), "compiled")
+        self.assertEqual(self.run_in_new_process(""), "compiled")
+
+    def test_same_process(self):
+        os.environ["FA4_CACHE_DIR"] = os.path.join(self.dir, "p")
+        try:
+            first = fa4.prepare(64, torch.float16)[0]
+            self.assertIn(first, ("compiled", "process"))
+            self.assertEqual(fa4.prepare(64, torch.float16)[0], "process")
+        finally:
+            del os.environ["FA4_CACHE_DIR"]
+
+
+@unittest.skipUnless(hasattr(torch.library, "custom_op"), "torch.library.custom_op "
+                     "needs torch >= 2.4 (this is %s)" % torch.__version__)
+class CustomOp(unittest.TestCase):
+    def test_registered(self):
+        self.assertTrue(hasattr(torch.ops.fa4, "attention"))
+
+
+if __name__ == "__main__":
+    unittest.main()

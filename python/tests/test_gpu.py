@@ -1,0 +1,181 @@
+"""GPU tests of the fa4 Python package (skipped without CUDA): fa4.attention
+and fa4.attention_varlen against a float64 reference beside SDPA on odd
+shapes, in both memory layouts, with GQA, causal and window masks, the
+softcap and the log-sum-exp; under CUDA-graph capture and replay; inside a
+torch.compile'd function.
+
+    python3 -m unittest python/tests/test_gpu.py -v
+"""
+
+import math
+import os
+import sys
+import unittest
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+
+import fa4  # noqa: E402
+
+
+def reference(q, k, v, causal=False, window=(-1, -1), softcap=0.0, scale=None):
+    """float64 attention of (B, S, H, D) tensors, FlashAttention's masks
+    (bottom-right aligned); rows that see no key give 0 and lse -inf."""
+    b, sq, h, d = q.shape
+    sk, hkv = k.shape[1], k.shape[2]
+    scale = scale if scale is not None else 1.0 / math.sqrt(d)
+    qd = q.double().transpose(1, 2)
+    kd = k.double().transpose(1, 2).repeat_interleave(h // hkv, dim=1)
+    vd = v.double().transpose(1, 2).repeat_interleave(h // hkv, dim=1)
+    s = scale * qd @ kd.transpose(-1, -2)
+    if softcap > 0:
+        s = softcap * torch.tanh(s / softcap)
+    i = torch.arange(sq, device=q.device)[:, None] + (sk - sq)
+    j = torch.arange(sk, device=q.device)[None, :]
+    keep = torch.ones(sq, sk, dtype=torch.bool, device=q.device)
+    left, right = window
+    if causal:
+        right = 0 if right < 0 else min(right, 0)
+    if left >= 0:
+        keep &= j >= i - left
+    if right >= 0:
+        keep &= j <= i + right
+    s = s.masked_fill(~keep, float("-inf"))
+    lse = torch.logsumexp(s, dim=-1)
+    p = torch.exp(s - lse[..., None]).nan_to_num(0.0)
+    out = (p @ vd).transpose(1, 2)
+    return out, lse
+
+
+def rel_err(x, ref):
+    return ((x.double() - ref).norm() / ref.norm().clamp_min(1e-30)).item()
+
+
+def sdpa(q, k, v, causal):
+    """torch's SDPA on the same (B, S, H, D) inputs, for its error beside
+    fa4's (top-left causal alignment, so only for SQ == SK)."""
+    h, hkv = q.shape[2], k.shape[2]
+    qt, kt, vt = (x.transpose(1, 2) for x in (q, k, v))
+    kt = kt.repeat_interleave(h // hkv, dim=1)
+    vt = vt.repeat_interleave(h // hkv, dim=1)
+    return torch.nn.functional.scaled_dot_product_attention(
+        qt, kt, vt, is_causal=causal).transpose(1, 2)
+
+
+def inputs(b, sq, sk, h, hkv, d, dtype=torch.bfloat16, layout="bshd", seed=0):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+
+    def make(s, heads):
+        if layout == "bshd":
+            return torch.randn(b, s, heads, d, device="cuda", generator=g, dtype=dtype)
+        # SDPA's (B, H, S, D) memory, passed as a (B, S, H, D) view.
+        return torch.randn(b, heads, s, d, device="cuda", generator=g,
+                           dtype=dtype).transpose(1, 2)
+    return make(sq, h), make(sk, hkv), make(sk, hkv)
+
+
+CASES = [
+    # b, sq, sk, h, hkv, d, causal, window, softcap, dtype
+    (3, 1000, 1000, 5, 5, 64, False, (-1, -1), 0.0, torch.bfloat16),
+    (3, 1000, 1000, 5, 5, 64, True, (-1, -1), 0.0, torch.bfloat16),
+    (1, 77, 300, 4, 4, 128, True, (-1, -1), 0.0, torch.bfloat16),
+    (2, 513, 513, 8, 2, 128, True, (-1, -1), 0.0, torch.bfloat16),
+    (2, 300, 700, 6, 3, 128, False, (-1, -1), 0.0, torch.float16),
+    (1, 300, 300, 2, 2, 256, True, (-1, -1), 0.0, torch.bfloat16),
+    (2, 1000, 1000, 4, 4, 128, True, (128, 0), 0.0, torch.bfloat16),
+    (1, 700, 700, 4, 2, 64, False, (100, 50), 0.0, torch.bfloat16),
+    (1, 700, 700, 4, 4, 128, False, (-1, -1), 30.0, torch.bfloat16),
+]
+
+
+@unittest.skipUnless(torch.cuda.is_available(), "no CUDA device")
+class Attention(unittest.TestCase):
+    def check(self, case, layout):
+        b, sq, sk, h, hkv, d, causal, window, softcap, dtype = case
+        q, k, v = inputs(b, sq, sk, h, hkv, d, dtype, layout)
+        out, lse = fa4.attention(q, k, v, causal=causal, window_size=window,
+                                 softcap=softcap, return_lse=True)
+        torch.cuda.synchronize()
+        ref, ref_lse = reference(q, k, v, causal, window, softcap)
+        err = rel_err(out, ref)
+        name = "%s %s" % (case, layout)
+        self.assertEqual(out.stride(), q.stride(), name)
+        self.assertLess(err, 1e-2, name)
+        finite = torch.isfinite(ref_lse)
+        self.assertTrue(torch.equal(torch.isfinite(lse), finite), name)
+        lse_err = ((lse.double() - ref_lse)[finite].abs().max().item()
+                   if finite.any() else 0.0)
+        self.assertLess(lse_err, 1e-3, name)
+        if window == (-1, -1) and softcap == 0 and sq == sk:
+            sdpa_err = rel_err(sdpa(q, k, v, causal), ref)
+            self.assertLess(err, 2 * sdpa_err + 1e-3, "%s: fa4 %.2e, SDPA %.2e" %
+                            (name, err, sdpa_err))
+        return err
+
+    def test_cases_both_layouts(self):
+        for case in CASES:
+            for layout in ("bshd", "bhsd"):
+                with self.subTest(case=case, layout=layout):
+                    self.check(case, layout)
+
+    def test_cuda_graph(self):
+        q, k, v = inputs(2, 1000, 1000, 4, 4, 128)
+        fa4.attention(q, k, v, causal=True)
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            fa4.attention(q, k, v, causal=True)
+        torch.cuda.current_stream().wait_stream(stream)
+        with torch.cuda.graph(graph):
+            out = fa4.attention(q, k, v, causal=True)
+        for seed in (1, 2):
+            q2, k2, v2 = inputs(2, 1000, 1000, 4, 4, 128, seed=seed)
+            q.copy_(q2), k.copy_(k2), v.copy_(v2)
+            out.fill_(float("nan"))
+            graph.replay()
+            torch.cuda.synchronize()
+            ref, _ = reference(q, k, v, causal=True)
+            self.assertLess(rel_err(out, ref), 1e-2)
+
+    def test_torch_compile(self):
+        q, k, v = inputs(2, 513, 513, 8, 2, 64)
+
+        @torch.compile(fullgraph=True)
+        def block(q, k, v):
+            return fa4.attention(q * 0.5, k, v, causal=True) + 1.0
+
+        got = block(q, k, v)
+        ref, _ = reference(q * 0.5, k, v, causal=True)
+        self.assertLess(rel_err(got - 1.0, ref), 1e-2)
+
+    def test_varlen(self):
+        lengths = [100, 1, 0, 700, 129, 300]
+        g = torch.Generator(device="cuda").manual_seed(3)
+        total = sum(lengths)
+        h, hkv, d = 8, 2, 128
+        q = torch.randn(total, h, d, device="cuda", generator=g, dtype=torch.bfloat16)
+        k = torch.randn(total, hkv, d, device="cuda", generator=g, dtype=torch.bfloat16)
+        v = torch.randn(total, hkv, d, device="cuda", generator=g, dtype=torch.bfloat16)
+        cu = torch.tensor([0] + [sum(lengths[:i + 1]) for i in range(len(lengths))],
+                          dtype=torch.int32, device="cuda")
+        for causal in (False, True):
+            out, lse = fa4.attention_varlen(q, k, v, cu, cu, max(lengths), max(lengths),
+                                            causal=causal, return_lse=True)
+            torch.cuda.synchronize()
+            start = 0
+            for n in lengths:
+                if n:
+                    sl = slice(start, start + n)
+                    ref, ref_lse = reference(q[None, sl], k[None, sl], v[None, sl], causal)
+                    self.assertLess(rel_err(out[sl], ref[0]), 1e-2, (n, causal))
+                    self.assertLess((lse[:, sl].double() - ref_lse[0]).abs().max().item(),
+                                    1e-3, (n, causal))
+                start += n
+
+
+if __name__ == "__main__":
+    unittest.main()
