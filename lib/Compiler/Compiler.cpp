@@ -174,8 +174,8 @@ mlir::fa4::compileModule(ModuleOp module, const TargetOptions &options,
       keep ? &artifacts.stages["ptx"] : nullptr, &times);
   if (failed(file))
     return failure();
-  artifacts.phases.push_back({"translate", times.translate});
-  artifacts.phases.push_back({"llvm", times.llvm});
+  artifacts.phases.push_back({"llvm-ir", times.llvmIR});
+  artifacts.phases.push_back({"nvptx", times.backend});
   artifacts.phases.push_back({"ptxas", times.ptxas});
   artifacts.seconds = since(start);
   return file;

@@ -382,7 +382,7 @@ mlir::fa4::emitKernelFile(ModuleOp module, const TargetOptions &options,
       translateToLLVMIR(module, llvmContext, options);
   if (failed(llvmModule))
     return failure();
-  spent.translate = since(start);
+  spent.llvmIR = since(start);
   if (llvmIR) {
     llvmIR->clear();
     llvm::raw_string_ostream os(*llvmIR);
@@ -392,7 +392,7 @@ mlir::fa4::emitKernelFile(ModuleOp module, const TargetOptions &options,
   FailureOr<std::string> ptx = emitPTX(**llvmModule, options, module.getLoc());
   if (failed(ptx))
     return failure();
-  spent.llvm = since(start);
+  spent.backend = since(start);
   if (ptxText)
     *ptxText = *ptx;
   start = Clock::now();

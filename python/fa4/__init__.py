@@ -21,6 +21,7 @@ or reads it from the compile cache ($FA4_CACHE_DIR, default ~/.cache/fa4).
 
 import ctypes
 import math
+import struct
 
 import torch
 
@@ -33,13 +34,16 @@ __all__ = ["attention", "attention_varlen", "prepare", "varlen_tiles",
 _DTYPES = {torch.bfloat16: _lib.FA4_BF16, torch.float16: _lib.FA4_F16}
 _HEAD_DIMS = (64, 128, 256)
 
+_compiler = getattr(torch, "compiler", None)
+_compiling = getattr(_compiler, "is_compiling", None) or (lambda: False)
+
 
 def version():
     """libfa4's version and compiler build."""
     return _lib.library().fa4_version().decode()
 
 
-def _check_tensor(name, x, rank, layout):
+def _check_tensor(name, x, rank, layout, address=True):
     if not isinstance(x, torch.Tensor):
         raise TypeError("%s must be a torch.Tensor, not %s" % (name, type(x).__name__))
     if x.dim() != rank:
@@ -57,14 +61,17 @@ def _check_tensor(name, x, rank, layout):
                 "%s has stride %d (%d bytes) in dimension %d; TMA needs strides "
                 "of a multiple of 16 bytes" %
                 (name, x.stride(i), x.stride(i) * x.element_size(), i))
-    if x.data_ptr() % 16:
+    if address and x.data_ptr() % 16:
         raise ValueError("%s starts at an address %d bytes past a 16-byte boundary; "
                          "TMA needs 16-byte aligned tensors" % (name, x.data_ptr() % 16))
 
 
-def _check_inputs(q, k, v, rank, layout):
+def _check_inputs(q, k, v, rank, layout, address=True):
+    """Types, ranks, dtypes, strides, head dims and counts; with `address`
+    the alignment too (not while torch.compile traces: fake tensors have
+    no address)."""
     for name, x in (("q", q), ("k", k), ("v", v)):
-        _check_tensor(name, x, rank, layout)
+        _check_tensor(name, x, rank, layout, address)
     if not (q.dtype == k.dtype == v.dtype):
         raise TypeError("q, k and v have dtypes %s, %s and %s; they must agree" %
                         (q.dtype, k.dtype, v.dtype))
@@ -91,7 +98,8 @@ def _check_device(tensors):
                              "(cuda:0, or set CUDA_VISIBLE_DEVICES)" % (name, x.device))
 
 
-def _options(args, q, causal, softmax_scale, window_size, softcap):
+def _check_options(causal, softmax_scale, window_size, softcap):
+    """The scalar options checked; returns the window as (left, right)."""
     if not isinstance(causal, bool):
         raise TypeError("causal must be a bool, not %s" % type(causal).__name__)
     try:
@@ -106,9 +114,14 @@ def _options(args, q, causal, softmax_scale, window_size, softcap):
         raise ValueError("softcap %r is not a finite cap of 0 (none) or more" % (softcap,))
     if softmax_scale is not None and not (softmax_scale > 0 and math.isfinite(softmax_scale)):
         raise ValueError("softmax_scale %r is not finite and positive" % (softmax_scale,))
+    return left, right
+
+
+def _options(args, q, causal, softmax_scale, window_size, softcap):
+    args.window_left, args.window_right = _check_options(
+        causal, softmax_scale, window_size, softcap)
     args.dtype = _DTYPES[q.dtype]
     args.causal = int(causal)
-    args.window_left, args.window_right = left, right
     args.softcap = float(softcap)
     args.softmax_scale = float(softmax_scale or 0.0)
 
@@ -136,6 +149,27 @@ def attention_args(q, k, v, out, lse, causal=False, softmax_scale=None,
     return args
 
 
+# fa4_attention_args as one struct.pack (native alignment, as the C compiler
+# lays it out): a dense call's bytes without building ctypes objects, which
+# costs ~15 us a call. test_fa4.py checks it against AttentionArgs.
+_TENSOR = "Qi4q4q"
+_PACKED = struct.Struct("@Ii" + _TENSOR * 5 + "iiiffQQQqqii")
+assert _PACKED.size == ctypes.sizeof(_lib.AttentionArgs)
+
+
+def _pack_dense(q, k, v, out, lse, causal, scale, left, right, softcap):
+    """The bytes of attention_args(q, k, v, out, lse, ...)."""
+    values = [_PACKED.size, _DTYPES[q.dtype]]
+    for x in (q, k, v, out):
+        b, s, h, d = x.shape
+        sb, ss, sh, sd = x.stride()
+        values += (x.data_ptr(), 4, b, h, s, d, sb, sh, ss, sd)
+    b, h, s = lse.shape
+    values += (lse.data_ptr(), 3, b, h, s, 0, h * s, s, 1, 0)
+    values += (int(causal), left, right, softcap, scale, 0, 0, 0, 0, 0, 0, 0)
+    return _PACKED.pack(*values)
+
+
 def _attention(q, k, v, causal, softmax_scale, window_left, window_right, softcap):
     _check_inputs(q, k, v, 4, "(B, S, H, D)")
     if k.shape[0] != q.shape[0]:
@@ -144,10 +178,10 @@ def _attention(q, k, v, causal, softmax_scale, window_left, window_right, softca
     out = torch.empty_like(q)
     b, s, h, _ = q.shape
     lse = torch.empty((b, h, s), dtype=torch.float32, device=q.device)
-    args = attention_args(q, k, v, out, lse, causal, softmax_scale,
-                          (window_left, window_right), softcap)
+    packed = _pack_dense(q, k, v, out, lse, causal, softmax_scale or 0.0,
+                         window_left, window_right, softcap)
     stream = torch.cuda.current_stream(q.device).cuda_stream
-    _lib.check(_lib.library().fa4_attention(ctypes.byref(args), ctypes.c_void_p(stream)))
+    _lib.check(_lib.library().fa4_attention(packed, stream))
     return out, lse
 
 
@@ -178,12 +212,16 @@ def attention(q, k, v, causal=False, softmax_scale=None, window_size=(-1, -1),
     return_lse the natural log-sum-exp of each row's scaled scores, float32
     (B, H, SQ).
     """
-    _check_inputs(q, k, v, 4, "(B, S, H, D)")
-    checked = _lib.AttentionArgs()
-    _options(checked, q, causal, softmax_scale, window_size, softcap)
-    scale = softmax_scale if softmax_scale is not None else 1.0 / math.sqrt(q.shape[-1])
-    out, lse = _attention_op(q, k, v, causal, float(scale), checked.window_left,
-                             checked.window_right, float(softcap))
+    if _compiling():
+        # Traced by torch.compile: fake tensors, checked without addresses;
+        # the op is one node of the graph.
+        _check_inputs(q, k, v, 4, "(B, S, H, D)", address=False)
+        left, right = _check_options(causal, softmax_scale, window_size, softcap)
+        scale = softmax_scale if softmax_scale is not None else 1.0 / math.sqrt(q.shape[-1])
+        out, lse = _attention_op(q, k, v, causal, float(scale), left, right, float(softcap))
+    else:
+        left, right = _check_options(causal, softmax_scale, window_size, softcap)
+        out, lse = _attention(q, k, v, causal, softmax_scale, left, right, float(softcap))
     return (out, lse) if return_lse else out
 
 
@@ -265,7 +303,7 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
     args.batch = len(cu_q) - 1
     args.num_tiles = len(tiles)
     stream = torch.cuda.current_stream(q.device).cuda_stream
-    _lib.check(_lib.library().fa4_attention(ctypes.byref(args), ctypes.c_void_p(stream)))
+    _lib.check(_lib.library().fa4_attention(bytes(args), stream))
     return (out, lse) if return_lse else out
 
 

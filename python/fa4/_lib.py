@@ -118,7 +118,9 @@ def _declare(lib):
     lib.fa4_prepare_attention.argtypes = [
         args, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_double)]
     lib.fa4_attention.restype = ctypes.c_int
-    lib.fa4_attention.argtypes = [args, ctypes.c_void_p]
+    # The arguments as their bytes (a packed fa4_attention_args), the stream
+    # as an integer.
+    lib.fa4_attention.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
     lib.fa4_varlen_tiles.restype = ctypes.c_int
     lib.fa4_varlen_tiles.argtypes = [
         ctypes.POINTER(ctypes.c_int32), ctypes.POINTER(ctypes.c_int32),

@@ -126,6 +126,16 @@ class Layouts(unittest.TestCase):
         self.assertEqual((args.causal, args.window_left, args.window_right), (1, 256, 0))
         self.assertAlmostEqual(args.softcap, 30.0)
 
+    def test_packed_bytes_are_the_struct(self):
+        # The fast path's bytes equal the ctypes struct's, field for field.
+        q = bshd(3, 100, 8, 128)
+        k = bshd(3, 70, 2, 128).transpose(1, 2).contiguous().transpose(1, 2)
+        out, lse = torch.empty_like(q), torch.empty(3, 8, 100)
+        slow = fa4.attention_args(q, k, k, out, lse, causal=True, softmax_scale=0.1,
+                                  window_size=(300, 0), softcap=20.0)
+        fast = fa4._pack_dense(q, k, k, out, lse, True, 0.1, 300, 0, 20.0)
+        self.assertEqual(fast, bytes(slow))
+
     def test_output_keeps_the_layout(self):
         x = torch.randn(2, 8, 300, 64).to(torch.bfloat16).transpose(1, 2)
         self.assertEqual(torch.empty_like(x).stride(), x.stride())

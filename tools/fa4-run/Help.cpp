@@ -56,7 +56,8 @@ USAGE
                    fa4-artifacts/<kernel name>/ unless DIR is given.
   --no-cache       compile fa4's own kernel without the compile cache.
   A compile reports its time: the DSL program built, to the cubin, and where
-  it went (dsl, tile-to-fa4, fa4-to-llvm, translate, llvm, ptxas).
+  it went (dsl, tile-to-fa4, fa4-to-llvm, llvm-ir: translated and optimized,
+  nvptx: the backend, ptxas).
 
 COMPILE CACHE
   fa4's own kernels are kept in a compile cache, so that the next run gets

@@ -73,8 +73,9 @@ struct CompileArtifacts {
   std::map<std::string, std::string> stages;
   /// Wall-clock seconds from the tile (or fa4) module to the cubin.
   double seconds = 0;
-  /// Where they went: `tile-to-fa4`, `fa4-to-llvm`, `translate`, `llvm`
-  /// (LLVM's pipeline and the NVPTX backend) and `ptxas`, in that order.
+  /// Where they went: `tile-to-fa4`, `fa4-to-llvm`, `llvm-ir` (translated
+  /// and optimized), `nvptx` (the backend, to PTX) and `ptxas`, in that
+  /// order.
   std::vector<std::pair<std::string, double>> phases;
 };
 

@@ -46,10 +46,11 @@ describeKernel(ModuleOp module, const TargetOptions &options);
 /// `::fa4::runtime::serializeKernelFile`.
 /// Wall-clock seconds of emitKernelFile's stages.
 struct EmissionTimes {
-  /// The LLVM dialect translated to LLVM IR.
-  double translate = 0;
-  /// LLVM's optimization pipeline and the NVPTX backend, to PTX.
-  double llvm = 0;
+  /// The LLVM dialect checked, translated to LLVM IR and optimized (LLVM's
+  /// pipeline at the options' level).
+  double llvmIR = 0;
+  /// The NVPTX backend, LLVM IR to PTX.
+  double backend = 0;
   /// ptxas, PTX to the cubin.
   double ptxas = 0;
 };
