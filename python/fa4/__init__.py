@@ -91,11 +91,22 @@ def _check_inputs(q, k, v, rank, layout, address=True):
 
 def _check_device(tensors):
     for name, x in tensors:
-        if x.device.type != "cuda":
+        if not x.is_cuda:
             raise ValueError("%s is on %s; fa4 runs on CUDA tensors" % (name, x.device))
-        if x.device.index not in (0, None):
+        if x.get_device() != 0:
             raise ValueError("%s is on %s; fa4 runs on the CUDA driver's device 0 "
                              "(cuda:0, or set CUDA_VISIBLE_DEVICES)" % (name, x.device))
+
+
+# The current stream of device 0 as an integer: torch's raw getter where it
+# has one (a fraction of a microsecond), else the public one.
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+
+def _current_stream():
+    if _raw_stream is not None:
+        return _raw_stream(0)
+    return torch.cuda.current_stream().cuda_stream
 
 
 def _check_options(causal, softmax_scale, window_size, softcap):
@@ -180,8 +191,7 @@ def _attention(q, k, v, causal, softmax_scale, window_left, window_right, softca
     lse = torch.empty((b, h, s), dtype=torch.float32, device=q.device)
     packed = _pack_dense(q, k, v, out, lse, causal, softmax_scale or 0.0,
                          window_left, window_right, softcap)
-    stream = torch.cuda.current_stream(q.device).cuda_stream
-    _lib.check(_lib.library().fa4_attention(packed, stream))
+    _lib.check(_lib.library().fa4_attention(packed, _current_stream()))
     return out, lse
 
 
@@ -302,8 +312,7 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
     args.tiles = tiles_dev.data_ptr()
     args.batch = len(cu_q) - 1
     args.num_tiles = len(tiles)
-    stream = torch.cuda.current_stream(q.device).cuda_stream
-    _lib.check(_lib.library().fa4_attention(bytes(args), stream))
+    _lib.check(_lib.library().fa4_attention(bytes(args), _current_stream()))
     return (out, lse) if return_lse else out
 
 

@@ -144,13 +144,14 @@ class Attention(unittest.TestCase):
     def test_torch_compile(self):
         q, k, v = inputs(2, 513, 513, 8, 2, 64)
 
+        # fullgraph: the op is one node, no graph break around it.
         @torch.compile(fullgraph=True)
         def block(q, k, v):
-            return fa4.attention(q * 0.5, k, v, causal=True) + 1.0
+            return fa4.attention(q * 0.5, k, v, causal=True).float() * 2.0
 
         got = block(q, k, v)
         ref, _ = reference(q * 0.5, k, v, causal=True)
-        self.assertLess(rel_err(got - 1.0, ref), 1e-2)
+        self.assertLess(rel_err(got / 2.0, ref), 1e-2)
 
     def test_varlen(self):
         lengths = [100, 1, 0, 700, 129, 300]
