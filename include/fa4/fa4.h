@@ -102,6 +102,24 @@ int fa4_prepare_attention(const fa4_attention_args *args, fa4_source *source,
  * primary context. Returns 0, or non-zero before anything launched. */
 int fa4_attention(const fa4_attention_args *args, void *stream);
 
+/* A plan: the kernel of `args` loaded and its arguments checked once, for
+ * calls that differ only in their tensors' addresses (same shapes, strides
+ * and options), as a training or serving loop makes. */
+typedef struct fa4_attention_plan fa4_attention_plan;
+
+/* Makes a plan of `args` (their addresses as in a first call): gets and
+ * loads the kernel and binds the arguments, refusing like fa4_attention.
+ * Returns 0 and the plan in `plan`, or non-zero. */
+int fa4_attention_plan_create(const fa4_attention_args *args,
+                              fa4_attention_plan **plan);
+
+/* fa4_attention with the plan's arguments and these addresses. */
+int fa4_attention_plan_launch(fa4_attention_plan *plan, uint64_t q, uint64_t k,
+                              uint64_t v, uint64_t o, uint64_t lse,
+                              void *stream);
+
+void fa4_attention_plan_destroy(fa4_attention_plan *plan);
+
 /* The tile list of packed sequences from host copies of the offsets: the
  * (sequence, block) pairs of the sequences with the most work first, each
  * one's last query block first. Writes at most `capacity` pairs to `tiles`

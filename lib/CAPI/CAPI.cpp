@@ -98,6 +98,7 @@ rt::Expected<std::string> kernelName(const fa4_attention_args &args) {
 
 /// A loaded kernel with the launcher of its arguments.
 struct Loaded {
+  std::string name;
   rt::KernelFile file;
   std::unique_ptr<rt::Kernel> kernel;
   std::unique_ptr<rt::Launcher> launcher;
@@ -215,6 +216,66 @@ rt::Status bind(rt::Launcher &launcher, const fa4_attention_args &args) {
       return s;
   return rt::Status::success();
 }
+
+/// The loaded kernel `args` needs, loading the driver and the kernel on
+/// first use. The entry lives as long as the process.
+rt::Expected<Loaded *> loadFor(const fa4_attention_args &args) {
+  rt::Expected<std::string> name = kernelName(args);
+  if (!name.ok())
+    return name.status();
+  Plan plan{args.kv_stages, args.block_n};
+  Process &state = process();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  if (!state.driver) {
+    rt::Expected<std::unique_ptr<rt::Driver>> driver = rt::Driver::load();
+    if (!driver.ok())
+      return driver.status();
+    state.driver = driver.take();
+  }
+  std::string key = planKey(*name, plan);
+  if (auto it = state.kernels.find(key); it != state.kernels.end())
+    return it->second.get();
+  rt::Expected<fa4::capi::SourcedKernel> got = fa4::capi::getKernel(*name, plan);
+  if (!got.ok())
+    return got.status();
+  auto entry = std::make_unique<Loaded>();
+  entry->name = *name;
+  entry->file = std::move(got->file);
+  rt::Expected<rt::Kernel> kernel = rt::Kernel::load(*state.driver, entry->file);
+  if (!kernel.ok())
+    return kernel.status();
+  entry->kernel = std::make_unique<rt::Kernel>(kernel.take());
+  rt::Expected<rt::Launcher> launcher =
+      rt::Launcher::create(*entry->kernel, entry->file);
+  if (!launcher.ok())
+    return launcher.status();
+  entry->launcher = std::make_unique<rt::Launcher>(launcher.take());
+  Loaded *loaded = entry.get();
+  state.kernels.emplace(key, std::move(entry));
+  return loaded;
+}
+
+/// Binds `args` to `loaded`'s launcher unless they are the ones bound last.
+/// Holds the process lock.
+rt::Status bindLocked(Loaded &loaded, const fa4_attention_args &args) {
+  if (loaded.bound &&
+      std::memcmp(&*loaded.bound, &args, sizeof(fa4_attention_args)) == 0)
+    return rt::Status::success();
+  loaded.bound.reset();
+  if (rt::Status s = bind(*loaded.launcher, args); !s.ok())
+    return rt::Status::error("kernel '" + loaded.name + "': " + s.message());
+  loaded.bound = args;
+  return rt::Status::success();
+}
+
+/// Binds and launches; returns the C status. Holds the process lock.
+int launchLocked(Loaded &loaded, const fa4_attention_args &args, void *stream) {
+  if (rt::Status s = bindLocked(loaded, args); !s.ok())
+    return failWith(s.message());
+  if (rt::Status s = loaded.launcher->launch(CUstream(stream)); !s.ok())
+    return failWith("kernel '" + loaded.name + "': " + s.message());
+  return 0;
+}
 } // namespace
 
 extern "C" {
@@ -268,56 +329,56 @@ int fa4_attention(const fa4_attention_args *args, void *stream) {
   return guarded([&] {
     if (!args)
       return failWith("fa4_attention: null arguments");
-    rt::Expected<std::string> name = kernelName(*args);
-    if (!name.ok())
-      return failWith(name.status().message());
-    Plan plan{args->kv_stages, args->block_n};
-    Process &state = process();
-    std::lock_guard<std::mutex> lock(state.mutex);
-    if (!state.driver) {
-      rt::Expected<std::unique_ptr<rt::Driver>> driver = rt::Driver::load();
-      if (!driver.ok())
-        return failWith(driver.status().message());
-      state.driver = driver.take();
+    rt::Expected<Loaded *> loaded = loadFor(*args);
+    if (!loaded.ok())
+      return failWith(loaded.status().message());
+    std::lock_guard<std::mutex> lock(process().mutex);
+    return launchLocked(**loaded, *args, stream);
+  });
+}
+
+struct fa4_attention_plan {
+  Loaded *loaded;
+  fa4_attention_args args;
+};
+
+int fa4_attention_plan_create(const fa4_attention_args *args,
+                              fa4_attention_plan **plan) {
+  return guarded([&] {
+    if (!args || !plan)
+      return failWith("fa4_attention_plan_create: null argument");
+    rt::Expected<Loaded *> loaded = loadFor(*args);
+    if (!loaded.ok())
+      return failWith(loaded.status().message());
+    // Bound once here, so that a plan that cannot launch fails now.
+    {
+      std::lock_guard<std::mutex> lock(process().mutex);
+      if (rt::Status s = bindLocked(**loaded, *args); !s.ok())
+        return failWith(s.message());
     }
-    std::unique_ptr<Loaded> &loaded = state.kernels[planKey(*name, plan)];
-    if (!loaded) {
-      rt::Expected<fa4::capi::SourcedKernel> got =
-          fa4::capi::getKernel(*name, plan);
-      if (!got.ok()) {
-        state.kernels.erase(planKey(*name, plan));
-        return failWith(got.status().message());
-      }
-      auto entry = std::make_unique<Loaded>();
-      entry->file = std::move(got->file);
-      rt::Expected<rt::Kernel> kernel =
-          rt::Kernel::load(*state.driver, entry->file);
-      if (!kernel.ok()) {
-        state.kernels.erase(planKey(*name, plan));
-        return failWith(kernel.status().message());
-      }
-      entry->kernel = std::make_unique<rt::Kernel>(kernel.take());
-      rt::Expected<rt::Launcher> launcher =
-          rt::Launcher::create(*entry->kernel, entry->file);
-      if (!launcher.ok()) {
-        state.kernels.erase(planKey(*name, plan));
-        return failWith(launcher.status().message());
-      }
-      entry->launcher = std::make_unique<rt::Launcher>(launcher.take());
-      loaded = std::move(entry);
-    }
-    if (!loaded->bound ||
-        std::memcmp(&*loaded->bound, args, sizeof(fa4_attention_args)) != 0) {
-      loaded->bound.reset();
-      if (rt::Status s = bind(*loaded->launcher, *args); !s.ok())
-        return failWith("kernel '" + *name + "': " + s.message());
-      loaded->bound = *args;
-    }
-    if (rt::Status s = loaded->launcher->launch(CUstream(stream)); !s.ok())
-      return failWith("kernel '" + *name + "': " + s.message());
+    *plan = new fa4_attention_plan{*loaded, *args};
     return 0;
   });
 }
+
+int fa4_attention_plan_launch(fa4_attention_plan *plan, uint64_t q, uint64_t k,
+                              uint64_t v, uint64_t o, uint64_t lse,
+                              void *stream) {
+  return guarded([&] {
+    if (!plan)
+      return failWith("fa4_attention_plan_launch: null plan");
+    fa4_attention_args args = plan->args;
+    args.q.data = q;
+    args.k.data = k;
+    args.v.data = v;
+    args.o.data = o;
+    args.lse.data = lse;
+    std::lock_guard<std::mutex> lock(process().mutex);
+    return launchLocked(*plan->loaded, args, stream);
+  });
+}
+
+void fa4_attention_plan_destroy(fa4_attention_plan *plan) { delete plan; }
 
 int fa4_varlen_tiles(const int32_t *cu_seqlens_q, const int32_t *cu_seqlens_k,
                      int64_t batch, int32_t causal, int32_t *tiles,

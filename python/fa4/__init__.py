@@ -181,7 +181,15 @@ def _pack_dense(q, k, v, out, lse, causal, scale, left, right, softcap):
     return _PACKED.pack(*values)
 
 
-def _attention(q, k, v, causal, softmax_scale, window_left, window_right, softcap):
+# Plans of the calls seen, by everything but the tensors' addresses: a call
+# like an earlier one skips the checks and the packing (libfa4 binds its
+# arguments once per plan). Bounded; cleared when full.
+_plans = {}
+_MAX_PLANS = 1024
+
+
+def _plan(key, q, k, v, causal, softmax_scale, window_left, window_right, softcap):
+    """The plan of a call whose signature is `key`, made after the checks."""
     _check_inputs(q, k, v, 4, "(B, S, H, D)")
     if k.shape[0] != q.shape[0]:
         raise ValueError("q has batch %d, k and v %d" % (q.shape[0], k.shape[0]))
@@ -191,7 +199,34 @@ def _attention(q, k, v, causal, softmax_scale, window_left, window_right, softca
     lse = torch.empty((b, h, s), dtype=torch.float32, device=q.device)
     packed = _pack_dense(q, k, v, out, lse, causal, softmax_scale or 0.0,
                          window_left, window_right, softcap)
-    _lib.check(_lib.library().fa4_attention(packed, _current_stream()))
+    lib = _lib.library()
+    handle = ctypes.c_void_p()
+    _lib.check(lib.fa4_attention_plan_create(packed, ctypes.byref(handle)))
+    if len(_plans) >= _MAX_PLANS:
+        for old in _plans.values():
+            lib.fa4_attention_plan_destroy(old)
+        _plans.clear()
+    _plans[key] = handle.value
+    return handle.value
+
+
+def _attention(q, k, v, causal, softmax_scale, window_left, window_right, softcap):
+    try:
+        key = (q.shape, q.stride(), q.dtype, q.get_device(), k.shape, k.stride(),
+               k.dtype, k.get_device(), v.shape, v.stride(), v.dtype, v.get_device(),
+               causal, softmax_scale, window_left, window_right, softcap)
+        plan = _plans.get(key)
+    except (AttributeError, TypeError):  # not tensors: the checks say so
+        key, plan = None, None
+    if plan is None or (q.data_ptr() | k.data_ptr() | v.data_ptr()) % 16:
+        plan = _plan(key, q, k, v, causal, softmax_scale, window_left, window_right,
+                     softcap)
+    out = torch.empty_like(q)
+    b, s, h, _ = q.shape
+    lse = torch.empty((b, h, s), dtype=torch.float32, device=q.device)
+    _lib.check(_lib.library().fa4_attention_plan_launch(
+        plan, q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr(),
+        _current_stream()))
     return out, lse
 
 

@@ -121,6 +121,13 @@ def _declare(lib):
     # The arguments as their bytes (a packed fa4_attention_args), the stream
     # as an integer.
     lib.fa4_attention.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
+    lib.fa4_attention_plan_create.restype = ctypes.c_int
+    lib.fa4_attention_plan_create.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
+    lib.fa4_attention_plan_launch.restype = ctypes.c_int
+    lib.fa4_attention_plan_launch.argtypes = [ctypes.c_void_p] + [ctypes.c_uint64] * 5 + [
+        ctypes.c_void_p]
+    lib.fa4_attention_plan_destroy.restype = None
+    lib.fa4_attention_plan_destroy.argtypes = [ctypes.c_void_p]
     lib.fa4_varlen_tiles.restype = ctypes.c_int
     lib.fa4_varlen_tiles.argtypes = [
         ctypes.POINTER(ctypes.c_int32), ctypes.POINTER(ctypes.c_int32),
