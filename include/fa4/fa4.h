@@ -120,6 +120,19 @@ int fa4_attention_plan_launch(fa4_attention_plan *plan, uint64_t q, uint64_t k,
 
 void fa4_attention_plan_destroy(fa4_attention_plan *plan);
 
+/* A GEMM: c [M, N] = a [M, K] . b [N, K]^T, bf16, N a multiple of 128, c
+ * contiguous (fa4's shipped `gemm` program). */
+typedef struct fa4_gemm_args {
+  uint32_t struct_size;
+  fa4_tensor a, b, c;
+} fa4_gemm_args;
+
+/* Checks `args` against the gemm kernel and launches it on `stream`. */
+int fa4_gemm(const fa4_gemm_args *args, void *stream);
+
+/* Gets the gemm kernel, compiled or from the cache, without a GPU. */
+int fa4_prepare_gemm(fa4_source *source, double *seconds);
+
 /* The tile list of packed sequences from host copies of the offsets: the
  * (sequence, block) pairs of the sequences with the most work first, each
  * one's last query block first. Writes at most `capacity` pairs to `tiles`

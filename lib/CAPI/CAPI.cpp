@@ -217,13 +217,9 @@ rt::Status bind(rt::Launcher &launcher, const fa4_attention_args &args) {
   return rt::Status::success();
 }
 
-/// The loaded kernel `args` needs, loading the driver and the kernel on
-/// first use. The entry lives as long as the process.
-rt::Expected<Loaded *> loadFor(const fa4_attention_args &args) {
-  rt::Expected<std::string> name = kernelName(args);
-  if (!name.ok())
-    return name.status();
-  Plan plan{args.kv_stages, args.block_n};
+/// The loaded kernel `name` with `plan`, loading the driver and the kernel
+/// on first use. The entry lives as long as the process.
+rt::Expected<Loaded *> load(const std::string &name, const Plan &plan) {
   Process &state = process();
   std::lock_guard<std::mutex> lock(state.mutex);
   if (!state.driver) {
@@ -232,14 +228,14 @@ rt::Expected<Loaded *> loadFor(const fa4_attention_args &args) {
       return driver.status();
     state.driver = driver.take();
   }
-  std::string key = planKey(*name, plan);
+  std::string key = planKey(name, plan);
   if (auto it = state.kernels.find(key); it != state.kernels.end())
     return it->second.get();
-  rt::Expected<fa4::capi::SourcedKernel> got = fa4::capi::getKernel(*name, plan);
+  rt::Expected<fa4::capi::SourcedKernel> got = fa4::capi::getKernel(name, plan);
   if (!got.ok())
     return got.status();
   auto entry = std::make_unique<Loaded>();
-  entry->name = *name;
+  entry->name = name;
   entry->file = std::move(got->file);
   rt::Expected<rt::Kernel> kernel = rt::Kernel::load(*state.driver, entry->file);
   if (!kernel.ok())
@@ -253,6 +249,14 @@ rt::Expected<Loaded *> loadFor(const fa4_attention_args &args) {
   Loaded *loaded = entry.get();
   state.kernels.emplace(key, std::move(entry));
   return loaded;
+}
+
+/// The loaded kernel of attention `args`.
+rt::Expected<Loaded *> loadFor(const fa4_attention_args &args) {
+  rt::Expected<std::string> name = kernelName(args);
+  if (!name.ok())
+    return name.status();
+  return load(*name, {args.kv_stages, args.block_n});
 }
 
 /// Binds `args` to `loaded`'s launcher unless they are the ones bound last.
@@ -379,6 +383,47 @@ int fa4_attention_plan_launch(fa4_attention_plan *plan, uint64_t q, uint64_t k,
 }
 
 void fa4_attention_plan_destroy(fa4_attention_plan *plan) { delete plan; }
+
+int fa4_gemm(const fa4_gemm_args *args, void *stream) {
+  return guarded([&] {
+    if (!args)
+      return failWith("fa4_gemm: null arguments");
+    if (args->struct_size < sizeof(fa4_gemm_args))
+      return failWith("fa4_gemm_args.struct_size is " +
+                      std::to_string(args->struct_size) + ", less than the " +
+                      std::to_string(sizeof(fa4_gemm_args)) +
+                      " bytes of this library's fa4_gemm_args");
+    rt::Expected<Loaded *> loaded = load("gemm", {});
+    if (!loaded.ok())
+      return failWith(loaded.status().message());
+    std::lock_guard<std::mutex> lock(process().mutex);
+    rt::Launcher &launcher = *(*loaded)->launcher;
+    (*loaded)->bound.reset();
+    for (auto [name, tensor] : {std::pair{"a", &args->a}, std::pair{"b", &args->b},
+                                std::pair{"c", &args->c}})
+      if (rt::Status s =
+              launcher.setTensor(name, tensorArg(*tensor, rt::ElementType::BF16));
+          !s.ok())
+        return failWith("kernel 'gemm': " + s.message());
+    if (rt::Status s = launcher.launch(CUstream(stream)); !s.ok())
+      return failWith("kernel 'gemm': " + s.message());
+    return 0;
+  });
+}
+
+int fa4_prepare_gemm(fa4_source *source, double *seconds) {
+  return guarded([&] {
+    rt::Expected<fa4::capi::SourcedKernel> kernel =
+        fa4::capi::getKernel("gemm", {});
+    if (!kernel.ok())
+      return failWith(kernel.status().message());
+    if (source)
+      *source = kernel->source;
+    if (seconds)
+      *seconds = kernel->seconds;
+    return 0;
+  });
+}
 
 int fa4_varlen_tiles(const int32_t *cu_seqlens_q, const int32_t *cu_seqlens_k,
                      int64_t batch, int32_t causal, int32_t *tiles,

@@ -28,7 +28,7 @@ import torch
 from . import _lib
 from ._lib import Fa4Error
 
-__all__ = ["attention", "attention_varlen", "prepare", "varlen_tiles",
+__all__ = ["attention", "attention_varlen", "gemm", "prepare", "varlen_tiles",
            "version", "Fa4Error"]
 
 _DTYPES = {torch.bfloat16: _lib.FA4_BF16, torch.float16: _lib.FA4_F16}
@@ -373,3 +373,31 @@ def prepare(head_dim=128, dtype=torch.bfloat16, varlen=False, window=False,
     _lib.check(_lib.library().fa4_prepare_attention(
         ctypes.byref(args), ctypes.byref(source), ctypes.byref(seconds)))
     return _lib.SOURCES[source.value], seconds.value
+
+
+def gemm(a, b):
+    """fa4's GEMM: a (M, K) @ b (N, K)^T as a new bf16 (M, N) tensor; N a
+    multiple of 128, K a multiple of 8."""
+    for name, x in (("a", a), ("b", b)):
+        if not isinstance(x, torch.Tensor):
+            raise TypeError("%s must be a torch.Tensor, not %s" % (name, type(x).__name__))
+        if x.dim() != 2:
+            raise ValueError("%s has %d dimensions %s; fa4's gemm takes 2" %
+                             (name, x.dim(), tuple(x.shape)))
+        if x.dtype != torch.bfloat16:
+            raise TypeError("%s is %s; fa4's gemm runs torch.bfloat16" % (name, x.dtype))
+    if a.shape[1] != b.shape[1]:
+        raise ValueError("a (%d, %d) and b (%d, %d) differ in K; c = a @ b.T" %
+                         (a.shape[0], a.shape[1], b.shape[0], b.shape[1]))
+    if b.shape[0] % 128:
+        raise ValueError("b has %d rows (N); fa4's gemm takes N a multiple of 128" %
+                         b.shape[0])
+    for name, x in (("a", a), ("b", b)):
+        _check_tensor(name, x, 2, "(rows, K)")
+    _check_device((("a", a), ("b", b)))
+    c = torch.empty((a.shape[0], b.shape[0]), dtype=torch.bfloat16, device=a.device)
+    args = _lib.GemmArgs()
+    args.a, args.b, args.c = (_tensor(x, (0, 1)) for x in (a, b, c))
+    _lib.check(_lib.library().fa4_gemm(ctypes.byref(args), _current_stream()))
+    return c
+

@@ -60,6 +60,21 @@ class AttentionArgs(ctypes.Structure):
         self.window_right = -1
 
 
+class GemmArgs(ctypes.Structure):
+    """fa4_gemm_args."""
+
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32),
+        ("a", Tensor),
+        ("b", Tensor),
+        ("c", Tensor),
+    ]
+
+    def __init__(self):
+        super().__init__()
+        self.struct_size = ctypes.sizeof(GemmArgs)
+
+
 class Fa4Error(RuntimeError):
     """A refusal or failure reported by libfa4, with its message."""
 
@@ -128,6 +143,11 @@ def _declare(lib):
         ctypes.c_void_p]
     lib.fa4_attention_plan_destroy.restype = None
     lib.fa4_attention_plan_destroy.argtypes = [ctypes.c_void_p]
+    lib.fa4_gemm.restype = ctypes.c_int
+    lib.fa4_gemm.argtypes = [ctypes.POINTER(GemmArgs), ctypes.c_void_p]
+    lib.fa4_prepare_gemm.restype = ctypes.c_int
+    lib.fa4_prepare_gemm.argtypes = [
+        ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_double)]
     lib.fa4_varlen_tiles.restype = ctypes.c_int
     lib.fa4_varlen_tiles.argtypes = [
         ctypes.POINTER(ctypes.c_int32), ctypes.POINTER(ctypes.c_int32),

@@ -96,6 +96,23 @@ class ArgumentChecks(unittest.TestCase):
         self.assertIn("q is on cpu", str(raised.exception))
 
 
+class GemmChecks(unittest.TestCase):
+    def refuses(self, error, message, a, b):
+        with self.assertRaises(error) as raised:
+            fa4.gemm(a, b)
+        self.assertIn(message, str(raised.exception))
+
+    def test_refusals(self):
+        a = torch.randn(256, 64).to(torch.bfloat16)
+        self.refuses(TypeError, "a is torch.float32; fa4's gemm runs torch.bfloat16",
+                     a.float(), a)
+        self.refuses(ValueError, "b has 1 dimensions (64,)", a, a[0])
+        self.refuses(ValueError, "a (256, 64) and b (128, 32) differ in K", a, a[:128, :32])
+        self.refuses(ValueError, "b has 100 rows (N); fa4's gemm takes N a multiple of 128",
+                     a, a[:100])
+        self.refuses(ValueError, "a is on cpu", a, a)
+
+
 class Layouts(unittest.TestCase):
     """The kernel sees [B, H, S, D] views whose strides come from the tensors."""
 

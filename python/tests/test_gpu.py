@@ -161,6 +161,13 @@ class Attention(unittest.TestCase):
         ref, _ = reference(q * 0.5, k, v, causal=True)
         self.assertLess(rel_err(got / 2.0, ref), 1e-2)
 
+    def test_gemm(self):
+        g = torch.Generator(device="cuda").manual_seed(7)
+        a = torch.randn(300, 200, device="cuda", generator=g, dtype=torch.bfloat16)
+        b = torch.randn(256, 200, device="cuda", generator=g, dtype=torch.bfloat16)
+        c = fa4.gemm(a, b)
+        self.assertLess(rel_err(c, a.double() @ b.double().T), 1e-2)
+
     def test_varlen(self):
         lengths = [100, 1, 0, 700, 129, 300]
         g = torch.Generator(device="cuda").manual_seed(3)
