@@ -12,6 +12,7 @@
 #include "fa4/Runner/Random.h"
 #include "fa4/Runtime/Binding.h"
 #include "fa4/Runtime/Buffer.h"
+#include "fa4/Runtime/Files.h"
 
 #include "Execution.h"
 
@@ -315,6 +316,9 @@ Status fa4::runner::checkSaves(const KernelInputs &inputs,
     if (!found)
       return Status::error("--save " + save.name +
                            ": the kernel has no tensor '" + save.name + "'");
+    if (Status s = runtime::checkWritableFile(save.path, "--save " + save.name);
+        !s.ok())
+      return s;
   }
   return Status::success();
 }

@@ -9,7 +9,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "fa4/Runner/Npy.h"
+
 #include "fa4/Runner/Element.h"
+#include "fa4/Runtime/Files.h"
 
 #include <cerrno>
 #include <cstring>
@@ -101,6 +103,11 @@ public:
         return expected("':'");
       skipSpace();
       Status s = Status::success();
+      if ((key == "descr" && header.descr) ||
+          (key == "fortran_order" && header.fortranOrder) ||
+          (key == "shape" && header.shape))
+        return Status::error(name + ": key '" + key +
+                             "' appears twice in the .npy header");
       if (key == "descr")
         s = string(header.descr.emplace());
       else if (key == "fortran_order")
@@ -174,6 +181,13 @@ private:
         return Status::success();
       if (pos >= text.size() || text[pos] < '0' || text[pos] > '9')
         return expected("a dimension");
+      // Python's literal 01 is a syntax error; so it is here.
+      if (text[pos] == '0' && pos + 1 < text.size() && text[pos + 1] >= '0' &&
+          text[pos + 1] <= '9')
+        return Status::error(name + ": malformed .npy header: the dimension "
+                                    "at byte " +
+                             std::to_string(pos) +
+                             " of the header has a leading zero");
       uint64_t value = 0;
       while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
         if (value > (uint64_t(1) << 40))
@@ -282,14 +296,14 @@ Expected<NpyArray> fa4::runner::parseNpy(std::string_view bytes,
 }
 
 Expected<NpyArray> fa4::runner::readNpy(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return Status::error("cannot read '" + path + "': " + std::strerror(errno));
-  std::string bytes((std::istreambuf_iterator<char>(in)),
-                    std::istreambuf_iterator<char>());
-  if (in.bad())
-    return Status::error("cannot read '" + path + "'");
-  return parseNpy(bytes, path);
+  // Bounded by the file's size; a larger input than this is not one the
+  // host could hold beside its reference.
+  constexpr uint64_t kMaxNpyBytes = 64ull << 30;
+  Expected<std::string> bytes =
+      runtime::readRegularFile(path, ".npy file", kMaxNpyBytes);
+  if (!bytes.ok())
+    return bytes.status();
+  return parseNpy(*bytes, path);
 }
 
 std::vector<uint16_t> fa4::runner::toWords(const NpyArray &array,

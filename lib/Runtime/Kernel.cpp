@@ -181,6 +181,8 @@ Expected<Kernel> Kernel::load(const Driver &driver, BinaryFormat format,
 }
 
 Expected<Kernel> Kernel::load(const Driver &driver, const KernelFile &file) {
+  if (Status s = verifyKernelBinary(file); !s.ok())
+    return s;
   if (Status s =
           checkTarget(file.entry, file.target, file.format, driver.device());
       !s.ok())

@@ -7,6 +7,8 @@
 
 #include "fa4/Runtime/KernelCache.h"
 
+#include "fa4/Runtime/Files.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -23,28 +25,6 @@ constexpr const char *kMagic = "fa4-cache";
 constexpr int kVersion = 1;
 /// No kernel file comes near this; a larger entry is not one of ours.
 constexpr uint64_t kMaxEntryBytes = 256ull << 20;
-
-/// Creates `path` and the directories above it.
-Status makeDirectories(const std::string &path) {
-  std::string prefix;
-  for (size_t i = 0; i <= path.size(); ++i) {
-    if (i < path.size() && path[i] != '/') {
-      prefix += path[i];
-      continue;
-    }
-    if (!prefix.empty() && ::mkdir(prefix.c_str(), 0755) != 0 &&
-        errno != EEXIST)
-      return Status::error("cannot create the cache directory '" + prefix +
-                           "': " + std::strerror(errno));
-    if (i < path.size())
-      prefix += '/';
-  }
-  struct stat info;
-  if (::stat(path.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
-    return Status::error("the cache directory '" + path +
-                         "' is not a directory");
-  return Status::success();
-}
 
 /// Writes all of `bytes` to `fd`.
 bool writeAll(int fd, std::string_view bytes) {
@@ -110,36 +90,22 @@ Expected<CacheLookup> KernelCache::lookup(std::string_view key) const {
     return s;
   CacheLookup found;
   std::string path = entryPath(key);
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0)
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0)
     return found;
   auto reject = [&](std::string why) {
-    ::close(fd);
     found.rejected = "cache entry '" + path + "' " + why;
     ::unlink(path.c_str());
     return found;
   };
-  struct stat info;
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
-    return reject("is not a regular file");
-  if (uint64_t(info.st_size) > kMaxEntryBytes)
-    return reject("has " + std::to_string(info.st_size) +
-                  " bytes, more than the " + std::to_string(kMaxEntryBytes) +
-                  " of any kernel file");
-  std::string bytes(size_t(info.st_size), '\0');
-  size_t read = 0;
-  while (read < bytes.size()) {
-    ssize_t n = ::read(fd, bytes.data() + read, bytes.size() - read);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    read += size_t(n);
+  Expected<std::string> read =
+      readRegularFile(path, "cache entry", kMaxEntryBytes);
+  if (!read.ok()) {
+    found.rejected = read.status().message();
+    ::unlink(path.c_str());
+    return found;
   }
-  if (read != bytes.size())
-    return reject("could not be read to its end");
-  ::close(fd);
-  fd = -1;
+  const std::string &bytes = *read;
 
   // "fa4-cache 1 <key> <payload bytes> <checksum>\n" and the payload.
   size_t newline = bytes.find('\n');
@@ -168,7 +134,7 @@ Expected<CacheLookup> KernelCache::lookup(std::string_view key) const {
   Expected<KernelFile> file = parseKernelFile(payload);
   if (!file.ok())
     return reject("holds no kernel file: " + file.status().message());
-  if (Status s = verifyKernelFile(*file); !s.ok())
+  if (Status s = verifyKernelBinary(*file); !s.ok())
     return reject("holds a kernel file that does not verify: " + s.message());
   found.file = file.take();
   return found;
@@ -180,7 +146,7 @@ Status KernelCache::store(std::string_view key, const KernelFile &file) const {
   Expected<std::string> payload = serializeKernelFile(file);
   if (!payload.ok())
     return payload.status();
-  if (Status s = makeDirectories(dir); !s.ok())
+  if (Status s = makeDirectories(dir, "the cache directory"); !s.ok())
     return s;
   std::string entry = std::string(kMagic) + " " + std::to_string(kVersion) +
                       " " + std::string(key) + " " +

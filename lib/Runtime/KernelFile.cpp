@@ -8,6 +8,9 @@
 
 #include "fa4/Runtime/KernelFile.h"
 
+#include "fa4/Runtime/Files.h"
+#include "fa4/Runtime/TensorMap.h"
+
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -229,6 +232,22 @@ Status fa4::runtime::verifyDescription(const KernelFile &file) {
     return s;
   if (Status s = checkDims("block", file.block); !s.ok())
     return s;
+  // CUDA's limits on a block, and the most shared memory a block can have
+  // on any architecture fa4 targets (sm_90 and sm_100: 227 KB); the device's
+  // own limit is checked again when the kernel is loaded.
+  uint64_t threads = uint64_t(file.block.x) * file.block.y * file.block.z;
+  if (file.block.x > 1024 || file.block.y > 1024 || file.block.z > 64 ||
+      threads > 1024)
+    return Status::error("block " + file.block.str() + " has " +
+                         std::to_string(threads) +
+                         " threads; a CUDA block has at most 1024 (x and y "
+                         "at most 1024, z at most 64)");
+  constexpr uint32_t kMaxSharedBytes = 232448;
+  if (file.dynamicSharedBytes > kMaxSharedBytes)
+    return Status::error("dynamic shared memory of " +
+                         std::to_string(file.dynamicSharedBytes) +
+                         " B exceeds the " + std::to_string(kMaxSharedBytes) +
+                         " B a block can have on sm_90 and sm_100");
   if (!file.grid.empty() && file.grid.size() != 3)
     return Status::error("the grid has " + std::to_string(file.grid.size()) +
                          " rules; it needs one each for x, y and z");
@@ -294,6 +313,10 @@ Status fa4::runtime::verifyDescription(const KernelFile &file) {
       if (param.boxDims[d] == 0)
         return Status::error("box dim " + std::to_string(d) +
                              " of tensor map '" + param.name + "' is 0");
+    if (Status s = checkTensorMapBox(param.elementType, param.boxDims,
+                                     param.swizzle);
+        !s.ok())
+      return Status::error("tensor map '" + param.name + "': " + s.message());
     const KernelTensor *tensor = file.findTensor(param.tensor);
     if (!tensor)
       return Status::error("tensor map '" + param.name +
@@ -356,6 +379,21 @@ Status fa4::runtime::verifyDescription(const KernelFile &file) {
   for (const auto &[key, value] : file.metadata) {
     if (Status s = checkToken("metadata key", key); !s.ok())
       return s;
+    // The keys fa4 writes and reads; a caller's own start with "x-".
+    static const char *const kKnownKeys[] = {"head_dim", "head_dim_v",
+                                             "problem"};
+    bool known = key.rfind("x-", 0) == 0;
+    for (const char *name : kKnownKeys)
+      known |= key == name;
+    if (!known)
+      return Status::error("unknown metadata key '" + key +
+                           "' (fa4's are head_dim, head_dim_v and problem; "
+                           "a caller's own start with 'x-')");
+    if ((key == "head_dim" || key == "head_dim_v") &&
+        (value.empty() || value.size() > 4 ||
+         value.find_first_not_of("0123456789") != std::string::npos))
+      return Status::error("metadata " + key + " = '" + value +
+                           "' is not a head dim");
     if (value != trim(value) || value.find('\n') != std::string::npos)
       return Status::error("metadata value of '" + key +
                            "' must not contain a newline or start or end "
@@ -868,17 +906,16 @@ Status fa4::runtime::writeKernelFile(const KernelFile &file,
 }
 
 Expected<KernelFile> fa4::runtime::readKernelFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return Status::error("cannot open kernel file '" + path +
-                         "': " + std::strerror(errno));
-  std::string contents((std::istreambuf_iterator<char>(in)),
-                       std::istreambuf_iterator<char>());
-  if (in.bad())
-    return Status::error("cannot read kernel file '" + path +
-                         "': " + std::strerror(errno));
-  Expected<KernelFile> file = parseKernelFile(contents);
+  // Far more than any kernel file: a cubin of a few hundred KB and its text.
+  constexpr uint64_t kMaxKernelFileBytes = 256ull << 20;
+  Expected<std::string> contents =
+      readRegularFile(path, "kernel file", kMaxKernelFileBytes);
+  if (!contents.ok())
+    return contents.status();
+  Expected<KernelFile> file = parseKernelFile(*contents);
   if (!file.ok())
     return Status::error(path + ": " + file.status().message());
+  if (Status s = verifyKernelBinary(*file); !s.ok())
+    return Status::error(path + ": " + s.message());
   return file;
 }

@@ -105,22 +105,29 @@ Status fa4::runtime::checkTensorMap(const TensorMapSpec &spec,
   if (Status status = checkNoOverlap(spec); !status.ok())
     return status;
 
-  for (unsigned i = 0; i < rank; ++i)
-    if (spec.boxDims[i] < 1 || spec.boxDims[i] > kMaxBoxDim)
+  return checkTensorMapBox(spec.elementType, spec.boxDims, spec.swizzle);
+}
+
+Status fa4::runtime::checkTensorMapBox(ElementType elementType,
+                                       const std::vector<uint32_t> &boxDims,
+                                       Swizzle swizzle) {
+  if (boxDims.empty() || boxDims.size() > kMaxRank)
+    return Status::error("a box of rank " + std::to_string(boxDims.size()) +
+                         " is outside [1, " + std::to_string(kMaxRank) + "]");
+  for (unsigned i = 0; i < boxDims.size(); ++i)
+    if (boxDims[i] < 1 || boxDims[i] > kMaxBoxDim)
       return Status::error("box dim " + std::to_string(i) + " is " +
-                           std::to_string(spec.boxDims[i]) +
+                           std::to_string(boxDims[i]) +
                            "; each box dim must be in [1, " +
                            std::to_string(kMaxBoxDim) + "]");
-
-  uint64_t innerBytes =
-      uint64_t(spec.boxDims[0]) * elementSize(spec.elementType);
+  uint64_t innerBytes = uint64_t(boxDims[0]) * elementSize(elementType);
   std::string inner = "box inner extent " + std::to_string(innerBytes) +
-                      " B (" + std::to_string(spec.boxDims[0]) + " x " +
-                      elementTypeName(spec.elementType) + ")";
+                      " B (" + std::to_string(boxDims[0]) + " x " +
+                      elementTypeName(elementType) + ")";
   if (innerBytes % kAlignment != 0)
     return Status::error(inner + " is not a multiple of " +
                          std::to_string(kAlignment) + " B");
-  unsigned span = swizzleBytes(spec.swizzle);
+  unsigned span = swizzleBytes(swizzle);
   if (span != 0 && innerBytes > span)
     return Status::error(inner + " exceeds the " + std::to_string(span) +
                          " B swizzle span");

@@ -146,7 +146,9 @@ static int runTma() {
 
 static const char kSamplePtx[] = ".version 8.0\n"
                                  ".target sm_90a\n"
-                                 ".address_size 64\n";
+                                 ".address_size 64\n"
+                                 ".visible .entry fa4_attention()\n"
+                                 "{\n  ret;\n}\n";
 
 static KernelFile sampleKernelFile() {
   KernelFile file;

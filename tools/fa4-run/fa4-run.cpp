@@ -16,6 +16,7 @@
 #include "fa4/Runner/AttentionFiles.h"
 #include "fa4/Runner/Run.h"
 #include "fa4/Runtime/Driver.h"
+#include "fa4/Runtime/Files.h"
 #include "fa4/Runtime/Kernel.h"
 #include "fa4/Runtime/KernelCache.h"
 #include "fa4/Runtime/KernelFile.h"
@@ -246,6 +247,17 @@ int main(int argc, char **argv) {
     std::fputs(run::helpText(), stdout);
     return kPassed;
   }
+  // What the run will write is checked before anything is read, compiled
+  // or launched for it.
+  for (auto [option, path] : {std::pair{"--out", &args->outFile},
+                              std::pair{"--lse", &args->lseFile}})
+    if (!path->empty())
+      if (Status s = runtime::checkWritableFile(*path, option); !s.ok())
+        return fail(kRefused, s.message());
+  if (!args->dumpDir.empty())
+    if (Status s = runtime::checkWritableDirectory(args->dumpDir, "--dump-dir");
+        !s.ok())
+      return fail(kRefused, s.message());
   if (args->problem == run::ProblemKind::Described)
     return runDescribed(*args);
   // Input files fix the attention sizes, the head dim of fa4's kernel

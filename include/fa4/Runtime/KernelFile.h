@@ -48,8 +48,13 @@
 //   i32 or i64 may give value= (a rule; without it the caller gives it).
 // - `require = <rule>` lines state what a launch needs beyond the shapes
 //   (e.g. `n%128==0`); the launch is refused unless each rule is nonzero.
-// - `meta = <key> <value>` lines hold free-form metadata; the value is the
-//   rest of the line (no newline).
+// - `meta = <key> <value>` lines hold metadata; the value is the rest of the
+//   line (no newline). The keys are fa4's (`head_dim`, `head_dim_v`: the
+//   kernel's head dims; `problem`: a description) or a caller's own, which
+//   start with `x-`; any other is refused.
+// - The block has at most 1024 threads (z at most 64), the dynamic shared
+//   memory at most 232448 B, a tensor map's box extents are in [1, 256] with
+//   an inner extent of a multiple of 16 B within its swizzle span.
 // - Names, keys, the entry and the target are non-empty, without whitespace
 //   or '='. Spaces around '=' are optional. Any other key is an error: a new
 //   field means a new version.
@@ -188,6 +193,14 @@ Status verifyKernelFile(const KernelFile &file);
 /// it compiles one.
 Status verifyDescription(const KernelFile &file);
 
+/// Checks the binary against the description: a cubin must be a 64-bit
+/// little-endian CUDA ELF for the SM of `target` that has `entry` as a
+/// function and, where its .nv.info lists them, parameters of the sizes
+/// `params` give, in their order; PTX must be text whose `.target` is
+/// `target` and that defines `.entry <entry>`. Loading a file from disk or
+/// into a driver runs it.
+Status verifyKernelBinary(const KernelFile &file);
+
 /// The file's bytes in the format above; fails when `verifyKernelFile` does.
 Expected<std::string> serializeKernelFile(const KernelFile &file);
 
@@ -198,7 +211,8 @@ Expected<KernelFile> parseKernelFile(std::string_view contents);
 /// Writes `file` to `path`.
 Status writeKernelFile(const KernelFile &file, const std::string &path);
 
-/// Reads and parses the kernel file at `path`; errors start with the path.
+/// Reads and parses the kernel file at `path` (a regular file of at most 256
+/// MiB) and checks its binary; errors start with the path.
 Expected<KernelFile> readKernelFile(const std::string &path);
 
 } // namespace fa4::runtime

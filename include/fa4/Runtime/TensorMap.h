@@ -50,6 +50,12 @@ struct TensorMapSpec {
 /// overlapping another dimension's extent (one of extent 1 cannot); box dims
 /// in [1, 256]; box inner extent a multiple of 16 B and, when swizzled,
 /// within the swizzle span.
+/// The rules of a box alone (what a kernel file fixes before any tensor is
+/// bound): rank 1 to 5, each extent in [1, 256], the inner extent a multiple
+/// of 16 bytes and within the swizzle span.
+Status checkTensorMapBox(ElementType elementType,
+                         const std::vector<uint32_t> &boxDims, Swizzle swizzle);
+
 Status checkTensorMap(const TensorMapSpec &spec, uint64_t globalAddress);
 
 /// Checks `spec` with `checkTensorMap`, then encodes it for the tensor at
