@@ -10,6 +10,13 @@
 #ifndef FA4_INITALL_H
 #define FA4_INITALL_H
 
+#include "mlir/Support/LogicalResult.h"
+
+namespace llvm {
+class MemoryBuffer;
+class raw_ostream;
+} // namespace llvm
+
 namespace mlir {
 class DialectRegistry;
 } // namespace mlir
@@ -25,6 +32,14 @@ void registerAllDialects(DialectRegistry &registry);
 /// the upstream passes fa4 pipelines name (canonicalize, cse, scf to cf,
 /// nvvm to llvm, reconcile-unrealized-casts).
 void registerAllPasses();
+
+/// Refuses, before parsing, input that would crash MLIR 22's parser rather
+/// than get a diagnostic: a dense array of an element type without a bit
+/// width (`array<index: 1>`), an llvm.insertvalue or llvm.extractvalue
+/// position of 2^32 or more. Writes the error, with the buffer's name, line
+/// and column, to `os`.
+LogicalResult checkParserHazards(const llvm::MemoryBuffer &buffer,
+                                 llvm::raw_ostream &os);
 
 } // namespace mlir::fa4
 

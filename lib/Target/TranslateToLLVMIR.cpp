@@ -74,6 +74,7 @@ mlir::fa4::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
                              const TargetOptions &options) {
   Location loc = module.getLoc();
   if (failed(verifyTargetOptions(options, loc)) ||
+      failed(checkBackendSafety(module)) ||
       failed(checkTargetFeatures(module, options)) ||
       failed(checkTensorMapArguments(module)))
     return failure();

@@ -245,6 +245,8 @@ int main(int argc, char **argv) {
     llvm::WithColor::error() << error << "\n";
     return 1;
   }
+  if (failed(mlir::fa4::checkParserHazards(*input, llvm::errs())))
+    return 1;
   std::unique_ptr<llvm::ToolOutputFile> output =
       openOutputFile(outputFilename, &error);
   if (!output) {

@@ -72,6 +72,12 @@ LogicalResult checkTargetFeatures(ModuleOp module,
 /// which TMA cannot read, and the kernel fails at launch.
 LogicalResult checkTensorMapArguments(ModuleOp module);
 
+/// Checks what the translation or the NVPTX backend would crash or abort on
+/// rather than report: inline asm constraints and `$N` references against
+/// the operands, NVVM ops and values outside functions, kernel launch
+/// bounds out of range. Diagnostics at the op.
+LogicalResult checkBackendSafety(ModuleOp module);
+
 /// Register the LLVM IR translation interfaces of the builtin, LLVM and NVVM
 /// dialects, the ones `translateToLLVMIR` needs.
 void registerTargetTranslations(DialectRegistry &registry);
