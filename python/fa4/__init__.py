@@ -26,6 +26,7 @@ import struct
 import torch
 
 from . import _lib
+from . import ring
 from ._lib import Fa4Error
 
 __all__ = ["attention", "attention_varlen", "gemm", "prepare", "varlen_tiles",
