@@ -11,10 +11,12 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${FA4_BUILD_DIR:-$root/build}
 llvm=/usr/lib/llvm-22
 
-# python3-torch and python3-numpy run the Python package's CPU tests.
+# python3-torch and python3-numpy run the Python package's CPU tests;
+# libclang-rt-22-dev has the sanitizer runtimes and libFuzzer
+# (scripts/fuzz.sh).
 packages=(cmake ninja-build clang-22 lld-22 llvm-22-dev llvm-22-tools
           libmlir-22-dev mlir-22-tools zlib1g-dev libzstd-dev
-          python3-torch python3-numpy)
+          python3-torch python3-numpy libclang-rt-22-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

@@ -35,6 +35,18 @@ config.substitutions.append(
 llvm_config.with_system_environment(
     ["HOME", "INCLUDE", "LIB", "TMP", "TEMP", "CUDA_PATH"])
 llvm_config.use_default_substitutions()
+# A build with ASan and UBSan (-DFA4_SANITIZE=ON): the `asan` feature, for
+# the tests that load fa4 into a process it was not built for (Python) or
+# build other projects against its libraries. Leak checking is off: the
+# MLIR-based tools keep their contexts to the end on purpose. So are user
+# poisoning and container annotations: LLVM's inline allocator code,
+# instrumented here, and Debian's uninstrumented MLIR libraries disagree on
+# which bytes are poisoned (false use-after-poison reports in MLIRContext).
+if config.fa4_sanitize.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("asan")
+    config.environment["ASAN_OPTIONS"] = (
+        "detect_leaks=0:allow_user_poisoning=0:detect_container_overflow=0")
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1"
 # The compile cache is off in tests, so that each one compiles what it checks;
 # the cache's own tests name a directory of their own.
 config.environment["FA4_CACHE_DIR"] = ""
