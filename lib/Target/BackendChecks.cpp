@@ -48,11 +48,28 @@ static LogicalResult checkInlineAsm(LLVM::InlineAsmOp op) {
       continue;
     if (constraint.starts_with("=")) {
       ++outputs;
+      StringRef kind = constraint.drop_front();
+      kind.consume_front("&");
+      if (kind.size() != 1 || !StringRef("hrlfdqb").contains(kind[0]))
+        return op.emitOpError()
+               << "has the output constraint '" << constraint
+               << "', not one of NVPTX's (=h, =r, =l, =f, =d, =q, =b)";
       continue;
     }
     ++inputs;
-    if (llvm::all_of(constraint, llvm::isDigit))
+    if (llvm::all_of(constraint, llvm::isDigit)) {
       tied.push_back(constraint);
+      continue;
+    }
+    // NVPTX's register classes and an immediate, after '*' for an
+    // indirect operand.
+    StringRef kind = constraint;
+    kind.consume_front("*");
+    if (kind.size() != 1 || !StringRef("hrlfdqbnC").contains(kind[0]))
+      return op.emitOpError()
+             << "has the input constraint '" << constraint
+             << "', not one of NVPTX's (h, r, l, f, d, q, b, n, C) or a tied "
+                "output number";
   }
   unsigned values = resultValues(op, outputs);
   if (values != outputs)

@@ -10,6 +10,8 @@
 #include "NVPTXTargetMachine.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -37,7 +39,30 @@ FailureOr<std::string> mlir::fa4::emitPTX(llvm::Module &llvmModule,
                                       llvm::CodeGenFileType::AssemblyFile))
     return emitError(loc) << "the NVPTX backend cannot emit PTX for "
                           << options.arch;
+  // The backend's errors (an inline asm operand it cannot lower, say) come
+  // back as diagnostics; without a handler LLVMContext exits the process.
+  struct Errors {
+    std::string text;
+  } errors;
+  llvm::LLVMContext &llvmContext = llvmModule.getContext();
+  auto previous = llvmContext.getDiagnosticHandlerCallBack();
+  void *previousContext = llvmContext.getDiagnosticContext();
+  llvmContext.setDiagnosticHandlerCallBack(
+      [](const llvm::DiagnosticInfo *info, void *context) {
+        if (info->getSeverity() != llvm::DS_Error)
+          return;
+        auto *collected = static_cast<Errors *>(context);
+        llvm::raw_string_ostream os(collected->text);
+        llvm::DiagnosticPrinterRawOStream printer(os);
+        if (!collected->text.empty())
+          os << "; ";
+        info->print(printer);
+      },
+      &errors);
   codegen.run(llvmModule);
+  llvmContext.setDiagnosticHandlerCallBack(previous, previousContext);
+  if (!errors.text.empty())
+    return emitError(loc) << "the NVPTX backend failed: " << errors.text;
   return std::string(ptx);
 }
 

@@ -45,6 +45,22 @@ llvm.func @outputs(%a: i32) attributes {nvvm.kernel} {
 
 // -----
 
+llvm.func @letter(%a: i32) -> i32 attributes {nvvm.kernel} {
+  // expected-error @below {{'llvm.inline_asm' op has the input constraint 'x', not one of NVPTX's (h, r, l, f, d, q, b, n, C) or a tied output number}}
+  %0 = llvm.inline_asm "mov.b32 $0, $1;", "=r,x" %a : (i32) -> i32
+  llvm.return %0 : i32
+}
+
+// -----
+
+llvm.func @output_letter(%a: i32) -> i32 attributes {nvvm.kernel} {
+  // expected-error @below {{'llvm.inline_asm' op has the output constraint '=m', not one of NVPTX's (=h, =r, =l, =f, =d, =q, =b)}}
+  %0 = llvm.inline_asm "mov.b32 $0, $1;", "=m,r" %a : (i32) -> i32
+  llvm.return %0 : i32
+}
+
+// -----
+
 // expected-error @below {{'nvvm.read.ptx.sreg.tid.x' op is outside any function}}
 %0 = nvvm.read.ptx.sreg.tid.x : i32
 
