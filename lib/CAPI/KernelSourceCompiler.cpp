@@ -12,9 +12,6 @@
 #include "fa4/Compiler/Compiler.h"
 #include "fa4/Runtime/KernelCache.h"
 
-#include "mlir/IR/Diagnostics.h"
-#include "llvm/Support/raw_ostream.h"
-
 #include <mutex>
 
 namespace rt = ::fa4::runtime;
@@ -32,15 +29,7 @@ fa4::capi::getKernel(const std::string &name, const Plan &plan) {
   std::lock_guard<std::mutex> lock(mutex);
   static mlir::MLIRContext *context =
       mlir::fa4::createCompilerContext().release();
-  std::string diagnostics;
-  llvm::raw_string_ostream os(diagnostics);
-  mlir::ScopedDiagnosticHandler handler(
-      context, [&](mlir::Diagnostic &diagnostic) {
-        if (!mlir::isa<mlir::UnknownLoc>(diagnostic.getLocation()))
-          os << diagnostic.getLocation() << ": ";
-        os << diagnostic << "\n";
-        return mlir::success();
-      });
+  mlir::fa4::DiagnosticText diagnostics(*context);
   mlir::fa4::ShippedKernelRequest request;
   request.name = name;
   if (plan.kvStages)
@@ -52,7 +41,7 @@ fa4::capi::getKernel(const std::string &name, const Plan &plan) {
       mlir::fa4::getShippedKernel(*context, request);
   if (failed(got))
     return rt::Status::error("compiling '" + name + "' failed: " +
-                             diagnostics);
+                             diagnostics.str());
   SourcedKernel kernel;
   kernel.file = std::move(got->file);
   kernel.seconds = got->seconds;

@@ -121,6 +121,15 @@ LogicalResult mlir::fa4::attachPlan(ModuleOp module, int64_t width,
   return success();
 }
 
+mlir::fa4::DiagnosticText::DiagnosticText(MLIRContext &context)
+    : handler(&context, [this](Diagnostic &diagnostic) {
+        llvm::raw_string_ostream os(text);
+        if (!isa<UnknownLoc>(diagnostic.getLocation()))
+          os << diagnostic.getLocation() << ": ";
+        os << diagnostic << "\n";
+        return success();
+      }) {}
+
 std::unique_ptr<MLIRContext> mlir::fa4::createCompilerContext() {
   DialectRegistry registry;
   registerAllDialects(registry);

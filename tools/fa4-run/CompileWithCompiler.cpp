@@ -11,7 +11,6 @@
 
 #include "fa4/Compiler/Compiler.h"
 
-#include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -43,15 +42,7 @@ fa4::run::compileShipped(const std::string &name, const std::string &dumpDir,
     return rt::Status::error("fa4 has no kernel named '" + name + "'");
   std::unique_ptr<mlir::MLIRContext> context =
       mlir::fa4::createCompilerContext();
-  std::string diagnostics;
-  llvm::raw_string_ostream os(diagnostics);
-  mlir::ScopedDiagnosticHandler handler(
-      context.get(), [&](mlir::Diagnostic &diagnostic) {
-        if (!mlir::isa<mlir::UnknownLoc>(diagnostic.getLocation()))
-          os << diagnostic.getLocation() << ": ";
-        os << diagnostic << "\n";
-        return mlir::success();
-      });
+  mlir::fa4::DiagnosticText diagnostics(*context);
   mlir::fa4::ShippedKernelRequest request;
   request.name = name;
   request.plan = {plan.kvStages, plan.qkStages, plan.blockN, plan.persistent};
@@ -62,7 +53,7 @@ fa4::run::compileShipped(const std::string &name, const std::string &dumpDir,
       mlir::fa4::getShippedKernel(*context, request);
   if (failed(got))
     return rt::Status::error("compiling '" + name + "' failed:\n" +
-                             diagnostics);
+                             diagnostics.str());
 
   CompiledKernel compiled;
   compiled.file = std::move(got->file);

@@ -15,6 +15,7 @@
 #include "fa4/Target/Target.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Support/LLVM.h"
@@ -88,6 +89,18 @@ compileModule(ModuleOp module, const TargetOptions &options,
 
 /// A context with every dialect and translation the compiler needs.
 std::unique_ptr<MLIRContext> createCompilerContext();
+
+/// The diagnostics of a context as text, "location: message" lines, while
+/// this lives: what a caller of the compiler reports on failure.
+class DiagnosticText {
+public:
+  explicit DiagnosticText(MLIRContext &context);
+  const std::string &str() const { return text; }
+
+private:
+  std::string text;
+  ScopedDiagnosticHandler handler;
+};
 
 /// The compiler's build id: a SHA-256 of its libraries, made at build time
 /// (cmake/FA4BuildId.cmake). Part of every compile-cache key.
