@@ -65,6 +65,14 @@ LogicalResult mlir::fa4::verifyRoleBudget(
     function_ref<InFlightDiagnostic()> emitError,
     ArrayRef<std::tuple<RoleKind, int64_t, int64_t>> roles, Target target) {
   TargetLimits limits = getTargetLimits(target);
+  // A role whose warps or registers are out of range reports that itself;
+  // the sums below would be meaningless (or overflow) with it.
+  if (!llvm::all_of(roles, [](auto role) {
+        int64_t warps = std::get<1>(role), regs = std::get<2>(role);
+        return warps > 0 && warps % 4 == 0 && warps <= 1024 && regs > 0 &&
+               regs <= 1024;
+      }))
+    return success();
   int64_t threads = 0, registers = 0;
   for (auto [kind, warps, regs] : roles) {
     threads += warps * 32;

@@ -134,6 +134,8 @@ constexpr StringLiteral kThreadsAttrName = "fa4.threads";
 /// The registers per thread a kernel of `threads` threads starts with: the
 /// register file shared evenly, in the multiples of 8 that setmaxnreg uses.
 inline int64_t getEntryRegisters(int64_t threads) {
+  if (threads <= 0)
+    return 0;
   return std::min<int64_t>(65536 / threads / 8 * 8, 256);
 }
 

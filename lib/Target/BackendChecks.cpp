@@ -98,14 +98,20 @@ static LogicalResult checkInlineAsm(LLVM::InlineAsmOp op) {
       continue;
     }
     size_t start = i + 1;
+    // $( $| $) are LLVM's variant markers, not operands.
+    if (start < asmString.size() && StringRef("(|)").contains(asmString[start]))
+      continue;
     if (start < asmString.size() && asmString[start] == '{')
       ++start;
     size_t end = start;
     while (end < asmString.size() && llvm::isDigit(asmString[end]))
       ++end;
-    // $( $| $) and the like are LLVM's variant markers, not operands.
+    // Anything else after a '$' aborts the backend ("Bad $ operand number").
     if (end == start)
-      continue;
+      return op.emitOpError()
+             << "has a '$' at byte " << i
+             << " of its string that names no operand (LLVM reads $N, ${N}, "
+                "${N:modifier}, $$ and the variant markers $( $| $))";
     unsigned index = 0;
     if (asmString.substr(start, end - start).getAsInteger(10, index) ||
         index >= operands)

@@ -380,3 +380,16 @@ func.func @f(%q: tensor<128x128xbf16>) {
   %r = fa4.warpgroup_rows %q : tensor<128x128xbf16> -> tensor<48x128xbf16>
   return
 }
+
+// -----
+
+// No warps at all: the role says so (found by the IR fuzzer: the budget of
+// the roles divided by their 0 threads).
+func.func @no_warps() {
+  fa4.warp_specialize {
+    // expected-error @below {{role 'producer' has 0 warps; a role takes whole warpgroups (a positive multiple of 4 warps) since setmaxnreg applies per warpgroup}}
+    fa4.role producer warps(0) regs(24) {
+    }
+  }
+  return
+}
