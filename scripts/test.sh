@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Sets fa4 up (scripts/setup.sh) and runs the whole test suite with lit. GPU
-# tests report UNSUPPORTED on machines without a GPU. Ends with one line,
-# "N passed, N failed, N skipped", summing every test lit ran.
+# tests report UNSUPPORTED on machines without a GPU. Then the fuzz targets
+# that need no MLIR, $FA4_FUZZ_SECONDS each (default 30; 0 skips them),
+# built with ASan and UBSan (scripts/fuzz.sh --runtime-only); a crash counts
+# as one failed test. Ends with one line, "N passed, N failed, N skipped",
+# summing every test lit ran.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -21,6 +24,13 @@ count() { # count LABEL: the number lit gives for LABEL in its summary
 passed=$(($(count Passed) + $(count 'Expectedly Failed')))
 failed=$(($(count Failed) + $(count 'Unexpectedly Passed') + $(count Unresolved) + $(count 'Timed Out')))
 skipped=$(count Unsupported)
+fuzz_seconds=${FA4_FUZZ_SECONDS:-30}
+if [ "$fuzz_seconds" -gt 0 ]; then
+  if ! "$root/scripts/fuzz.sh" --runtime-only "$fuzz_seconds"; then
+    failed=$((failed + 1))
+    status=1
+  fi
+fi
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
   failed=1 # lit failed before it could count (a broken configuration)
 fi
