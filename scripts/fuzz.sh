@@ -3,7 +3,8 @@
 # -DFA4_ENABLE_FUZZERS=ON (ASan, UBSan and coverage) in $FA4_FUZZ_BUILD_DIR
 # (default build-fuzz/), seeds each target from the test suite (kernel
 # files, .npy files, command lines, every IR test split at its `// -----`
-# markers), and runs each target for SECONDS (default 30). Prints one line
+# markers), and runs each target for SECONDS (default 30), or until
+# $FA4_FUZZ_RUNS executions when that is set and comes first. Prints one line
 # per target (executions, crashes) and keeps each crash's input under
 # <build>/fuzz/crashes/<target>/. With --tests it also runs the lit suite on
 # that build: the CPU suite under ASan and UBSan. With --runtime-only it
@@ -109,6 +110,7 @@ for t in "${targets[@]}"; do
     "$build/fuzz/$t" "$corpus" "$seeds/$t" \
     -dict="$root/fuzz/fa4.dict" -max_total_time="$seconds" -timeout=20 \
     -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$crashes/" \
+    ${FA4_FUZZ_RUNS:+-runs=$FA4_FUZZ_RUNS} \
     > "$log" 2>&1
   rc=$?
   set -e
@@ -116,7 +118,8 @@ for t in "${targets[@]}"; do
   found=$(find "$crashes" -type f | wc -l)
   note=""
   [ "$rc" -eq 0 ] || note=" (exit $rc, see $log)"
-  echo "$t: ${runs:-0} executions in ${seconds} s, $found crashes$note"
+  took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
+  echo "$t: ${runs:-0} executions in ${took:-$seconds} s, $found crashes$note"
   total=$((total + ${runs:-0}))
   if [ "$rc" -ne 0 ] || [ "$found" -ne 0 ]; then status=1; fi
 done
