@@ -174,7 +174,8 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t bk0, int64_t bk1, int64_t kvStages,
                                  int64_t qkStages, int64_t swizzle,
                                  int64_t qTiles, Target target,
-                                 ArrayAttr roles, bool persistent) {
+                                 ArrayAttr roles, bool persistent,
+                                 bool debugHangs) {
   if (!elementType.isBF16() && !elementType.isF16())
     return emitError() << "element type must be bf16 or f16, got "
                        << elementType;
@@ -322,7 +323,8 @@ ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
   ConfigAttr config =
       getChecked(emitError, context, elementType, headDim, headDimV, bm, bn,
                  bk0, bn, kvStages, qkStages, swizzle, qTiles, request.target,
-                 ArrayAttr::get(context, roles), request.persistent);
+                 ArrayAttr::get(context, roles), request.persistent,
+                 request.debugHangs);
   if (!config)
     return failure();
   return config;

@@ -96,7 +96,11 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
     group), the target, the warp roles with their register budgets, and
     whether the kernel is `persistent` (false when left out): its CTAs loop
     over the tiles of the logical grid, which the kernel then takes as two
-    trailing arguments, `grid_x` and `grid_y` (fa4-persistent).
+    trailing arguments, `grid_x` and `grid_y` (fa4-persistent), and whether
+    it is built to diagnose hangs, `debug_hangs` (false when left out): every
+    mbarrier and named-barrier wait gives up after 2^30 cycles and reports
+    where it waited (fa4-instrument-hangs). Release plans leave it out, so
+    their kernels are the same with or without the field.
 
     One verifier computes the budgets and rejects impossible plans with the
     numbers: shared memory (Q, K and V stage buffers and the mbarriers,
@@ -124,7 +128,8 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
                         "int64_t":$qk_stages, "int64_t":$swizzle,
                         "int64_t":$q_tiles, EnumParameter<FA4_Target>:$target,
                         "ArrayAttr":$roles,
-                        DefaultValuedParameter<"bool", "false">:$persistent);
+                        DefaultValuedParameter<"bool", "false">:$persistent,
+                        DefaultValuedParameter<"bool", "false">:$debug_hangs);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -7,6 +7,7 @@
 
 #include "FA4/FA4Dialect.h"
 
+#include "fa4/Runtime/HangReport.h"
 #include "fa4/Runtime/LaunchRule.h"
 
 #include "mlir/IR/DialectImplementation.h"
@@ -76,11 +77,38 @@ LogicalResult FA4Dialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (attr.getName() == kSharedMemoryBytesAttrName ||
-      attr.getName() == kThreadsAttrName) {
+      attr.getName() == kThreadsAttrName ||
+      attr.getName() == kNamedBarrierOffsetAttrName) {
     auto value = dyn_cast<IntegerAttr>(attr.getValue());
     if (!value || value.getInt() < 0)
       return op->emitError() << "'" << attr.getName().getValue()
                              << "' must be a non-negative integer";
+    return success();
+  }
+  if (attr.getName() == kHangSiteAttrName) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || value.getInt() < 0 ||
+        !isa<ProducerAcquireOp, ConsumerWaitOp, NamedBarrierSyncOp>(op))
+      return op->emitError()
+             << "'" << kHangSiteAttrName
+             << "' must be a non-negative integer on a producer.acquire, "
+                "consumer.wait or named_barrier.sync";
+    return success();
+  }
+  if (attr.getName() == kHangSitesAttrName) {
+    auto sites = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!sites || !isa<ModuleOp>(op))
+      return op->emitError() << "'" << kHangSitesAttrName
+                             << "' must be an array of strings on a module";
+    for (auto [i, site] : llvm::enumerate(sites)) {
+      auto text = dyn_cast<StringAttr>(site);
+      if (!text || !::fa4::runtime::parseHangSites(text.getValue()) ||
+          text.getValue().contains('\0') ||
+          ::fa4::runtime::parseHangSites(text.getValue())->size() != 1)
+        return op->emitError()
+               << "'" << kHangSitesAttrName << "' entry " << i
+               << " is not 'role|first thread|barrier|0 or 1|location'";
+    }
     return success();
   }
   if (attr.getName() == kGridAttrName) {

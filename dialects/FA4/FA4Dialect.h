@@ -65,6 +65,8 @@ struct ConfigRequest {
   std::optional<int64_t> bn;
   /// Loop each CTA over the tiles of the logical grid.
   bool persistent = false;
+  /// Bound every barrier wait and report the one that times out.
+  bool debugHangs = false;
 };
 
 /// Hardware limits of a target that plans are checked against.
@@ -130,6 +132,20 @@ constexpr StringLiteral kElementTypeArgAttrName = "fa4.element_type";
 
 /// The threads of a kernel's block, set by fa4-lower-warp-roles.
 constexpr StringLiteral kThreadsAttrName = "fa4.threads";
+
+/// The number fa4-instrument-hangs gives a barrier wait of a kernel planned
+/// with `debug_hangs`, and the module's table of what each number is
+/// (fa4/Runtime/HangReport.h's site format).
+constexpr StringLiteral kHangSiteAttrName = "fa4.hang_site";
+constexpr StringLiteral kHangSitesAttrName = "fa4.hang_sites";
+/// Where fa4-allocate-shared-memory put the mbarriers that stand in for the
+/// named barriers of a kernel built to diagnose hangs: a byte offset into
+/// the dynamic shared memory, `kNamedBarrierStandInBytes` long (one
+/// mbarrier per barrier id). It uses the padding after a pipeline's region
+/// when one has room.
+constexpr StringLiteral kNamedBarrierOffsetAttrName =
+    "fa4.named_barrier_offset";
+constexpr int64_t kNamedBarrierStandInBytes = 16 * 8;
 
 /// The registers per thread a kernel of `threads` threads starts with: the
 /// register file shared evenly, in the multiples of 8 that setmaxnreg uses.

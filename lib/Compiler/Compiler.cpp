@@ -111,6 +111,7 @@ LogicalResult mlir::fa4::attachPlan(ModuleOp module, int64_t width,
   request.qkStages = plan.qkStages;
   request.bn = plan.blockN;
   request.persistent = plan.persistent;
+  request.debugHangs = plan.debugHangs;
   FailureOr<ConfigAttr> config = ConfigAttr::derive(
       [&] { return emitError(module.getLoc()); }, module.getContext(), request);
   if (failed(config))

@@ -42,7 +42,11 @@ std::string describeRequest(const ShippedKernelRequest &request) {
   optional("kv_stages", plan.kvStages);
   optional("qk_stages", plan.qkStages);
   optional("block_n", plan.blockN);
-  os << "persistent=" << plan.persistent << " arch=" << target.arch
+  os << "persistent=" << plan.persistent;
+  // Only when set, so that the keys of release kernels stay as they were.
+  if (plan.debugHangs)
+    os << " debug_hangs=1";
+  os << " arch=" << target.arch
      << " ptx=" << target.ptxVersion << " opt=" << target.optLevel
      << " ptxas=" << target.ptxasPath;
   for (const std::string &flag : target.ptxasFlags)

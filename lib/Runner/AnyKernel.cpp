@@ -363,7 +363,7 @@ Expected<KernelRunResult> fa4::runner::runKernel(const Kernel &kernel,
   if (Status s = launcher->launch(); !s.ok())
     return s;
   if (Status s = driver.synchronize(); !s.ok())
-    return s;
+    return kernel.explainFailure(s);
 
   KernelRunResult result;
   result.grid = launcher->config().grid;

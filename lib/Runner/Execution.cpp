@@ -60,9 +60,9 @@ Status fa4::runner::benchmark(const Kernel &kernel, const LaunchConfig &config,
   Expected<std::vector<float>> queued =
       timeEachLaunch(kernel, config, args, options.iters);
   if (!queued.ok())
-    return queued.status();
+    return kernel.explainFailure(queued.status());
   if (Status s = kernel.driver().synchronize(); !s.ok())
-    return s;
+    return kernel.explainFailure(s);
   std::vector<double> times(queued->begin(), queued->end());
   std::sort(times.begin(), times.end());
   size_t n = times.size();
@@ -97,7 +97,7 @@ Expected<RunResult> fa4::runner::execute(const Kernel &kernel,
   if (Status s = launch(kernel, execution.config, execution.args); !s.ok())
     return s;
   if (Status s = kernel.driver().synchronize(); !s.ok())
-    return s;
+    return kernel.explainFailure(s);
 
   std::vector<uint16_t> output, guard;
   std::vector<float> values, valueGuard;

@@ -144,6 +144,9 @@ Expected<Kernel> Kernel::load(const Driver &driver, BinaryFormat format,
       !s.ok())
     return s;
 
+  if (Status s = kernel.setUpHangReport(binary); !s.ok())
+    return s;
+
   FunctionInfo &info = kernel.functionInfo;
   struct {
     CUfunction_attribute attribute;
@@ -199,7 +202,9 @@ Kernel::Kernel(Kernel &&other) noexcept
       entryFunction(std::exchange(other.entryFunction, nullptr)),
       entryName(std::move(other.entryName)), dynamicShared(other.dynamicShared),
       functionInfo(other.functionInfo), log(std::move(other.log)),
-      sig(std::move(other.sig)) {}
+      sig(std::move(other.sig)),
+      hangRecord(std::exchange(other.hangRecord, nullptr)),
+      hangSites(std::move(other.hangSites)) {}
 
 Kernel &Kernel::operator=(Kernel &&other) noexcept {
   if (this != &other) {
@@ -212,6 +217,8 @@ Kernel &Kernel::operator=(Kernel &&other) noexcept {
     functionInfo = other.functionInfo;
     log = std::move(other.log);
     sig = std::move(other.sig);
+    hangRecord = std::exchange(other.hangRecord, nullptr);
+    hangSites = std::move(other.hangSites);
   }
   return *this;
 }
@@ -223,4 +230,94 @@ void Kernel::release() {
   if (module)
     (void)owner->api().cuModuleUnloadFn(module);
   module = nullptr;
+  if (hangRecord)
+    (void)owner->api().cuMemFreeHostFn(hangRecord);
+  hangRecord = nullptr;
+}
+
+/// The most bytes of site table a load reads (a kernel has tens of sites).
+static constexpr size_t kMaxHangSiteTableBytes = 1 << 20;
+
+Status Kernel::setUpHangReport(std::string_view binary) {
+  // Only a binary that names the report's global is asked for it: a lookup
+  // that fails is an API error to compute-sanitizer.
+  if (binary.find(kHangReportGlobal) == std::string_view::npos)
+    return Status::success();
+  const Driver &driver = *owner;
+  const DriverApi &api = driver.api();
+  CUdeviceptr slot = 0;
+  size_t slotBytes = 0;
+  CUresult found =
+      api.cuModuleGetGlobalFn(&slot, &slotBytes, module, kHangReportGlobal);
+  if (found == CUDA_ERROR_NOT_FOUND)
+    return Status::success(); // A release kernel.
+  std::string what = "setting up the hang report of kernel '" + entryName + "'";
+  if (Status s = driver.check(found, "cuModuleGetGlobal", what); !s.ok())
+    return s;
+  if (slotBytes != sizeof(uint64_t))
+    return Status::error(what + ": its global " + kHangReportGlobal + " has " +
+                         std::to_string(slotBytes) + " B, not 8");
+  CUdeviceptr table = 0;
+  size_t tableBytes = 0;
+  if (Status s = FA4_CU_CHECK(driver, what + " (its site table)",
+                              cuModuleGetGlobal, &table, &tableBytes, module,
+                              kHangSitesGlobal);
+      !s.ok())
+    return s;
+  if (tableBytes > kMaxHangSiteTableBytes)
+    return Status::error(what + ": its site table " + kHangSitesGlobal +
+                         " has " + std::to_string(tableBytes) +
+                         " B, more than the " +
+                         std::to_string(kMaxHangSiteTableBytes) + " B allowed");
+  std::string text(tableBytes, '\0');
+  if (tableBytes)
+    if (Status s = FA4_CU_CHECK(driver, what, cuMemcpyDtoH, text.data(), table,
+                                tableBytes);
+        !s.ok())
+      return s;
+  std::optional<std::vector<HangSite>> sites = parseHangSites(text);
+  if (!sites)
+    return Status::error(what + ": its site table " + kHangSitesGlobal +
+                         " is not a list of 'role|first thread|barrier|0 or "
+                         "1|location' entries");
+  hangSites = std::move(*sites);
+
+  void *host = nullptr;
+  if (Status s = FA4_CU_CHECK(driver, what, cuMemHostAlloc, &host,
+                              kHangWords * sizeof(uint32_t),
+                              CU_MEMHOSTALLOC_DEVICEMAP);
+      !s.ok())
+    return s;
+  hangRecord = static_cast<uint32_t *>(host);
+  std::memset(hangRecord, 0, kHangWords * sizeof(uint32_t));
+  CUdeviceptr device = 0;
+  if (Status s = FA4_CU_CHECK(driver, what, cuMemHostGetDevicePointer, &device,
+                              host, 0);
+      !s.ok())
+    return s;
+  uint64_t address = device;
+  return FA4_CU_CHECK(driver, what, cuMemcpyHtoD, slot, &address,
+                      sizeof(address));
+}
+
+std::optional<std::string> Kernel::hangReport() const {
+  if (!hangRecord)
+    return std::nullopt;
+  // The kernel wrote the record from the GPU; read each word once.
+  uint32_t record[kHangWords];
+  const volatile uint32_t *words = hangRecord;
+  for (unsigned i = 0; i < kHangWords; ++i)
+    record[i] = words[i];
+  return describeHang(record, hangSites);
+}
+
+Status Kernel::explainFailure(Status failure) const {
+  if (failure.ok())
+    return failure;
+  std::optional<std::string> report = hangReport();
+  if (!report)
+    return failure;
+  return Status::error("kernel '" + entryName + "' hung: " + *report +
+                       "; it trapped after the wait timed out (" +
+                       failure.message() + ")");
 }

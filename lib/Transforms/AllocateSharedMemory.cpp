@@ -3,7 +3,10 @@
 // The `fa4-allocate-shared-memory` pass: gives every pipeline of a kernel the
 // offset of its region in the kernel's dynamic shared memory, each region
 // rounded up to 1024 B, and records the total the kernel needs, checked
-// against the target's limit: the same sum the plan verifier checks.
+// against the target's limit: the same sum the plan verifier checks. A
+// kernel built to diagnose hangs that has named barriers also gets the
+// mbarriers that stand in for them, in the padding after the first region
+// with room (so the total does not change), else in a region of their own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,18 +30,36 @@ struct AllocateSharedMemoryPass
   void runOnOperation() override {
     Builder builder(&getContext());
     for (auto function : getOperation().getOps<FunctionOpInterface>()) {
+      ConfigAttr config = lookupConfig(function);
+      bool standIns = false;
+      if (config && config.getDebugHangs())
+        function->walk([&](Operation *op) {
+          standIns |= isa<NamedBarrierSyncOp, NamedBarrierArriveOp>(op);
+        });
+      std::optional<int64_t> standInOffset;
       int64_t offset = 0;
       bool any = false;
       function->walk([&](PipelineCreateOp create) {
         any = true;
         // Every region before is rounded up: this one starts aligned.
         create.setOffsetAttr(builder.getI64IntegerAttr(offset));
-        offset += getAlignedRegionBytes(
-            create.getPipeline().getType().getRegionBytes());
+        int64_t bytes = create.getPipeline().getType().getRegionBytes();
+        int64_t aligned = getAlignedRegionBytes(bytes);
+        int64_t end = llvm::alignTo(bytes, 8);
+        if (standIns && !standInOffset &&
+            aligned - end >= kNamedBarrierStandInBytes)
+          standInOffset = offset + end;
+        offset += aligned;
       });
-      if (!any && !function->hasAttr(kKernelAttrName))
+      if (standIns && !standInOffset) {
+        standInOffset = offset;
+        offset += getAlignedRegionBytes(kNamedBarrierStandInBytes);
+      }
+      if (standInOffset)
+        function->setAttr(kNamedBarrierOffsetAttrName,
+                          builder.getI64IntegerAttr(*standInOffset));
+      if (!any && !standIns && !function->hasAttr(kKernelAttrName))
         continue;
-      ConfigAttr config = lookupConfig(function);
       Target target = config ? config.getTarget() : Target::sm_90a;
       int64_t limit = getTargetLimits(target).sharedMemoryPerBlock;
       if (offset > limit) {

@@ -59,6 +59,7 @@ struct AttachConfigPass
     if (blockN)
       request.bn = blockN;
     request.persistent = persistent;
+    request.debugHangs = debugHangs;
 
     FailureOr<ConfigAttr> config =
         ConfigAttr::derive(emitError, context, request);

@@ -12,6 +12,7 @@
 #include "fa4/Runtime/Binding.h"
 #include "fa4/Runtime/Buffer.h"
 #include "fa4/Runtime/Driver.h"
+#include "fa4/Runtime/HangReport.h"
 #include "fa4/Runtime/Kernel.h"
 #include "fa4/Runtime/KernelFile.h"
 #include "fa4/Runtime/Launch.h"
@@ -1110,6 +1111,49 @@ static int runBinding() {
   return 0;
 }
 
+// hang-report: the site table a kernel built with debug_hangs carries and
+// the message made from a record, for well-formed and damaged inputs.
+static int runHangReport() {
+  using namespace fa4::runtime;
+  std::string table =
+      formatHangSite({"producer", 0, "the v pipeline's empty barrier", true,
+                      "Attention.cpp:149"}) +
+      '\0' +
+      formatHangSite({"consumer", 128, "named barrier 1 (256 threads)", false,
+                      "Attention.cpp|179"}) +
+      '\0' + '\0';
+  std::optional<std::vector<HangSite>> sites = parseHangSites(table);
+  std::printf("sites: %zu\n", sites ? sites->size() : 0);
+  for (const HangSite &site : *sites)
+    std::printf("site: %s\n", formatHangSite(site).c_str());
+  for (std::string_view bad :
+       {std::string_view("consumer|x|b|1|l"), std::string_view("consumer|1|b|2|l"),
+        std::string_view("consumer|1|b|1"), std::string_view("|1|b|1|l"),
+        std::string_view("consumer|1|b|1|l\0oops", 22)})
+    std::printf("damaged table: %s\n",
+                parseHangSites(bad) ? "accepted" : "refused");
+  uint32_t record[kHangWords] = {};
+  record[kHangSiteWord] = 0;
+  record[kHangStageWord] = 1;
+  record[kHangPhaseWord] = 0;
+  record[kHangBlockXWord] = 3;
+  record[kHangBlockYWord] = 2;
+  record[kHangBlockZWord] = 1;
+  record[kHangThreadWord] = 5;
+  record[kHangCyclesLowWord] = 0x40000010;
+  record[kHangCyclesHighWord] = 1;
+  std::optional<std::string> text = describeHang(record, *sites);
+  std::printf("no magic: %s\n", text ? text->c_str() : "no report");
+  record[kHangMagicWord] = kHangMagic;
+  std::printf("producer: %s\n", describeHang(record, *sites)->c_str());
+  record[kHangSiteWord] = 1;
+  record[kHangThreadWord] = 300;
+  std::printf("named: %s\n", describeHang(record, *sites)->c_str());
+  record[kHangSiteWord] = 7;
+  std::printf("unknown site: %s\n", describeHang(record, *sites)->c_str());
+  return 0;
+}
+
 int main(int argc, char **argv) {
   std::string command = argc > 1 ? argv[1] : "";
   if (command == "tma" && argc == 2)
@@ -1130,10 +1174,12 @@ int main(int argc, char **argv) {
     return runDriver(argv[3]);
   if (command == "gpu" && argc == 2)
     return runGpu();
+  if (command == "hang-report" && argc == 2)
+    return runHangReport();
   std::fprintf(
       stderr,
       "usage: fa4-runtime-checks tma | kernel-file <path> | rules | binding | "
       "launch-checks | driver [--library <libcuda>] | gpu | "
-                       "launch-overhead\n");
+                       "launch-overhead | hang-report\n");
   return 2;
 }

@@ -65,6 +65,7 @@ static constexpr OptionSpec kOptions[] = {
     {"qk-stages", true, Scope::Any},
     {"block-n", true, Scope::Attention},
     {"persistent", false, Scope::Any},
+    {"debug-hangs", false, Scope::Any},
     {"no-cache", false, Scope::Any},
     {"ctas", true, Scope::Any},
     {"emit", true, Scope::Any},
@@ -434,7 +435,8 @@ static Status readRunOptions(const Given &given, Arguments &args) {
   }
   // The plan choices shape fa4's own kernel; a kernel file has its plan.
   if (!args.kernelPath.empty())
-    for (const char *name : {"kv-stages", "qk-stages", "block-n", "persistent"})
+    for (const char *name :
+         {"kv-stages", "qk-stages", "block-n", "persistent", "debug-hangs"})
       if (given.count(name))
         return Status::error("--" + std::string(name) +
                              " chooses the plan of fa4's own kernel; it does "
@@ -462,6 +464,7 @@ static Status readRunOptions(const Given &given, Arguments &args) {
     args.plan.blockN = int64_t(*value);
   }
   args.plan.persistent = given.count("persistent");
+  args.plan.debugHangs = given.count("debug-hangs");
   args.noCache = given.count("no-cache");
   if (auto it = given.find("emit"); it != given.end()) {
     if (!args.kernelPath.empty())

@@ -52,6 +52,7 @@ struct PlanChoices {
   std::optional<int64_t> qkStages;
   std::optional<int64_t> blockN;
   bool persistent = false;
+  bool debugHangs = false;
 };
 
 /// Compile fa4's shipped kernel `name` (`gemm`, `attention-hd64`,

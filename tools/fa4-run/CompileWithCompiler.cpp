@@ -45,7 +45,8 @@ fa4::run::compileShipped(const std::string &name, const std::string &dumpDir,
   mlir::fa4::DiagnosticText diagnostics(*context);
   mlir::fa4::ShippedKernelRequest request;
   request.name = name;
-  request.plan = {plan.kvStages, plan.qkStages, plan.blockN, plan.persistent};
+  request.plan = {plan.kvStages, plan.qkStages, plan.blockN, plan.persistent,
+                  plan.debugHangs};
   request.cacheDirectory = cacheDir;
   request.keepStages = refresh || !dumpDir.empty();
   request.refresh = refresh;

@@ -169,6 +169,17 @@ OPTIONS
   --persistent           fa4's own kernel is persistent: its CTAs
                          loop over the tiles (static order), and it takes the
                          tile grid as two more parameters, grid_x and grid_y
+  --debug-hangs          fa4's own kernel is built to diagnose hangs: every
+                         mbarrier and named-barrier wait gives up after 2^30
+                         cycles (about half a second), and the first thread
+                         that does writes where it waited to host memory and
+                         traps; fa4-run then names the role, its warpgroup,
+                         the barrier (a pipeline's full or empty barrier with
+                         its stage and phase, or a named barrier) and the
+                         program line, e.g. "consumer warpgroup 1 waited
+                         1073741903 cycles on the k pipeline's full barrier,
+                         stage 1, phase 0, at Attention.cpp:118". Slower;
+                         release kernels are not changed by it
   --ctas N               a persistent kernel runs on N CTAs, at most one per
                          tile (default: one per SM; for causal attention one
                          per tile, which balances the unequal causal tiles

@@ -46,6 +46,8 @@ struct PlanOptions {
   std::optional<int64_t> blockN;
   /// A persistent kernel (fa4-persistent).
   bool persistent = false;
+  /// Bounded barrier waits that report a hang (fa4-instrument-hangs).
+  bool debugHangs = false;
 };
 
 /// Builds the shipped program `name` at the tile level with its plan

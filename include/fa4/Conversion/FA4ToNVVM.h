@@ -43,7 +43,8 @@ void populateMathToNVVMPatterns(LLVMTypeConverter &converter,
 
 /// The whole lowering of fa4 kernels to the LLVM dialect, registered as
 /// `fa4-to-llvm`: explicit pipeline states, shared-memory allocation,
-/// register-tile distribution, warp roles, scf to cf, convert-fa4-to-nvvm,
+/// register-tile distribution, hang instrumentation (kernels planned with
+/// `debug_hangs` only), warp roles, scf to cf, convert-fa4-to-nvvm,
 /// cleanups.
 void buildFA4ToLLVMPipeline(OpPassManager &pm);
 

@@ -28,7 +28,17 @@ def ConvertFA4ToNVVM : Pass<"convert-fa4-to-nvvm", "ModuleOp"> {
       shared-memory descriptors (128-byte swizzle), the register-A form
       through inline PTX, `wgmma.commit_group`; `fa4.mma.wait`:
       `wgmma.wait_group` that re-defines the accumulators it covers;
-    - named barriers: `bar.sync` / `bar.arrive`; global stores: each
+    - named barriers: `bar.sync` / `bar.arrive`, or, in a module that
+      fa4-instrument-hangs marked, an mbarrier per barrier id (static shared
+      memory, initialised at kernel entry) that every thread arrives on,
+      with a bounded wait for `sync`;
+    - waits marked `fa4.hang_site`: the try-wait in a loop that reads
+      `clock64` and, after 2^30 cycles, calls `fa4_report_hang`: the first
+      thread to time out (`fa4_hang_claim`) writes the site, stage, phase,
+      block, thread and cycles to the host buffer whose address the runtime
+      put in `fa4_hang_report`, fences and traps; the site table is the
+      NUL-separated string `fa4_hang_sites`;
+    - global stores: each
       thread's pairs, rows past the limit masked;
     - kernels (`fa4.kernel`): `llvm.func` with `nvvm.kernel`, `nvvm.maxntid`
       from `fa4.threads` and the register count at entry as `nvvm.maxnreg`
@@ -38,6 +48,25 @@ def ConvertFA4ToNVVM : Pass<"convert-fa4-to-nvvm", "ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect"];
+}
+
+def FA4InstrumentHangs : Pass<"fa4-instrument-hangs", "ModuleOp"> {
+  let summary = "mark the barrier waits of kernels planned with debug_hangs";
+  let description = [{
+    For each kernel whose `#fa4.config` says `debug_hangs = true`, numbers
+    every wait that can hang (`fa4.producer.acquire` and `fa4.consumer.wait`
+    on a pipeline's empty and full barriers, `fa4.named_barrier.sync`) with
+    `fa4.hang_site = N`, and records on the module, in `fa4.hang_sites`, what
+    site N is: `role|first thread|barrier|stage|location`, e.g.
+    `consumer|128|the k pipeline's full barrier|1|Attention.cpp:118` (stage
+    1: the wait has a stage and phase). `fa4.named_barrier.arrive` ops are
+    marked too, since the lowering then builds every named barrier of the
+    kernel from an mbarrier, whose wait can be bounded. convert-fa4-to-nvvm
+    lowers the marked ops to waits that give up after 2^30 cycles and report
+    the site. Runs on warp-specialized kernels with explicit pipeline states,
+    before fa4-lower-warp-roles; kernels planned without the flag are left
+    as they are.
+  }];
 }
 
 def FA4LowerWarpRoles : Pass<"fa4-lower-warp-roles", "ModuleOp"> {

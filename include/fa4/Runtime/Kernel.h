@@ -12,6 +12,7 @@
 #define FA4_RUNTIME_KERNEL_H
 
 #include "fa4/Runtime/Driver.h"
+#include "fa4/Runtime/HangReport.h"
 #include "fa4/Runtime/KernelFile.h"
 #include "fa4/Runtime/Status.h"
 #include "fa4/Runtime/Types.h"
@@ -85,11 +86,23 @@ public:
   /// Set when loaded from a kernel file.
   const std::optional<KernelSignature> &signature() const { return sig; }
 
+  /// Whether the kernel was built to diagnose hangs (`debug_hangs`): its
+  /// module has the report's globals, and the load pointed them at a
+  /// record in mapped host memory.
+  bool diagnosesHangs() const { return hangRecord != nullptr; }
+  /// What the record says when one of the kernel's waits timed out (the
+  /// kernel then trapped), else nullopt.
+  std::optional<std::string> hangReport() const;
+  /// `failure` (a failed launch or synchronize) with the hang report put
+  /// first when there is one.
+  Status explainFailure(Status failure) const;
+
 private:
   Kernel(const Driver &driver, CUmodule module, std::string entry)
       : owner(&driver), module(module), entryName(std::move(entry)) {}
 
   void release();
+  Status setUpHangReport(std::string_view binary);
 
   const Driver *owner;
   CUmodule module;
@@ -99,6 +112,9 @@ private:
   FunctionInfo functionInfo;
   std::string log;
   std::optional<KernelSignature> sig;
+  /// The mapped host record of a kernel that diagnoses hangs, its sites.
+  uint32_t *hangRecord = nullptr;
+  std::vector<HangSite> hangSites;
 };
 
 } // namespace fa4::runtime

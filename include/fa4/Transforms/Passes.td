@@ -42,6 +42,9 @@ def FA4AttachConfig : Pass<"fa4-attach-config", "ModuleOp"> {
            "rows of a K/V tile (0: the widest that leaves two kv stages)">,
     Option<"persistent", "persistent", "bool", /*default=*/"false",
            "a persistent kernel: CTAs loop over the tiles of the grid">,
+    Option<"debugHangs", "debug-hangs", "bool", /*default=*/"false",
+           "bound every barrier wait and report the one that times out "
+           "(fa4-instrument-hangs)">,
   ];
 }
 

@@ -14,6 +14,14 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+#include <map>
+#include <optional>
+
+namespace mlir {
+class ConversionPatternRewriter;
+} // namespace mlir
 
 namespace mlir::fa4::detail {
 
@@ -79,6 +87,47 @@ inline Value bufferPtr(ImplicitLocOpBuilder &b, PipelineType type, Value base,
       LLVM::MulOp::create(b, index, i32Const(b, type.getSubStageStride()));
   return offsetPtr(b, offsetPtr(b, base, bytes), type.getTileOffset(tile));
 }
+
+//===----------------------------------------------------------------------===//
+// Hang diagnosis (HangDiagnosis.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Whether `op` is, or is in, a function planned with `debug_hangs`.
+bool plannedWithHangDiagnosis(Operation *op);
+
+/// The `fa4.hang_site` fa4-instrument-hangs gave `op`, if any.
+std::optional<int64_t> hangSite(Operation *op);
+
+/// For a module with kernels planned with `debug_hangs`: the report's
+/// globals, the site table (from the module's `fa4.hang_sites`) and the
+/// report function.
+LogicalResult prepareHangDiagnosis(ModuleOp module);
+
+/// The mbarrier that stands in for named barrier `id` in the kernel of
+/// `op` (at its `fa4.named_barrier_offset`); an error at `op` when the
+/// kernel has none.
+FailureOr<Value> namedBarrierPtr(ImplicitLocOpBuilder &b, Operation *op,
+                                 int64_t id);
+
+/// Named barrier id -> its thread count, in id order.
+using NamedBarrierCounts = std::map<int64_t, int64_t>;
+
+/// The named barriers `function` uses; an error at an op that gives a
+/// barrier another thread count than an earlier one.
+FailureOr<NamedBarrierCounts> collectNamedBarriers(FunctionOpInterface function);
+
+/// Thread 0 initialises the stand-in mbarriers at `kernel`'s entry, then the
+/// init fence and a CTA barrier.
+void initNamedBarriers(LLVM::LLVMFuncOp kernel, const NamedBarrierCounts &counts);
+
+/// At the rewriter's insertion point: loops until `tryWait` (built in the
+/// loop) is true. With a `site`, gives up after fa4::runtime::kHangCycles
+/// and calls the report function with the site, `stage` and `phase` (0
+/// when null) and the cycles waited. Leaves the rewriter at the start of the
+/// code after the wait.
+void emitBoundedWait(ConversionPatternRewriter &rewriter, Location loc,
+                     std::optional<int64_t> site, Value stage, Value phase,
+                     function_ref<Value(ImplicitLocOpBuilder &)> tryWait);
 
 } // namespace mlir::fa4::detail
 

@@ -120,12 +120,30 @@ struct ConvertFA4ToNVVMPass
     // The kernel's dynamic shared memory.
     bool needsSmem = false;
     module.walk([&](PipelineCreateOp) { needsSmem = true; });
+    module.walk([&](FunctionOpInterface function) {
+      needsSmem |= function->hasAttr(kNamedBarrierOffsetAttrName);
+    });
     if (needsSmem && !module.lookupSymbol(kDynamicSmemName)) {
       OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
       LLVM::GlobalOp::create(
           b, module.getLoc(), LLVM::LLVMArrayType::get(b.getI8Type(), 0),
           /*isConstant=*/false, LLVM::Linkage::External, kDynamicSmemName,
           Attribute(), /*alignment=*/1024, kSharedSpace);
+    }
+
+    // Kernels built to diagnose hangs: the report's globals and function,
+    // and the named barriers each kernel's entry initialises as mbarriers.
+    if (failed(prepareHangDiagnosis(module)))
+      return signalPassFailure();
+    llvm::StringMap<NamedBarrierCounts> namedBarriers;
+    for (auto kernel : module.getOps<func::FuncOp>()) {
+      if (!kernel->hasAttr(kKernelAttrName) ||
+          !plannedWithHangDiagnosis(kernel))
+        continue;
+      FailureOr<NamedBarrierCounts> counts = collectNamedBarriers(kernel);
+      if (failed(counts))
+        return signalPassFailure();
+      namedBarriers[kernel.getSymName()] = std::move(*counts);
     }
 
     LLVMTypeConverter converter(context);
@@ -159,6 +177,9 @@ struct ConvertFA4ToNVVMPass
     auto mapType =
         LLVM::LLVMArrayType::get(builder.getI8Type(), kTensorMapBytes);
     for (auto function : module.getOps<LLVM::LLVMFuncOp>()) {
+      if (auto barriers = namedBarriers.find(function.getSymName());
+          barriers != namedBarriers.end())
+        initNamedBarriers(function, barriers->second);
       auto it = tensorMapArgs.find(function.getSymName());
       if (it == tensorMapArgs.end())
         continue;
@@ -190,6 +211,7 @@ void mlir::fa4::buildFA4ToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createFA4ExplicitPipelineState());
   pm.addPass(createFA4AllocateSharedMemory());
   pm.addPass(createFA4DistributeRegisterTiles());
+  pm.addPass(createFA4InstrumentHangs());
   pm.addPass(createFA4LowerWarpRoles());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertFA4ToNVVM());

@@ -85,8 +85,21 @@ struct WaitOnBarrier : public ConvertOpToLLVMPattern<OpT> {
     Value base = adaptor.getPipeline();
     int64_t qk = static_cast<int64_t>(op.getQk());
     Value barrier = barrierPtr(b, type, base, (*state)[0], qk, kEmpty);
-    NVVM::MBarrierTryWaitParityOp::create(b, barrier, (*state)[1],
-                                          i32Const(b, kWaitTicks));
+    if (std::optional<int64_t> site = hangSite(op)) {
+      // Built to diagnose hangs: a wait that gives up and reports.
+      Value phase = (*state)[1];
+      emitBoundedWait(rewriter, op.getLoc(), site, (*state)[0], phase,
+                      [&](ImplicitLocOpBuilder &lb) -> Value {
+                        return NVVM::MBarrierTryWaitOp::create(
+                            lb, lb.getI1Type(), barrier, phase,
+                            i32Const(lb, kWaitTicks));
+                      });
+      b.setInsertionPoint(rewriter.getInsertionBlock(),
+                          rewriter.getInsertionPoint());
+    } else {
+      NVVM::MBarrierTryWaitParityOp::create(b, barrier, (*state)[1],
+                                            i32Const(b, kWaitTicks));
+    }
     SmallVector<Value> buffers;
     if constexpr (!kEmpty)
       for (unsigned t = 0, e = type.getTiles().size(); t < e; ++t)
