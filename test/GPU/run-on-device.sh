@@ -16,7 +16,10 @@
 #
 # TOOL is '-' to run fa4-run as it is, or a compute-sanitizer tool (memcheck,
 # racecheck, synccheck, initcheck) to run it under; KERNEL is relative to
-# KERNEL_DIR. Each case's output goes to LOGS/NAME.log and the table to
+# KERNEL_DIR. TOOL 'python' runs `python3 -m KERNEL ARGUMENTS` instead, a
+# check of the Python package (e.g. fa4.check_ring, the one-process ring), with
+# fa4's kernels from KERNEL_DIR and the libfa4 of the build (or
+# $FA4_LIBRARY). Each case's output goes to LOGS/NAME.log and the table to
 # LOGS/summary.txt, where LOGS is $OUT/fa4-run-logs when OUT is set, else
 # DIR/logs. The build goes to DIR (default build-device in the source tree,
 # which git ignores); FA4_RUN=/path/to/fa4-run skips the build;
@@ -58,7 +61,7 @@ else
   { cmake -S "$root" -B "$build" -G Ninja -DFA4_ENABLE_COMPILER=OFF \
       -DCMAKE_BUILD_TYPE=Release \
       -DFA4_CUDA_INCLUDE_DIR="${CUDA_PATH:-/usr/local/cuda}/include" &&
-    cmake --build "$build" --target fa4-run; } \
+    cmake --build "$build" --target fa4-run fa4; } \
     >"$logs/build.log" 2>&1 || {
     tail -n 30 "$logs/build.log"
     echo "run-on-device.sh: the build failed" >&2
@@ -84,10 +87,14 @@ while read -r name tool kernel args; do
   case "$name" in '' | \#*) continue ;; esac
   log="$logs/$name.log"
   command=("$run" --kernel "$kernels/$kernel")
+  [ "$tool" != python ] ||
+    command=(env PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}"
+      FA4_KERNEL_DIR="$kernels"
+      FA4_LIBRARY="${FA4_LIBRARY:-$build/lib/libfa4.so}" python3 -m "$kernel")
   # The arguments are words without quoting, as written in the manifest.
   read -r -a extra <<<"$args"
   command+=("${extra[@]}")
-  if [ "$tool" != - ]; then
+  if [ "$tool" != - ] && [ "$tool" != python ]; then
     command=(compute-sanitizer --tool "$tool" --error-exitcode 86
       --print-limit 20 "${command[@]}")
   fi
@@ -101,7 +108,7 @@ while read -r name tool kernel args; do
   # error summary.
   result=$(grep -E 'rel_err=|check=off' "$log" | tail -n 1)
   [ -n "$result" ] || result=$(grep -m 1 'fa4-run: error:' "$log")
-  [ "$tool" = - ] ||
+  [ "$tool" = - ] || [ "$tool" = python ] ||
     result="$result $(grep -m 1 -oE '(ERROR|RACECHECK) SUMMARY: .*' "$log")"
   printf '%-16s %-10s %-10s %s\n' "$name" "$tool" "$status" "$result" >>"$table"
 done <"$manifest"
