@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Sets fa4 up (scripts/setup.sh) and runs the whole test suite with lit. GPU
-# tests report UNSUPPORTED on machines without a GPU. Then the fuzz targets
-# that need no MLIR, $FA4_FUZZ_SECONDS each (default 30; 0 skips them),
-# built with ASan and UBSan (scripts/fuzz.sh --runtime-only); a crash counts
-# as one failed test. Ends with one line, "N passed, N failed, N skipped",
-# summing every test lit ran.
+# tests report UNSUPPORTED on machines without a GPU. Then fa4 built with
+# ASan, UBSan and libFuzzer (scripts/fuzz.sh --tests, in build-fuzz/, about
+# 20 minutes on two cores the first time): every fuzz target for
+# $FA4_FUZZ_SECONDS each (default 30; 0 skips this part) and the suite again
+# on that build. FA4_FUZZ_COMPILER=0 fuzzes only the three targets that need
+# no MLIR instead (scripts/fuzz.sh --runtime-only, a build of minutes). A
+# crash or a failure under the sanitizers counts as one failed test. Ends
+# with one line, "N passed, N failed, N skipped", the suite's counts.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -26,7 +29,9 @@ failed=$(($(count Failed) + $(count 'Unexpectedly Passed') + $(count Unresolved)
 skipped=$(count Unsupported)
 fuzz_seconds=${FA4_FUZZ_SECONDS:-30}
 if [ "$fuzz_seconds" -gt 0 ]; then
-  if ! "$root/scripts/fuzz.sh" --runtime-only "$fuzz_seconds"; then
+  mode=--tests
+  [ "${FA4_FUZZ_COMPILER:-1}" != 0 ] || mode=--runtime-only
+  if ! "$root/scripts/fuzz.sh" "$mode" "$fuzz_seconds"; then
     failed=$((failed + 1))
     status=1
   fi
