@@ -101,10 +101,12 @@ LogicalResult FA4Dialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << kHangSitesAttrName
                              << "' must be an array of strings on a module";
     for (auto [i, site] : llvm::enumerate(sites)) {
+      // One entry: no NUL inside, and it parses as one site.
       auto text = dyn_cast<StringAttr>(site);
-      if (!text || !::fa4::runtime::parseHangSites(text.getValue()) ||
-          text.getValue().contains('\0') ||
-          ::fa4::runtime::parseHangSites(text.getValue())->size() != 1)
+      std::optional<std::vector<::fa4::runtime::HangSite>> parsed;
+      if (text && !text.getValue().contains('\0'))
+        parsed = ::fa4::runtime::parseHangSites(text.getValue());
+      if (!parsed || parsed->size() != 1)
         return op->emitError()
                << "'" << kHangSitesAttrName << "' entry " << i
                << " is not 'role|first thread|barrier|0 or 1|location'";
