@@ -226,12 +226,15 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn,
       });
 
   // O = acc / l, zeros for rows that saw no key; LSE = ln 2 (m + log2 l),
-  // -inf for those rows.
+  // -inf for those rows. One division per row and a multiply per element:
+  // an f32 division is a dozen instructions with its slow path, and a
+  // thread holds 2 rows of 64 (or 128) elements.
   Tile lSafe = where(lF == 0.0, 1.0, lF);
+  Tile lInverse = 1.0 / lSafe;
   if (!varlen) {
     Desc od = p.makeDesc(o, {batch, heads, seqQ, d},
                          {oStrideB, oStrideH, oStrideS, 1}, {1, 1, bm, d});
-    store(od, {b, h, m, 0}, (accF / lSafe.col()).to(type));
+    store(od, {b, h, m, 0}, (accF * lInverse.col()).to(type));
     Desc lsed = p.makeDesc(lse, {batch, heads, seqQ},
                            {heads * seqQ, seqQ, 1}, {1, 1, bm});
     store(lsed, {b, h, m}, (mF + log2(lSafe)) * ln2);
@@ -239,7 +242,7 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn,
     // The rows of the sequence only: its end is the edge of both.
     Desc od = p.makeDesc(o, {heads, qEnd, d}, {oStrideH, oStrideS, 1},
                          {1, bm, d});
-    storeAt(od, {h, qStart + m0, 0}, (accF / lSafe.col()).to(type));
+    storeAt(od, {h, qStart + m0, 0}, (accF * lInverse.col()).to(type));
     Desc lsed = p.makeDesc(lse, {heads, qEnd}, {totalQ, 1}, {1, bm});
     storeAt(lsed, {h, qStart + m0}, (mF + log2(lSafe)) * ln2);
   }
