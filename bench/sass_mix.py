@@ -10,7 +10,10 @@ classes that decide an attention kernel's speed: the tensor-core MMAs
 (HGMMA), the exponentials (MUFU), the FP32 math, the uniform datapath
 (opcodes U*) and the moves into it (R2UR), barriers and mbarrier
 operations (BAR, SYNCS), shuffles, shared and global memory, branches.
-With --opcodes, every opcode and its count as well.
+With --opcodes, every opcode and its count as well; with --loops, the
+same classes for each loop with tensor-core MMAs in it (the code between a
+backward branch and its target): a kernel's main loop, static instructions
+per iteration.
 """
 
 import argparse
@@ -53,18 +56,46 @@ def cubin_of(path):
     return data[start:start + size]
 
 
-def functions(sass):
-    """function name -> list of opcodes, from cuobjdump -sass output."""
+def instructions(sass):
+    """function name -> list of (address, opcode, text), from cuobjdump
+    -sass output."""
     result, current = collections.OrderedDict(), None
     for line in sass.splitlines():
         name = re.match(r"\s*Function : (\S+)", line)
         if name:
             current = result.setdefault(name.group(1), [])
             continue
-        instr = re.match(r"\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)", line)
+        instr = re.match(r"\s*/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)(.*)", line)
         if instr and current is not None:
-            current.append(instr.group(1))
+            current.append((int(instr.group(1), 16), instr.group(2), instr.group(3)))
     return result
+
+
+def functions(sass):
+    """function name -> list of opcodes, from cuobjdump -sass output."""
+    return collections.OrderedDict(
+        (name, [op for _, op, _ in listing])
+        for name, listing in instructions(sass).items())
+
+
+def loops(listing):
+    """(start, end, opcodes) of each loop with an HGMMA: a backward BRA and
+    the instructions from its target to it."""
+    found = []
+    exits = [a for a, o, _ in listing if o == "EXIT"]
+    for address, op, text in listing:
+        target = re.match(r"(?:\.\w+)*\s+(0x[0-9a-f]+)", text)
+        if op != "BRA" or not target or int(target.group(1), 16) > address:
+            continue
+        start = int(target.group(1), 16)
+        # ptxas puts the retry of a barrier wait after the code, past an
+        # EXIT, branching back: not a loop of the program.
+        if any(start < a < address for a in exits):
+            continue
+        body = [o for a, o, _ in listing if start <= a <= address]
+        if "HGMMA" in body:
+            found.append((start, address, body))
+    return found
 
 
 def classify(opcodes):
@@ -84,6 +115,8 @@ def main():
                         or "/usr/local/cuda/bin/cuobjdump")
     parser.add_argument("--opcodes", action="store_true",
                         help="also list every opcode with its count")
+    parser.add_argument("--loops", action="store_true",
+                        help="also the classes of each loop with MMAs in it")
     args = parser.parse_args()
     if not os.path.exists(args.cuobjdump):
         sys.exit("sass_mix.py: no cuobjdump at %s (--cuobjdump PATH)" % args.cuobjdump)
@@ -97,12 +130,19 @@ def main():
             f.flush()
             sass = subprocess.run([args.cuobjdump, "-sass", f.name], check=True,
                                   capture_output=True, text=True).stdout
-        for function, opcodes in functions(sass).items():
+        for function, listing in instructions(sass).items():
+            opcodes = [op for _, op, _ in listing]
             counts = classify(opcodes)
             print("| %s | %s | %d | %s |" % (
                 path, function, len(opcodes),
                 " | ".join(str(counts[n]) for n in names)))
             listings.append((path, function, collections.Counter(opcodes)))
+            if args.loops:
+                for start, end, body in loops(listing):
+                    counts = classify(body)
+                    print("| %s | %s loop 0x%x-0x%x | %d | %s |" % (
+                        path, function, start, end, len(body),
+                        " | ".join(str(counts[n]) for n in names)))
     if args.opcodes:
         for path, function, counts in listings:
             print("\n%s %s:" % (path, function))
