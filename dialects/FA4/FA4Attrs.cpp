@@ -138,9 +138,10 @@ static int64_t padToSwizzle(int64_t dim, int64_t swizzle, int64_t elemBytes) {
 static SharedMemoryPlan computePlan(int64_t elemBytes, int64_t paddedD,
                                     int64_t paddedDv, int64_t bm, int64_t bn,
                                     int64_t kvStages, int64_t qkStages,
-                                    int64_t qTiles, Target target) {
+                                    int64_t qTiles, int64_t qStages,
+                                    Target target) {
   // The pipelines fa4-pipeline-tma and fa4-split-qk make for the plan: Q,
-  // one stage of all Q tiles; K, kv x qk sub-stages of bn x (padded head dim
+  // q stages of all Q tiles; K, kv x qk sub-stages of bn x (padded head dim
   // / qk) tiles; V, kv stages of bn x padded head dim tiles. Laid out as
   // fa4-allocate-shared-memory lays them out.
   SharedMemoryPlan plan;
@@ -149,7 +150,7 @@ static SharedMemoryPlan computePlan(int64_t elemBytes, int64_t paddedD,
     int64_t *buffers;
     int64_t kv, qk, tile;
   } regions[] = {
-      {&plan.q, 1, 1, qTiles * bm * paddedD * elemBytes},
+      {&plan.q, qStages, 1, qTiles * bm * paddedD * elemBytes},
       {&plan.k, kvStages, qkStages, bn * bk0 * elemBytes},
       {&plan.v, kvStages, 1, bn * paddedDv * elemBytes},
   };
@@ -175,7 +176,7 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t qkStages, int64_t swizzle,
                                  int64_t qTiles, Target target,
                                  ArrayAttr roles, bool persistent,
-                                 bool debugHangs) {
+                                 int64_t qStages, bool debugHangs) {
   if (!elementType.isBF16() && !elementType.isF16())
     return emitError() << "element type must be bf16 or f16, got "
                        << elementType;
@@ -220,6 +221,11 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "kv_stages " << kvStages << " must be at least 1";
   if (qTiles != 1 && qTiles != 2)
     return emitError() << "q_tiles " << qTiles << " must be 1 or 2";
+  if (qStages != 1 && qStages != 2)
+    return emitError() << "q_stages " << qStages << " must be 1 or 2";
+  if (qStages == 2 && !persistent)
+    return emitError() << "q_stages 2 needs a persistent plan: a CTA of one "
+                          "tile loads its Q once";
 
   SmallVector<std::tuple<RoleKind, int64_t, int64_t>> roleList;
   for (Attribute attr : roles) {
@@ -234,7 +240,7 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return failure();
 
   SharedMemoryPlan plan = computePlan(eb, paddedD, paddedDv, bm, bn, kvStages,
-                                      qkStages, qTiles, target);
+                                      qkStages, qTiles, qStages, target);
   if (plan.total() > plan.limit)
     return emitError() << "shared memory plan needs " << plan.total()
                        << " B (Q " << plan.q << " B, K " << plan.k << " B, V "
@@ -258,7 +264,7 @@ int64_t ConfigAttr::getPaddedHeadDimV() const {
 SharedMemoryPlan ConfigAttr::getSharedMemoryPlan() const {
   return computePlan(elementBytes(getElementType()), getPaddedHeadDim(),
                      getPaddedHeadDimV(), getBm(), getBn(), getKvStages(),
-                     getQkStages(), getQTiles(), getTarget());
+                     getQkStages(), getQTiles(), getQStages(), getTarget());
 }
 
 SmallVector<RoleAttr> ConfigAttr::getRoleList() const {
@@ -302,12 +308,15 @@ ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
   int64_t limit = getTargetLimits(request.target).sharedMemoryPerBlock;
   // Counted, not divided: the regions' rounding to 1024 B makes the bytes
   // per stage uneven.
+  auto fits = [&](int64_t bn, int64_t kvStages, int64_t qStages) {
+    return computePlan(eb, paddedD, paddedDv, bm, bn, kvStages,
+                       std::max<int64_t>(qkStages, 1), qTiles, qStages,
+                       request.target)
+               .total() <= limit;
+  };
   auto stagesThatFit = [&](int64_t bn) {
     int64_t stages = 0;
-    while (stages < 16 &&
-           computePlan(eb, paddedD, paddedDv, bm, bn, stages + 1,
-                       std::max<int64_t>(qkStages, 1), qTiles, request.target)
-                   .total() <= limit)
+    while (stages < 16 && fits(bn, stages + 1, 1))
       ++stages;
     return stages;
   };
@@ -319,11 +328,15 @@ ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
   }
   int64_t kvStages = request.kvStages.value_or(std::clamp<int64_t>(
       stagesThatFit(bn), 1, maxDerivedKvStages(paddedD)));
+  // A persistent kernel double-buffers Q when the kv stages leave room:
+  // the next tile's Q loads while this tile's last blocks run.
+  int64_t qStages = request.qStages.value_or(
+      request.persistent && fits(bn, kvStages, 2) ? 2 : 1);
 
   ConfigAttr config =
       getChecked(emitError, context, elementType, headDim, headDimV, bm, bn,
                  bk0, bn, kvStages, qkStages, swizzle, qTiles, request.target,
-                 ArrayAttr::get(context, roles), request.persistent,
+                 ArrayAttr::get(context, roles), request.persistent, qStages,
                  request.debugHangs);
   if (!config)
     return failure();

@@ -96,7 +96,10 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
     group), the target, the warp roles with their register budgets, and
     whether the kernel is `persistent` (false when left out): its CTAs loop
     over the tiles of the logical grid, which the kernel then takes as two
-    trailing arguments, `grid_x` and `grid_y` (fa4-persistent), and whether
+    trailing arguments, `grid_x` and `grid_y` (fa4-persistent), its Q
+    stages, `q_stages` (1 when left out; 2 lets a persistent kernel's
+    producer load the next tile's Q while the consumers still read this
+    one's), and whether
     it is built to diagnose hangs, `debug_hangs` (false when left out): every
     mbarrier and named-barrier wait gives up after 2^30 cycles and reports
     where it waited (fa4-instrument-hangs). Release plans leave it out, so
@@ -129,6 +132,7 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
                         "int64_t":$q_tiles, EnumParameter<FA4_Target>:$target,
                         "ArrayAttr":$roles,
                         DefaultValuedParameter<"bool", "false">:$persistent,
+                        DefaultValuedParameter<"int64_t", "1">:$q_stages,
                         DefaultValuedParameter<"bool", "false">:$debug_hangs);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

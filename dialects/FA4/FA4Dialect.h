@@ -65,6 +65,9 @@ struct ConfigRequest {
   std::optional<int64_t> bn;
   /// Loop each CTA over the tiles of the logical grid.
   bool persistent = false;
+  /// Q stages (1 or 2); unset: 2 for a persistent plan when shared memory
+  /// holds them beside the kv stages, else 1.
+  std::optional<int64_t> qStages;
   /// Bound every barrier wait and report the one that times out.
   bool debugHangs = false;
 };

@@ -95,6 +95,8 @@ OwningOpRef<ModuleOp> mlir::fa4::buildShippedProgram(MLIRContext &context,
     if (plan.blockN)
       options.blockN = *plan.blockN;
     choices.blockN = ::fa4::dsl::attentionBlockN(options);
+    if (!choices.persistent)
+      choices.persistent = ::fa4::dsl::attentionPersistent(options);
     module = ::fa4::dsl::buildAttention(&context, options);
   }
   if (!module || failed(attachPlan(*module, width, elementType, choices)))
@@ -110,7 +112,8 @@ LogicalResult mlir::fa4::attachPlan(ModuleOp module, int64_t width,
   request.kvStages = plan.kvStages;
   request.qkStages = plan.qkStages;
   request.bn = plan.blockN;
-  request.persistent = plan.persistent;
+  request.persistent = plan.persistent.value_or(false);
+  request.qStages = plan.qStages;
   request.debugHangs = plan.debugHangs;
   FailureOr<ConfigAttr> config = ConfigAttr::derive(
       [&] { return emitError(module.getLoc()); }, module.getContext(), request);

@@ -42,8 +42,11 @@ std::string describeRequest(const ShippedKernelRequest &request) {
   optional("kv_stages", plan.kvStages);
   optional("qk_stages", plan.qkStages);
   optional("block_n", plan.blockN);
-  os << "persistent=" << plan.persistent;
+  os << "persistent="
+     << (plan.persistent ? std::to_string(*plan.persistent) : "derived");
   // Only when set, so that the keys of release kernels stay as they were.
+  if (plan.qStages)
+    os << " q_stages=" << *plan.qStages;
   if (plan.debugHangs)
     os << " debug_hangs=1";
   os << " arch=" << target.arch

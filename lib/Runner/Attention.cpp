@@ -101,10 +101,9 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
       offsetBuffers.push_back(buffer.take());
     }
 
-  // The launch from the kernel's description. A persistent kernel's static
-  // order balances the unequal tiles of a causal mask worse than the
-  // hardware does: one CTA per tile unless told (bench/RESULTS.md,
-  // 2026-12-01).
+  // The launch from the kernel's description; a persistent kernel on one
+  // CTA per SM unless told (its folded order balances a causal mask's
+  // unequal tiles).
   Expected<Launcher> launcher = Launcher::create(kernel, file);
   if (!launcher.ok())
     return launcher.status();
@@ -118,12 +117,8 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
   }
   if (Status s = bindProblem(launcher->binding(), p, addresses); !s.ok())
     return s;
-  uint64_t tiles =
-      varlen ? varlenTileCount(p) * p.heads
-             : (p.seqQ + kAttentionTileQ - 1) / kAttentionTileQ * p.batch *
-                   p.heads;
-  if (options.ctas || p.causal)
-    launcher->setNumSms(int64_t(options.ctas ? options.ctas : tiles));
+  if (options.ctas)
+    launcher->setNumSms(int64_t(options.ctas));
   Execution execution;
   execution.elementType = p.elementType;
   if (Status s = prepare(*launcher, execution); !s.ok())

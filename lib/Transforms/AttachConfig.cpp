@@ -59,6 +59,8 @@ struct AttachConfigPass
     if (blockN)
       request.bn = blockN;
     request.persistent = persistent;
+    if (qStages)
+      request.qStages = qStages;
     request.debugHangs = debugHangs;
 
     FailureOr<ConfigAttr> config =

@@ -11,7 +11,6 @@
 
 #include "FA4/FA4Dialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
@@ -116,26 +115,6 @@ struct ExplicitPipelineStatePass
              !hasImplicitState(op->getResultTypes());
     });
 
-    // Which carried values of the loops of a persistent kernel's tiles will
-    // be states, by position after the conversion.
-    constexpr StringLiteral kUniformArgs = "uniform_iter_args";
-    getOperation().walk([&](scf::ForOp tileLoop) {
-      if (!tileLoop->hasAttr(kTileLoopAttrName))
-        return;
-      tileLoop.walk([&](scf::ForOp loop) {
-        SmallVector<int64_t> positions;
-        int64_t position = 0;
-        for (Type type : loop.getResultTypes()) {
-          bool state = isa<PipelineStateType>(type);
-          for (int64_t i = 0; i < (state ? 2 : 1); ++i, ++position)
-            if (state)
-              positions.push_back(position);
-        }
-        loop->setAttr(kUniformArgs,
-                      DenseI64ArrayAttr::get(context, positions));
-      });
-    });
-
     RewritePatternSet patterns(context);
     patterns
         .add<StartLowering, StepLowering, SubStageLowering<ProducerAcquireOp>,
@@ -146,31 +125,6 @@ struct ExplicitPipelineStatePass
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();
-
-    // The states a persistent kernel carries from tile to tile are the same
-    // in every lane of a warp, but ptxas cannot prove it through the waits
-    // of a tile: it would keep them, and the stage addresses and MMA
-    // descriptors derived from them in the main loop, in vector registers.
-    // A broadcast from lane 0 at the start of each iteration of the tile
-    // loop, and of every loop inside it, says so.
-    getOperation().walk([&](scf::ForOp loop) {
-      auto positions = loop->getAttrOfType<DenseI64ArrayAttr>(kUniformArgs);
-      if (!positions)
-        return;
-      loop->removeAttr(kUniformArgs);
-      OpBuilder b = OpBuilder::atBlockBegin(loop.getBody());
-      Location loc = loop.getLoc();
-      Value mask = arith::ConstantIntOp::create(b, loc, -1, 32);
-      Value lane0 = arith::ConstantIntOp::create(b, loc, 0, 32);
-      Value clamp = arith::ConstantIntOp::create(b, loc, 31, 32);
-      for (int64_t position : positions.asArrayRef()) {
-        BlockArgument arg = loop.getRegionIterArgs()[position];
-        Value uniform =
-            NVVM::ShflOp::create(b, loc, arg.getType(), mask, arg, lane0, clamp,
-                                 NVVM::ShflKind::idx, UnitAttr());
-        arg.replaceAllUsesExcept(uniform, uniform.getDefiningOp());
-      }
-    });
   }
 };
 } // namespace

@@ -2,10 +2,16 @@
 //
 // The `fa4-persistent` pass: each role of a warp-specialized kernel whose
 // plan says `persistent` runs its body in a loop over the tiles of the
-// logical grid, 2-d or 3-d (a static schedule, CTA c taking tiles c, c + P,
-// ...), with
-// the pipeline states carried from tile to tile, so that the producer runs
-// ahead into the next tile while the consumers finish the current one.
+// logical grid, 2-d or 3-d, with the pipeline states carried from tile to
+// tile, so that the producer runs ahead into the next tile while the
+// consumers finish the current one.
+//
+// The schedule is static and folded: the tiles of one (y, z) pair up as
+// x = k and x = X - 1 - k, and CTA c takes pairs c, c + P, ... (P CTAs),
+// each pair's x = k first. A program whose tiles grow or shrink with x (a
+// causal attention's query blocks) gives every pair the same work, so the
+// CTAs finish together; with fewer pairs than CTAs each tile is its own
+// pair, so that no CTA is left idle.
 //
 //===----------------------------------------------------------------------===//
 
@@ -99,16 +105,58 @@ static LogicalResult makePersistent(RoleOp role, ArrayRef<Value> grid) {
   for (Operation &op : llvm::make_range(first, body.end()))
     tileOps.push_back(&op);
 
+  // The schedule's arithmetic in 32 bits (a grid dimension is below 2^31):
+  // a 64-bit division is a long call.
   OpBuilder b = OpBuilder::atBlockEnd(&body);
-  Value cta = tile::ProgramIdOp::create(b, loc, b.getIndexType(), 0);
-  Value ctas = tile::NumProgramsOp::create(b, loc, b.getIndexType(), 0);
-  Value tiles = grid[0];
-  for (Value extent : grid.drop_front())
-    tiles = arith::MulIOp::create(b, loc, tiles, extent);
+  Type i32 = b.getI32Type();
+  auto narrow = [&](OpBuilder &ob, Value index) -> Value {
+    return arith::IndexCastUIOp::create(ob, loc, i32, index);
+  };
+  auto widen = [&](OpBuilder &ob, Value value) -> Value {
+    return arith::IndexCastUIOp::create(ob, loc, ob.getIndexType(), value);
+  };
+  auto constant = [&](OpBuilder &ob, int64_t value) -> Value {
+    return arith::ConstantIntOp::create(ob, loc, value, 32);
+  };
+  Value cta =
+      narrow(b, tile::ProgramIdOp::create(b, loc, b.getIndexType(), 0));
+  Value ctas =
+      narrow(b, tile::NumProgramsOp::create(b, loc, b.getIndexType(), 0));
+  Value x = narrow(b, grid[0]);
+  Value others = narrow(b, grid[1]);
+  for (Value extent : grid.drop_front(2))
+    others = arith::MulIOp::create(b, loc, others, narrow(b, extent));
+  // Fold when there are at least as many pairs as CTAs.
+  Value one = constant(b, 1);
+  Value halfX = arith::ShRUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, x, one), one);
+  Value fold = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::uge,
+      arith::MulIOp::create(b, loc, halfX, others), ctas);
+  Value slots = arith::SelectOp::create(b, loc, fold, halfX, x);
+  Value pairs = arith::MulIOp::create(b, loc, slots, others);
   SmallVector<Value> inits = llvm::map_to_vector(
       starts, [](PipelineStartOp start) -> Value { return start.getState(); });
-  auto loop = scf::ForOp::create(b, loc, cta, tiles, ctas, inits);
-  loop->setAttr(kTileLoopAttrName, b.getUnitAttr());
+  auto outer = scf::ForOp::create(b, loc, cta, pairs, ctas, inits);
+  outer->setAttr(kTileLoopAttrName, b.getUnitAttr());
+  Block *outerBody = outer.getBody();
+  if (!outerBody->empty())
+    outerBody->getTerminator()->erase();
+  // Pair v: slot k = v mod slots of (y, z) = v / slots; its tiles x = k
+  // and, folded, x = X - 1 - k when that is another.
+  OpBuilder ob = OpBuilder::atBlockEnd(outerBody);
+  Value v = outer.getInductionVar();
+  Value k = arith::RemUIOp::create(ob, loc, v, slots);
+  Value rest = arith::DivUIOp::create(ob, loc, v, slots);
+  Value mirror = arith::SubIOp::create(
+      ob, loc, arith::SubIOp::create(ob, loc, x, one), k);
+  Value second = arith::AndIOp::create(
+      ob, loc, fold,
+      arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::ne, mirror, k));
+  Value count = arith::SelectOp::create(ob, loc, second, constant(ob, 2), one);
+  auto loop = scf::ForOp::create(ob, loc, constant(ob, 0), count, one,
+                                 outer.getRegionIterArgs());
+  scf::YieldOp::create(ob, loc, loop.getResults());
   Block *loopBody = loop.getBody();
   // An empty loop body has its terminator only when it carries nothing.
   if (!loopBody->empty())
@@ -120,17 +168,19 @@ static LogicalResult makePersistent(RoleOp role, ArrayRef<Value> grid) {
       return loop->isProperAncestor(use.getOwner());
     });
 
-  // The logical program ids and grid: tile t is program (t mod X, t / X) of
-  // a 2-d grid, (t mod X, (t / X) mod Y, t / (X Y)) of a 3-d one.
-  Value t = loop.getInductionVar();
+  // The logical program ids and grid: the pair's first tile is x = k, its
+  // second x = X - 1 - k; (y, z) = (rest mod Y, rest / Y) of a 3-d grid.
   OpBuilder lb = OpBuilder::atBlockBegin(loopBody);
-  SmallVector<Value> ids = {arith::RemUIOp::create(lb, loc, t, grid[0])};
-  Value rest = arith::DivUIOp::create(lb, loc, t, grid[0]);
+  Value firstOfPair = arith::CmpIOp::create(lb, loc, arith::CmpIPredicate::eq,
+                                      loop.getInductionVar(), constant(lb, 0));
+  SmallVector<Value> ids = {
+      widen(lb, arith::SelectOp::create(lb, loc, firstOfPair, k, mirror))};
   if (grid.size() == 3) {
-    ids.push_back(arith::RemUIOp::create(lb, loc, rest, grid[1]));
-    rest = arith::DivUIOp::create(lb, loc, rest, grid[1]);
+    Value y = narrow(lb, grid[1]);
+    ids.push_back(widen(lb, arith::RemUIOp::create(lb, loc, rest, y)));
+    rest = arith::DivUIOp::create(lb, loc, rest, y);
   }
-  ids.push_back(rest);
+  ids.push_back(widen(lb, rest));
   WalkResult walk = loop.getBody()->walk([&](Operation *op) {
     if (auto id = dyn_cast<tile::ProgramIdOp>(op)) {
       if (id.getDim() >= grid.size())

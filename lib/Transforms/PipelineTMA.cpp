@@ -206,8 +206,10 @@ void Pipelining::createPipeline(Load &load) {
   SmallVector<Type> buffers = {load.bufferType};
   if (load.partner)
     buffers.push_back(load.partner->bufferType);
+  // A load outside the loop (Q) has the plan's Q stages: a persistent
+  // kernel with two loads the next tile's while this one's is read.
   PipelineKind kind = PipelineKind::q;
-  int64_t kv = 1;
+  int64_t kv = config.getQStages();
   if (load.loop) {
     kv = config.getKvStages();
     switch (load.dots.front().second) {

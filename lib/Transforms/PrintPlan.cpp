@@ -32,6 +32,12 @@ static void printPlan(llvm::raw_ostream &os, Operation *op, ConfigAttr config) {
      << config.getBk0() << " (" << config.getQkStages() << " qk stages), bk1 "
      << config.getBk1() << ", " << config.getKvStages()
      << " kv stages, swizzle " << config.getSwizzle() << " B\n";
+  os << "  schedule: "
+     << (config.getPersistent() ? "persistent (folded static order)"
+                                : "one tile per CTA")
+     << ", " << config.getQStages() << " Q stage(s)"
+     << (config.getDebugHangs() ? ", bounded waits (debug_hangs)" : "")
+     << "\n";
   SharedMemoryPlan smem = config.getSharedMemoryPlan();
   os << "  shared memory: Q " << smem.q << " B + K " << smem.k << " B + V "
      << smem.v << " B + barriers " << smem.barriers << " B + alignment "

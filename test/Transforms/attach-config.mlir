@@ -10,6 +10,12 @@
 // RUN: not fa4-opt %s --fa4-attach-config="head-dim=128 dtype=f32" 2>&1 | FileCheck %s --check-prefix=DTYPE
 // RUN: not fa4-opt %s --fa4-attach-config="head-dim=128 target=sm_80" 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not fa4-opt %s --fa4-attach-config="head-dim=192 qk-stages=2" 2>&1 | FileCheck %s --check-prefix=BOX
+// A persistent plan has two Q stages where they fit beside the kv stages
+// (head dim 128), one where they do not (256); one when asked.
+// RUN: fa4-opt %s --fa4-attach-config="head-dim=128 persistent=true" | FileCheck %s --check-prefix=PERSISTENT
+// RUN: fa4-opt %s --fa4-attach-config="head-dim=256 persistent=true" | FileCheck %s --check-prefix=PERSISTENT-D256
+// RUN: fa4-opt %s --fa4-attach-config="head-dim=128 persistent=true q-stages=1" | FileCheck %s --check-prefix=PERSISTENT-Q1
+// RUN: not fa4-opt %s --fa4-attach-config="head-dim=128 q-stages=2" 2>&1 | FileCheck %s --check-prefix=Q2-ONE-TILE
 
 // D64: func.func @kernel() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 64, head_dim_v = 64, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 4, qk_stages = 1, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>}
 // D128: func.func @kernel() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 2, qk_stages = 2, swizzle = 128
@@ -19,6 +25,10 @@
 // SMEM: error: shared memory plan needs 297984 B (Q 32768 B, K 131072 B, V 131072 B, barriers 208 B, alignment 2864 B) but sm_90a allows 232448 B
 // DTYPE: error: dtype 'f32' is not bf16 or f16
 // TARGET: error: target 'sm_80' is not sm_90a or sm_100a
+// PERSISTENT: kv_stages = 2, qk_stages = 2, {{.*}}, persistent = true, q_stages = 2>
+// PERSISTENT-D256: head_dim = 256, {{.*}}, persistent = true>
+// PERSISTENT-Q1: head_dim = 128, {{.*}}, persistent = true>
+// Q2-ONE-TILE: error: q_stages 2 needs a persistent plan: a CTA of one tile loads its Q once
 // BOX: error: K band of 192 B (bk0 96 x 2 B) is neither within nor a whole number of 128 B swizzle spans
 
 func.func @kernel() {

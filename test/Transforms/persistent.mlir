@@ -1,6 +1,6 @@
 // fa4-persistent: with `persistent = true` in the plan each role of the
-// warp-specialized kernel loops over the tiles of the logical grid, which
-// the kernel takes as two new trailing arguments. The pipeline states are
+// warp-specialized kernel loops over the tiles of the logical grid (in
+// folded pairs), which the kernel takes as two new trailing arguments. The pipeline states are
 // carried from tile to tile; Q, which a tile never steps, is stepped after
 // the producer's load and released, then stepped, by the consumers after
 // their key loop. Program ids and grid sizes inside come from the tile
@@ -20,55 +20,88 @@
 // RULES-SAME: fa4.grid = "min(num_sms, grid_x * grid_y), 1, 1"
 // GRID-Z: error: 'func.func' op is planned persistent but its grid '1, 1, 2' is not of the form 'x, y, 1' of a program that does not use the grid's z dimension
 
-// A program that uses the grid's z dimension takes grid_z too; tile t is
-// program (t mod X, (t / X) mod Y, t / (X Y)).
+// A program that uses the grid's z dimension takes grid_z too. The
+// schedule is folded, in 32 bits: when there are at least as many pairs as
+// CTAs (ceil(X / 2) Y Z >= P) pair v is slot k = v mod ceil(X / 2) of
+// (y, z) = ((v / slots) mod Y, (v / slots) / Y), and runs the tiles x = k
+// and x = X - 1 - k (one when they are the same); otherwise every tile is
+// its own pair.
 // GRID3-LABEL: func.func @grid_3d(
 // GRID3-SAME: %[[GX:arg[0-9]+]]: index {fa4.name = "grid_x", fa4.value = "cdiv(a.dim0, 128)"}, %[[GY:arg[0-9]+]]: index {fa4.name = "grid_y", fa4.value = "a.dim1"}, %[[GZ:arg[0-9]+]]: index {fa4.name = "grid_z", fa4.value = "a.dim2"})
 // GRID3-SAME: fa4.grid = "min(num_sms, grid_x * grid_y * grid_z), 1, 1"
-// GRID3: %[[XY:.*]] = arith.muli %[[GX]], %[[GY]] : index
-// GRID3: %[[TILES:.*]] = arith.muli %[[XY]], %[[GZ]] : index
-// GRID3: scf.for %[[T:.*]] = %{{.*}} to %[[TILES]] step
-// GRID3: %[[X:.*]] = arith.remui %[[T]], %[[GX]] : index
-// GRID3: %[[R:.*]] = arith.divui %[[T]], %[[GX]] : index
-// GRID3: %[[Y:.*]] = arith.remui %[[R]], %[[GY]] : index
-// GRID3: %[[Z:.*]] = arith.divui %[[R]], %[[GY]] : index
-// GRID3: "use"(%[[X]], %[[Y]], %[[Z]], %[[GZ]])
+// GRID3: fa4.role consumer
+// GRID3: %[[CTA:.*]] = arith.index_castui %{{.*}} : index to i32
+// GRID3: %[[CTAS:.*]] = arith.index_castui %{{.*}} : index to i32
+// GRID3: %[[X:.*]] = arith.index_castui %[[GX]] : index to i32
+// GRID3: %[[Y:.*]] = arith.index_castui %[[GY]] : index to i32
+// GRID3: %[[Z:.*]] = arith.index_castui %[[GZ]] : index to i32
+// GRID3: %[[YZ:.*]] = arith.muli %[[Y]], %[[Z]] : i32
+// GRID3: %[[X1:.*]] = arith.addi %[[X]], %[[ONE:.*]] : i32
+// GRID3: %[[HALF:.*]] = arith.shrui %[[X1]], %[[ONE]] : i32
+// GRID3: %[[HALVES:.*]] = arith.muli %[[HALF]], %[[YZ]] : i32
+// GRID3: %[[FOLD:.*]] = arith.cmpi uge, %[[HALVES]], %[[CTAS]] : i32
+// GRID3: %[[SLOTS:.*]] = arith.select %[[FOLD]], %[[HALF]], %[[X]] : i32
+// GRID3: %[[PAIRS:.*]] = arith.muli %[[SLOTS]], %[[YZ]] : i32
+// GRID3: scf.for %[[V:.*]] = %[[CTA]] to %[[PAIRS]] step %[[CTAS]] : i32 {
+// GRID3: %[[K:.*]] = arith.remui %[[V]], %[[SLOTS]] : i32
+// GRID3: %[[REST:.*]] = arith.divui %[[V]], %[[SLOTS]] : i32
+// GRID3: %[[XM1:.*]] = arith.subi %[[X]], %[[ONE]] : i32
+// GRID3: %[[MIRROR:.*]] = arith.subi %[[XM1]], %[[K]] : i32
+// GRID3: %[[OTHER:.*]] = arith.cmpi ne, %[[MIRROR]], %[[K]] : i32
+// GRID3: %[[TWO_TILES:.*]] = arith.andi %[[FOLD]], %[[OTHER]] : i1
+// GRID3: %[[COUNT:.*]] = arith.select %[[TWO_TILES]], %{{.*}}, %[[ONE]] : i32
+// GRID3: scf.for %[[S:.*]] = %{{.*}} to %[[COUNT]] step %[[ONE]] : i32 {
+// GRID3: %[[FIRST:.*]] = arith.cmpi eq, %[[S]], %{{.*}} : i32
+// GRID3: %[[XI:.*]] = arith.select %[[FIRST]], %[[K]], %[[MIRROR]] : i32
+// GRID3: %[[XX:.*]] = arith.index_castui %[[XI]] : i32 to index
+// GRID3: %[[Y2:.*]] = arith.index_castui %[[GY]] : index to i32
+// GRID3: %[[YI:.*]] = arith.remui %[[REST]], %[[Y2]] : i32
+// GRID3: %[[YY:.*]] = arith.index_castui %[[YI]] : i32 to index
+// GRID3: %[[ZI:.*]] = arith.divui %[[REST]], %[[Y2]] : i32
+// GRID3: %[[ZZ:.*]] = arith.index_castui %[[ZI]] : i32 to index
+// GRID3: "use"(%[[XX]], %[[YY]], %[[ZZ]], %[[GZ]])
+// GRID3: } {fa4.tile_loop}
 
+// A persistent plan double-buffers Q: the producer loads the next tile's
+// while the consumers read this one's. The states pass through both loops.
 // CHECK-LABEL: func.func @attention(
 // CHECK-SAME: %[[GX:arg[0-9]+]]: index {fa4.name = "grid_x"}, %[[GY:arg[0-9]+]]: index {fa4.name = "grid_y"})
-// CHECK-SAME: persistent = true
+// CHECK-SAME: persistent = true, q_stages = 2
+// CHECK: fa4.pipeline.create consumers(256) : !fa4.pipeline<q, kv = 2, qk = 1
 // CHECK: fa4.role producer
 // CHECK: %[[QP:.*]] = fa4.pipeline.start %{{.*}} producer : !fa4.pipeline<q
 // CHECK: %[[CTA:.*]] = tile.program_id 0
 // CHECK: %[[CTAS:.*]] = tile.num_programs 0
-// CHECK: %[[TILES:.*]] = arith.muli %[[GX]], %[[GY]] : index
-// CHECK: scf.for %[[T:.*]] = %[[CTA]] to %[[TILES]] step %[[CTAS]] iter_args(%[[QS:arg[0-9]+]] = %[[QP]], {{.*}}) -> (!fa4.pipeline_state, !fa4.pipeline_state, !fa4.pipeline_state) {
-// CHECK: arith.remui %[[T]], %[[GX]] : index
-// CHECK: arith.divui %[[T]], %[[GX]] : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[PAIRS:.*]] step %{{.*}} iter_args(%[[QP0:arg[0-9]+]] = %[[QP]], {{.*}}) -> (!fa4.pipeline_state, !fa4.pipeline_state, !fa4.pipeline_state)  : i32 {
+// CHECK: %[[PAIR:.*]]:3 = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[QS:arg[0-9]+]] = %[[QP0]], {{.*}}) -> (!fa4.pipeline_state, !fa4.pipeline_state, !fa4.pipeline_state)  : i32 {
 // CHECK-NOT: tile.program_id
 // CHECK: fa4.producer.load %{{.*}}[%[[QS]]]
 // CHECK: %[[QN:.*]] = fa4.pipeline.step %{{.*}}[%[[QS]]] : !fa4.pipeline<q
 // CHECK: %[[KV:.*]]:2 = scf.for
 // CHECK: scf.yield %[[QN]], %[[KV]]#0, %[[KV]]#1
+// CHECK: scf.yield %[[PAIR]]#0, %[[PAIR]]#1, %[[PAIR]]#2
 // CHECK-NEXT: } {fa4.tile_loop}
 // CHECK: fa4.role consumer
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[CQ:arg[0-9]+]] = %{{[0-9]+}}, {{.*}}) -> (!fa4.pipeline_state, !fa4.pipeline_state, !fa4.pipeline_state) {
+// CHECK: scf.for
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[CQ:arg[0-9]+]] = %{{.*}}, {{.*}}) -> (!fa4.pipeline_state, !fa4.pipeline_state, !fa4.pipeline_state)  : i32 {
 // CHECK: fa4.consumer.wait %{{.*}}[%[[CQ]]] : !fa4.pipeline<q
 // CHECK: %[[LOOP:.*]]:5 = scf.for
 // CHECK: fa4.consumer.release %{{.*}}[%[[CQ]]] : !fa4.pipeline<q
 // CHECK-NEXT: %[[CQN:.*]] = fa4.pipeline.step %{{.*}}[%[[CQ]]] : !fa4.pipeline<q
 // CHECK: fa4.global_store
 // CHECK: scf.yield %[[CQN]], %[[LOOP]]#3, %[[LOOP]]#4
-// CHECK-NEXT: } {fa4.tile_loop}
+// CHECK: } {fa4.tile_loop}
 
 // OFF-NOT: grid_x
 // OFF-NOT: fa4.tile_loop
 
-// The lowered kernel takes the grid as two i64 parameters; each tile starts
-// from its states broadcast from lane 0, which ptxas then knows are
-// warp-uniform.
+// The lowered kernel takes the grid as two i64 parameters; the consumers'
+// warpgroup index is read from lane 0 (then ptxas knows that it and the
+// states the tile loop carries are warp-uniform); the states themselves
+// are not broadcast.
 // LLVM: llvm.func @attention({{.*}}, %{{.*}}: i64 {fa4.name = "grid_x"}, %{{.*}}: i64 {fa4.name = "grid_y"})
-// LLVM: nvvm.shfl.sync idx
+// LLVM: nvvm.shfl.sync {{ *}}idx %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : i32 -> i32
+// LLVM-NOT: nvvm.shfl.sync {{ *}}idx
 
 // -----
 

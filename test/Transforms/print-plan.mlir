@@ -4,6 +4,7 @@
 
 // CHECK: fa4 plan for @hd128: bf16, head dim 128/128, sm_90a
 // CHECK-NEXT: tiles: 2 Q tile(s) of bm 64, bn 128, bk0 64 (2 qk stages), bk1 128, 3 kv stages, swizzle 128 B
+// CHECK-NEXT: schedule: one tile per CTA, 1 Q stage(s)
 // CHECK-NEXT: shared memory: Q 32768 B + K 98304 B + V 98304 B + barriers 160 B + alignment 2912 B = 232448 B of 232448 B
 // CHECK-NEXT: roles: producer 4 warps x 24 regs; consumer 8 warps x 240 regs; 64512 of 65536 registers
 // CHECK: func.func @hd128

@@ -65,6 +65,8 @@ static constexpr OptionSpec kOptions[] = {
     {"qk-stages", true, Scope::Any},
     {"block-n", true, Scope::Attention},
     {"persistent", false, Scope::Any},
+    {"no-persistent", false, Scope::Any},
+    {"q-stages", true, Scope::Any},
     {"debug-hangs", false, Scope::Any},
     {"no-cache", false, Scope::Any},
     {"ctas", true, Scope::Any},
@@ -436,7 +438,8 @@ static Status readRunOptions(const Given &given, Arguments &args) {
   // The plan choices shape fa4's own kernel; a kernel file has its plan.
   if (!args.kernelPath.empty())
     for (const char *name :
-         {"kv-stages", "qk-stages", "block-n", "persistent", "debug-hangs"})
+         {"kv-stages", "qk-stages", "block-n", "persistent", "no-persistent",
+          "q-stages", "debug-hangs"})
       if (given.count(name))
         return Status::error("--" + std::string(name) +
                              " chooses the plan of fa4's own kernel; it does "
@@ -463,7 +466,20 @@ static Status readRunOptions(const Given &given, Arguments &args) {
                            " is not a multiple of 16 (the MMA step)");
     args.plan.blockN = int64_t(*value);
   }
-  args.plan.persistent = given.count("persistent");
+  if (given.count("persistent") && given.count("no-persistent"))
+    return Status::error("--persistent and --no-persistent contradict each "
+                         "other");
+  if (given.count("persistent") || given.count("no-persistent"))
+    args.plan.persistent = given.count("persistent") != 0;
+  if (given.count("q-stages")) {
+    Expected<uint64_t> value = integer(given, "q-stages", 1, 2);
+    if (!value.ok())
+      return value.status();
+    if (*value == 2 && args.plan.persistent == false)
+      return Status::error("--q-stages = 2 needs a persistent kernel: a CTA "
+                           "of one tile loads its Q once");
+    args.plan.qStages = int64_t(*value);
+  }
   args.plan.debugHangs = given.count("debug-hangs");
   args.noCache = given.count("no-cache");
   if (auto it = given.find("emit"); it != given.end()) {

@@ -51,7 +51,8 @@ struct PlanChoices {
   std::optional<int64_t> kvStages;
   std::optional<int64_t> qkStages;
   std::optional<int64_t> blockN;
-  bool persistent = false;
+  std::optional<bool> persistent;
+  std::optional<int64_t> qStages;
   bool debugHangs = false;
 };
 

@@ -45,8 +45,12 @@ fa4::run::compileShipped(const std::string &name, const std::string &dumpDir,
   mlir::fa4::DiagnosticText diagnostics(*context);
   mlir::fa4::ShippedKernelRequest request;
   request.name = name;
-  request.plan = {plan.kvStages, plan.qkStages, plan.blockN, plan.persistent,
-                  plan.debugHangs};
+  request.plan.kvStages = plan.kvStages;
+  request.plan.qkStages = plan.qkStages;
+  request.plan.blockN = plan.blockN;
+  request.plan.persistent = plan.persistent;
+  request.plan.qStages = plan.qStages;
+  request.plan.debugHangs = plan.debugHangs;
   request.cacheDirectory = cacheDir;
   request.keepStages = refresh || !dumpDir.empty();
   request.refresh = refresh;

@@ -134,8 +134,7 @@ PROBLEMS
              allowed; the flops are the sequences' sum.
   A persistent kernel (fa4-run --persistent) takes the tile grid as two
   more parameters, grid_x and grid_y, made by rules, and runs on
-  min(num_sms, tiles) CTAs; --ctas sets num_sms (default: the SM count, and
-  for causal attention one CTA per tile).
+  min(num_sms, tiles) CTAs; --ctas sets num_sms (default: the SM count).
   The element type is the kernel's: its tensor maps (`type=` in the kernel
   file) must all be bf16 or all f16, and inputs, output and the reference's
   rounding follow it.
@@ -166,9 +165,22 @@ OPTIONS
   --block-n N            attention: fa4's own kernel visits keys in blocks
                          of N rows (a multiple of 16 up to 256; default 128,
                          80 at head dim 256)
-  --persistent           fa4's own kernel is persistent: its CTAs
-                         loop over the tiles (static order), and it takes the
-                         tile grid as two more parameters, grid_x and grid_y
+  --persistent           fa4's own kernel is persistent (the default for
+                         attention at head dims 64 and 128, the fastest
+                         there on the H200): its CTAs loop over the tiles,
+                         and it takes the tile grid as more parameters,
+                         grid_x, grid_y (and grid_z). The order is static
+                         and folded: query blocks k and X - 1 - k of a head
+                         run one after the other on one CTA (a causal pair's
+                         work is the same for every pair), when there are at
+                         least as many pairs as CTAs; two Q stages by
+                         default (--q-stages)
+  --no-persistent        fa4's own kernel runs one tile per CTA (the default
+                         at head dim 256 and for the GEMM)
+  --q-stages N           a persistent kernel's Q stages, 1 or 2: with 2 the
+                         next tile's Q loads while this tile's is read
+                         (default 2 where shared memory holds them beside
+                         the kv stages, not at head dim 256)
   --debug-hangs          fa4's own kernel is built to diagnose hangs: every
                          mbarrier and named-barrier wait gives up after 2^30
                          cycles (about half a second), and the first thread
@@ -181,9 +193,7 @@ OPTIONS
                          stage 1, phase 0, at Attention.cpp:118". Slower;
                          release kernels are not changed by it
   --ctas N               a persistent kernel runs on N CTAs, at most one per
-                         tile (default: one per SM; for causal attention one
-                         per tile, which balances the unequal causal tiles
-                         better than a static order)
+                         tile (default: one per SM)
   --causal               attention: the causal mask above
   --kv-heads N           attention: K and V have N heads (grouped-query
                          attention; the heads a multiple of N; default:

@@ -44,8 +44,11 @@ struct PlanOptions {
   /// Rows of one K/V block (attention only; the program's default for its
   /// head dim when not given).
   std::optional<int64_t> blockN;
-  /// A persistent kernel (fa4-persistent).
-  bool persistent = false;
+  /// A persistent kernel (fa4-persistent); unset: the program's measured
+  /// choice (attention at head dims 64 and 128), else not.
+  std::optional<bool> persistent;
+  /// Q stages (1 or 2; derived: 2 for a persistent kernel when they fit).
+  std::optional<int64_t> qStages;
   /// Bounded barrier waits that report a hang (fa4-instrument-hangs).
   bool debugHangs = false;
 };

@@ -43,6 +43,10 @@ struct AttentionOptions {
 /// The K/V block rows attention uses for `options`.
 int64_t attentionBlockN(const AttentionOptions &options);
 
+/// Whether attention for `options` runs best as a persistent kernel (the
+/// measured choice; the plan can say otherwise).
+bool attentionPersistent(const AttentionOptions &options);
+
 /// Forward attention as a tile program, `@attention(q, k, v, o, lse, seq_q,
 /// seq_k, batch, heads, group, o_stride_b, o_stride_h, o_stride_s,
 /// scale_log2, causal[, window_left, window_right][, softcap])`: Q is a

@@ -42,6 +42,9 @@ def FA4AttachConfig : Pass<"fa4-attach-config", "ModuleOp"> {
            "rows of a K/V tile (0: the widest that leaves two kv stages)">,
     Option<"persistent", "persistent", "bool", /*default=*/"false",
            "a persistent kernel: CTAs loop over the tiles of the grid">,
+    Option<"qStages", "q-stages", "int64_t", /*default=*/"0",
+           "Q stages, 1 or 2 (0: 2 for a persistent kernel when shared "
+           "memory holds them, else 1)">,
     Option<"debugHangs", "debug-hangs", "bool", /*default=*/"false",
            "bound every barrier wait and report the one that times out "
            "(fa4-instrument-hangs)">,
@@ -67,14 +70,9 @@ def FA4ExplicitPipelineState : Pass<"fa4-explicit-pipeline-state", "ModuleOp"> {
     stage 0 with phase 0 for the consumer and phase 1 for the producer (so
     that its first acquires pass at once); `fa4.pipeline.step` becomes the
     increment that wraps to 0 after the last kv stage and flips the phase
-    when it wraps; the sub-stage ops take `[%stage, %phase]`. In a loop
-    marked `fa4.tile_loop` (a persistent kernel's loop over its tiles) each
-    carried i32 is broadcast from lane 0 at the start of an iteration, so
-    that ptxas knows the states are warp-uniform and keeps them, and the
-    addresses and MMA descriptors made from them, in uniform registers.
+    when it wraps; the sub-stage ops take `[%stage, %phase]`.
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect",
-                           "::mlir::NVVM::NVVMDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
 def FA4AllocateSharedMemory : Pass<"fa4-allocate-shared-memory", "ModuleOp"> {
@@ -184,20 +182,23 @@ def FA4Persistent : Pass<"fa4-persistent", "ModuleOp"> {
   let summary = "make a warp-specialized kernel persistent: each CTA loops over tiles";
   let description = [{
     For a kernel whose `#fa4.config` says `persistent = true`: each role's
-    body runs in a loop over the tiles of the logical grid, a static
-    schedule: CTA c takes tiles c, c + P, c + 2P, ... of the gx * gy tiles
-    (P CTAs launched in x), tile t standing for program (t mod gx, t / gx),
-    the order in which the hardware starts the CTAs of a gx x gy grid (the
-    tiles of one head side by side, so they share K and V in L2). The
-    logical grid comes as two new trailing arguments, `grid_x` and
-    `grid_y` (index, named for the kernel file); `tile.program_id` and
+    body runs in a loop over the tiles of the logical grid (gx x gy, or
+    gx x gy x gz for a program that uses z), a static, folded schedule: the
+    tiles of one (y, z) pair up as x = k and x = gx - 1 - k, pair v is slot
+    v mod ceil(gx / 2) of (y, z) from v / ceil(gx / 2), and CTA c takes
+    pairs c, c + P, c + 2P, ... (P CTAs launched in x), running x = k
+    first. A program whose tiles shrink or grow with x (causal attention's
+    query blocks, the longest first) gives every pair the same work. With
+    fewer pairs than CTAs every tile is its own pair (x = v mod gx), so no
+    CTA idles. The schedule's arithmetic is in 32 bits. The logical grid
+    comes as new trailing arguments, `grid_x`, `grid_y` (and `grid_z`)
+    (index, named for the kernel file); `tile.program_id` and
     `tile.num_programs` in the roles read it. Pipeline states are carried
     from tile to tile; a pipeline the body never steps (Q, loaded once per
     tile) is stepped after its loads by the producer and released and
     stepped by the consumer after its last use, so the producer loads the
-    next tile's Q, K and V while the consumers finish the current tile.
-    Launching gx * gy CTAs runs one tile each, as the kernel would without
-    the loop.
+    next tile's Q (into the other stage with `q_stages = 2`), K and V while
+    the consumers finish the current tile.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",

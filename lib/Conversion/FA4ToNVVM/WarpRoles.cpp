@@ -4,6 +4,14 @@
 // the role's setmaxnreg, and `fa4.warpgroup_id` to arithmetic on the thread
 // id; records each kernel's thread count.
 //
+// In a persistent kernel the warpgroup index is read from lane 0
+// (shfl.sync.idx): ptxas then knows it, and the branches on it (the
+// ping-pong's barrier ids), are warp-uniform, and keeps the pipeline states
+// that the tile loop carries, and the stage addresses and MMA descriptors
+// made from them, in uniform registers (the main loop at head dim 128: 700
+// instructions, no R2UR, against 738 and 26 without; bench/RESULTS.md,
+// 2026-12-02). In a kernel of one tile it costs: 741 against 711.
+//
 //===----------------------------------------------------------------------===//
 
 #include "fa4/Conversion/FA4ToNVVM.h"
@@ -30,7 +38,8 @@ Value i32(ImplicitLocOpBuilder &b, int64_t value) {
 }
 
 /// Replace `op` by one scf.if per role; returns the block's thread count.
-int64_t lowerWarpSpecialize(WarpSpecializeOp op) {
+/// `broadcastGroup`: read each warpgroup index from lane 0.
+int64_t lowerWarpSpecialize(WarpSpecializeOp op, bool broadcastGroup) {
   SmallVector<RoleOp> roles =
       llvm::to_vector(op.getBody().front().getOps<RoleOp>());
   int64_t warps = 0;
@@ -70,6 +79,10 @@ int64_t lowerWarpSpecialize(WarpSpecializeOp op) {
     role.walk([&](WarpgroupIdOp id) {
       ImplicitLocOpBuilder ib(id.getLoc(), id);
       Value group = arith::DivUIOp::create(ib, tid, i32(ib, 128));
+      if (broadcastGroup)
+        group = NVVM::ShflOp::create(ib, ib.getI32Type(), i32(ib, -1), group,
+                                     i32(ib, 0), i32(ib, 31),
+                                     NVVM::ShflKind::idx, UnitAttr());
       Value local = arith::SubIOp::create(ib, group, i32(ib, start / 4));
       Value index = arith::IndexCastUIOp::create(ib, ib.getIndexType(), local);
       id.getResult().replaceAllUsesWith(index);
@@ -99,7 +112,9 @@ struct LowerWarpRolesPass
       }
       if (ops.empty())
         continue;
-      int64_t threads = lowerWarpSpecialize(ops.front());
+      ConfigAttr config = lookupConfig(function);
+      int64_t threads = lowerWarpSpecialize(
+          ops.front(), config && config.getPersistent());
       function->setAttr(kThreadsAttrName, builder.getI64IntegerAttr(threads));
     }
   }

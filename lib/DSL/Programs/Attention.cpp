@@ -266,6 +266,17 @@ int64_t fa4::dsl::attentionBlockN(const AttentionOptions &options) {
   return options.headDim >= 256 ? 80 : 128;
 }
 
+/// Persistent at head dims 64 and 128, measured on the H200 (bench/RESULTS.md,
+/// 2026-12-02, bf16, H = 16, B * S = 16384): with the folded order, two Q
+/// stages and uniform pipeline states it is ahead of the one-tile kernel at
+/// S <= 4096 (head dim 128: +15 % and +23 % causal at S = 1024, +3 % and
+/// +10 % at 4096; head dim 64: +20 % and +31 % at 1024), level at longer
+/// sequences (-9 % to +8 % between runs of the same kernels). At head dim
+/// 256 (one Q stage: two do not fit) it is 5-14 % behind: not persistent.
+bool fa4::dsl::attentionPersistent(const AttentionOptions &options) {
+  return options.headDim <= 128;
+}
+
 mlir::OwningOpRef<mlir::ModuleOp>
 fa4::dsl::buildAttention(mlir::MLIRContext *context,
                          const AttentionOptions &options) {
