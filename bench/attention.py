@@ -3,11 +3,12 @@
 
 For every shape of the standard sweep (head dim 64 and 128, sequence 1024 to
 16384 with batch * sequence = 16384, 16 heads, causal or not, bf16) this runs
-fa4's kernels through fa4-run (which checks them against a float64 reference
-first) and torch's scaled_dot_product_attention with the cuDNN and the
-FlashAttention-2 backends in the same run, interleaved, and prints TFLOP/s
-and the fa4/cuDNN ratios with their geomean. All are timed alike: launches
-queued back to back, each between its own CUDA events, the median.
+fa4's kernels through fa4-run (which also checks them against a float64
+reference, after timing them) and torch's scaled_dot_product_attention with
+the cuDNN and the FlashAttention-2 backends in the same run, interleaved,
+and prints TFLOP/s and the fa4/cuDNN ratios with their geomean. All are
+timed alike: 10 untimed launches, then two rounds of launches queued back
+to back, each between its own CUDA events, the better of the two medians.
 TFLOP/s = 4*B*H*S*S*D / time, halved when causal.
 
     python3 bench/attention.py --fa4-run build/bin/fa4-run \
@@ -78,7 +79,7 @@ def torch_tflops(torch, backend, b, h, s, d, causal, iters):
 
 
 def fa4_tflops(args, kernel_dir, b, h, s, d, causal):
-    """fa4-run's check and median time for one shape."""
+    """fa4-run's check and time (the better of two medians) for one shape."""
     cmd = [args.fa4_run, "--kernel", f"{kernel_dir}/attention-hd{d}.kernel",
            "--problem", "attention", "--batch", str(b), "--heads", str(h),
            "--seq-q", str(s), "--seq-k", str(s), "--head-dim", str(d),

@@ -229,9 +229,11 @@ OPTIONS
   --check                check the output (the default)
   --no-check             do not check the output
   --bench                time the kernel: --warmup untimed launches, then
-                         --iters launches queued back to back, each timed by
-                         its own pair of CUDA events; prints
-                         the median in ms and TFLOP/s (gemm 2*M*N*K flops;
+                         twice --iters launches queued back to back, each
+                         timed by its own pair of CUDA events; prints the
+                         better of the two medians in ms and TFLOP/s (timed
+                         before the check, whose CPU reference would let the
+                         GPU's clocks drop; gemm 2*M*N*K flops;
                          attention 4*B*H*SQ*SK*D, halved when causal with
                          SQ == SK)
   --warmup W             untimed launches before timing (default 10)
