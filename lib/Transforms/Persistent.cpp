@@ -105,8 +105,9 @@ static LogicalResult makePersistent(RoleOp role, ArrayRef<Value> grid) {
   for (Operation &op : llvm::make_range(first, body.end()))
     tileOps.push_back(&op);
 
-  // The schedule's arithmetic in 32 bits (a grid dimension is below 2^31):
-  // a 64-bit division is a long call.
+  // The schedule's arithmetic in 32 bits: a 64-bit division is a long
+  // call. The tile counts fit: 2^31 tiles of 128 rows of even a 16-wide
+  // 16-bit Q would be 8 TiB.
   OpBuilder b = OpBuilder::atBlockEnd(&body);
   Type i32 = b.getI32Type();
   auto narrow = [&](OpBuilder &ob, Value index) -> Value {
