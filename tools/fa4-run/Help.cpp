@@ -132,8 +132,9 @@ PROBLEMS
              blocks (sequence, block) to compute, one program each, the
              sequences with the most keys first). Empty sequences are
              allowed; the flops are the sequences' sum.
-  A persistent kernel (fa4-run --persistent) takes the tile grid as two
-  more parameters, grid_x and grid_y, made by rules, and runs on
+  A persistent kernel (fa4's attention at head dims 64 and 128, or any of
+  fa4's kernels with --persistent) takes the tile grid as more parameters,
+  grid_x, grid_y (and grid_z), made by rules, and runs on
   min(num_sms, tiles) CTAs; --ctas sets num_sms (default: the SM count).
   The element type is the kernel's: its tensor maps (`type=` in the kernel
   file) must all be bf16 or all f16, and inputs, output and the reference's
