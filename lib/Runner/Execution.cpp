@@ -121,9 +121,10 @@ Expected<RunResult> fa4::runner::execute(const Kernel &kernel,
         execution.toLogical ? execution.toLogical(output) : output;
     result.lse = values;
   }
-  // Timed before the check: the float64 reference keeps the CPU busy for
-  // seconds at long sequences, and a GPU left idle that long drops its
-  // clocks, which ten warm-up launches do not always bring back.
+  // Timed before the check, so that the timed launches follow the first one
+  // as torch's follow its warm-up, not seconds of the CPU reference later
+  // (that did not explain the spread between runs of long sequences:
+  // bench/RESULTS.md, 2026-12-02).
   if (options.bench)
     if (Status s = benchmark(kernel, execution.config, execution.args,
                              options, result.medianMs, result.minMs);

@@ -475,7 +475,8 @@ static Status readRunOptions(const Given &given, Arguments &args) {
     Expected<uint64_t> value = integer(given, "q-stages", 1, 2);
     if (!value.ok())
       return value.status();
-    if (*value == 2 && args.plan.persistent == false)
+    bool oneTile = args.plan.persistent.has_value() && !*args.plan.persistent;
+    if (*value == 2 && oneTile)
       return Status::error("--q-stages = 2 needs a persistent kernel: a CTA "
                            "of one tile loads its Q once");
     args.plan.qStages = int64_t(*value);

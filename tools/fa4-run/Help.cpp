@@ -233,8 +233,8 @@ OPTIONS
                          twice --iters launches queued back to back, each
                          timed by its own pair of CUDA events; prints the
                          better of the two medians in ms and TFLOP/s (timed
-                         before the check, whose CPU reference would let the
-                         GPU's clocks drop; gemm 2*M*N*K flops;
+                         before the check, as bench/attention.py times
+                         torch; gemm 2*M*N*K flops;
                          attention 4*B*H*SQ*SK*D, halved when causal with
                          SQ == SK)
   --warmup W             untimed launches before timing (default 10)
