@@ -139,7 +139,7 @@ static SharedMemoryPlan computePlan(int64_t elemBytes, int64_t paddedD,
                                     int64_t paddedDv, int64_t bm, int64_t bn,
                                     int64_t kvStages, int64_t qkStages,
                                     int64_t qTiles, int64_t qStages,
-                                    Target target) {
+                                    bool stagedO, Target target) {
   // The pipelines fa4-pipeline-tma and fa4-split-qk make for the plan: Q,
   // q stages of all Q tiles; K, kv x qk sub-stages of bn x (padded head dim
   // / qk) tiles; V, kv stages of bn x padded head dim tiles. Laid out as
@@ -161,6 +161,12 @@ static SharedMemoryPlan computePlan(int64_t elemBytes, int64_t paddedD,
     plan.padding += getAlignedRegionBytes(*region.buffers + barriers) -
                     (*region.buffers + barriers);
   }
+  // O's staging tile for the TMA store, when it is a buffer of its own: the
+  // CTA's rows of the padded V head dim, a region without barriers.
+  if (stagedO) {
+    plan.o = qTiles * bm * paddedDv * elemBytes;
+    plan.padding += getAlignedRegionBytes(plan.o) - plan.o;
+  }
   plan.limit = getTargetLimits(target).sharedMemoryPerBlock;
   return plan;
 }
@@ -176,7 +182,8 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t qkStages, int64_t swizzle,
                                  int64_t qTiles, Target target,
                                  ArrayAttr roles, bool persistent,
-                                 int64_t qStages, bool debugHangs) {
+                                 int64_t qStages, bool tmaStore,
+                                 bool debugHangs) {
   if (!elementType.isBF16() && !elementType.isF16())
     return emitError() << "element type must be bf16 or f16, got "
                        << elementType;
@@ -227,6 +234,17 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "q_stages 2 needs a persistent plan: a CTA of one "
                           "tile loads its Q once";
 
+  // A one-tile plan stages O in the Q stage, the CTA's rows by the padded
+  // head dim: O's rows must fit in it.
+  if (tmaStore && !persistent &&
+      padToSwizzle(headDimV, swizzle, elementBytes(elementType)) >
+          padToSwizzle(headDim, swizzle, elementBytes(elementType)))
+    return emitError() << "tma_store in a one-tile plan stages O in the Q "
+                          "stage, but head_dim_v "
+                       << headDimV << " is wider than head_dim " << headDim
+                       << "; make the plan persistent (O gets a buffer of "
+                          "its own)";
+
   SmallVector<std::tuple<RoleKind, int64_t, int64_t>> roleList;
   for (Attribute attr : roles) {
     auto role = dyn_cast<RoleAttr>(attr);
@@ -239,12 +257,17 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (failed(verifyRoleBudget(emitError, roleList, target)))
     return failure();
 
-  SharedMemoryPlan plan = computePlan(eb, paddedD, paddedDv, bm, bn, kvStages,
-                                      qkStages, qTiles, qStages, target);
+  SharedMemoryPlan plan =
+      computePlan(eb, paddedD, paddedDv, bm, bn, kvStages, qkStages, qTiles,
+                  qStages, tmaStore && persistent, target);
   if (plan.total() > plan.limit)
     return emitError() << "shared memory plan needs " << plan.total()
                        << " B (Q " << plan.q << " B, K " << plan.k << " B, V "
-                       << plan.v << " B, barriers " << plan.barriers
+                       << plan.v << " B, "
+                       << (plan.o ? "O staging " + std::to_string(plan.o) +
+                                        " B, "
+                                  : std::string())
+                       << "barriers " << plan.barriers
                        << " B, alignment " << plan.padding
                        << " B) but " << stringifyTarget(target) << " allows "
                        << plan.limit << " B";
@@ -264,7 +287,8 @@ int64_t ConfigAttr::getPaddedHeadDimV() const {
 SharedMemoryPlan ConfigAttr::getSharedMemoryPlan() const {
   return computePlan(elementBytes(getElementType()), getPaddedHeadDim(),
                      getPaddedHeadDimV(), getBm(), getBn(), getKvStages(),
-                     getQkStages(), getQTiles(), getQStages(), getTarget());
+                     getQkStages(), getQTiles(), getQStages(),
+                     getTmaStore() && getPersistent(), getTarget());
 }
 
 SmallVector<RoleAttr> ConfigAttr::getRoleList() const {
@@ -311,7 +335,7 @@ ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
   auto fits = [&](int64_t bn, int64_t kvStages, int64_t qStages) {
     return computePlan(eb, paddedD, paddedDv, bm, bn, kvStages,
                        std::max<int64_t>(qkStages, 1), qTiles, qStages,
-                       request.target)
+                       request.tmaStore && request.persistent, request.target)
                .total() <= limit;
   };
   auto stagesThatFit = [&](int64_t bn) {
@@ -337,7 +361,7 @@ ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
       getChecked(emitError, context, elementType, headDim, headDimV, bm, bn,
                  bk0, bn, kvStages, qkStages, swizzle, qTiles, request.target,
                  ArrayAttr::get(context, roles), request.persistent, qStages,
-                 request.debugHangs);
+                 request.tmaStore, request.debugHangs);
   if (!config)
     return failure();
   return config;

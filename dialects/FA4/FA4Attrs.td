@@ -99,14 +99,23 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
     trailing arguments, `grid_x` and `grid_y` (fa4-persistent), its Q
     stages, `q_stages` (1 when left out; 2 lets a persistent kernel's
     producer load the next tile's Q while the consumers still read this
-    one's), and whether
+    one's), whether O leaves through a TMA store, `tma_store` (false when
+    left out; fa4-attach-config sets it for a kernel that stores through a
+    tensor-map argument): each consumer warpgroup writes its rows into a
+    swizzled shared-memory tile and one of its threads stores them with
+    `cp.async.bulk.tensor`, which clips the rows past the tensor's edge, so
+    the epilogue neither branches per row nor waits for the stores; the tile
+    is a buffer of its own in a persistent plan (the next tile's Q may be
+    loading into the other Q stage) and the CTA's Q stage otherwise (dead
+    after the last QK), and whether
     it is built to diagnose hangs, `debug_hangs` (false when left out): every
     mbarrier and named-barrier wait gives up after 2^30 cycles and reports
     where it waited (fa4-instrument-hangs). Release plans leave it out, so
     their kernels are the same with or without the field.
 
     One verifier computes the budgets and rejects impossible plans with the
-    numbers: shared memory (Q, K and V stage buffers and the mbarriers,
+    numbers: shared memory (Q, K and V stage buffers and the mbarriers, the
+    O staging tile of a persistent `tma_store` plan,
     each pipeline's region rounded up to 1024 B as fa4-allocate-shared-memory
     places it) against the target's limit (227 KB on sm_90a), TMA box rules (inner
     extent within the swizzle span, each box dimension at most 256), the qk
@@ -133,6 +142,7 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
                         "ArrayAttr":$roles,
                         DefaultValuedParameter<"bool", "false">:$persistent,
                         DefaultValuedParameter<"int64_t", "1">:$q_stages,
+                        DefaultValuedParameter<"bool", "false">:$tma_store,
                         DefaultValuedParameter<"bool", "false">:$debug_hangs);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;

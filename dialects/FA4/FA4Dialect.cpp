@@ -88,11 +88,12 @@ LogicalResult FA4Dialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == kHangSiteAttrName) {
     auto value = dyn_cast<IntegerAttr>(attr.getValue());
     if (!value || value.getInt() < 0 ||
-        !isa<ProducerAcquireOp, ConsumerWaitOp, NamedBarrierSyncOp>(op))
+        !isa<ProducerAcquireOp, ConsumerWaitOp, NamedBarrierSyncOp,
+             TmaStoreOp>(op))
       return op->emitError()
              << "'" << kHangSiteAttrName
              << "' must be a non-negative integer on a producer.acquire, "
-                "consumer.wait or named_barrier.sync";
+                "consumer.wait, named_barrier.sync or tma_store";
     return success();
   }
   if (attr.getName() == kHangSitesAttrName) {

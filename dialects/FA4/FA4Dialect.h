@@ -33,11 +33,12 @@ struct SharedMemoryPlan {
   int64_t q = 0;        ///< Q tiles, one per consumer group.
   int64_t k = 0;        ///< K stages (all qk sub-stages).
   int64_t v = 0;        ///< V stages.
+  int64_t o = 0;        ///< O's staging tile (persistent TMA-store plans).
   int64_t barriers = 0; ///< The mbarriers of the Q, K and V pipelines.
   int64_t padding = 0;  ///< Rounding each pipeline's region up to 1024 B.
   int64_t limit = 0;    ///< What the target allows one CTA.
 
-  int64_t total() const { return q + k + v + barriers + padding; }
+  int64_t total() const { return q + k + v + o + barriers + padding; }
 };
 
 /// Bytes of the buffers of a pipeline of `kvStages` x `qkStages` sub-stages
@@ -68,6 +69,9 @@ struct ConfigRequest {
   /// Q stages (1 or 2); unset: 2 for a persistent plan when shared memory
   /// holds them beside the kv stages, else 1.
   std::optional<int64_t> qStages;
+  /// O through shared memory and a TMA store (a kernel that stores through
+  /// a tensor-map argument needs it).
+  bool tmaStore = false;
   /// Bound every barrier wait and report the one that times out.
   bool debugHangs = false;
 };
@@ -149,6 +153,12 @@ constexpr StringLiteral kHangSitesAttrName = "fa4.hang_sites";
 constexpr StringLiteral kNamedBarrierOffsetAttrName =
     "fa4.named_barrier_offset";
 constexpr int64_t kNamedBarrierStandInBytes = 16 * 8;
+
+/// The named barriers of a kernel: 0 is the CTA-wide one of __syncthreads,
+/// 1 and 2 the ping-pong of two consumer warpgroups (fa4-overlap-softmax),
+/// and 3 + w the epilogue of consumer warpgroup w (its TMA store,
+/// fa4-pipeline-tma).
+constexpr int64_t kEpilogueBarrierId = 3;
 
 /// The registers per thread a kernel of `threads` threads starts with: the
 /// register file shared evenly, in the multiples of 8 that setmaxnreg uses.

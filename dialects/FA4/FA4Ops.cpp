@@ -419,3 +419,37 @@ LogicalResult GlobalStoreOp::verify() {
            << tensor;
   return success();
 }
+
+LogicalResult TmaStoreOp::verify() {
+  TensorMapType map = getMap().getType();
+  ArrayRef<int64_t> box = map.getBox();
+  if (getCoords().size() != box.size())
+    return emitOpError() << "has " << getCoords().size()
+                         << " coordinates for a tensor map of rank "
+                         << box.size();
+  if (box.size() < 2 || box[box.size() - 2] != 64 || map.getSwizzle() != 128)
+    return emitOpError() << "stores through boxes of 64 rows with the "
+                            "128-byte swizzle (one warpgroup's rows), got "
+                         << map;
+  MemRefType buffer = getBuffer().getType();
+  if (buffer.getElementType() != map.getElementType())
+    return emitOpError() << "stages " << map.getElementType()
+                         << " elements in a buffer of "
+                         << buffer.getElementType();
+  auto tensor = dyn_cast<RankedTensorType>(getTile().getType());
+  if (!tensor)
+    return success();
+  if (!isa_and_nonnull<AccLayoutAttr>(tensor.getEncoding()))
+    return emitOpError() << "stores tiles in the #fa4.acc layout, got "
+                         << tensor;
+  if (tensor.getElementType() != map.getElementType())
+    return emitOpError() << "stores a tile of " << tensor.getElementType()
+                         << " through a tensor map of "
+                         << map.getElementType();
+  int64_t cols = tensor.getDimSize(1);
+  if (cols % box.back() != 0 || cols > buffer.getDimSize(1))
+    return emitOpError() << "stores " << cols << " columns: a whole number "
+                         << "of " << box.back() << "-column boxes, at most "
+                         << "the buffer's " << buffer.getDimSize(1);
+  return success();
+}

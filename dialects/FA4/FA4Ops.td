@@ -472,4 +472,69 @@ def FA4_GlobalStoreOp : FA4_Op<"global_store"> {
   let hasVerifier = 1;
 }
 
+def FA4_SharedBufferOp : FA4_Op<"shared_buffer"> {
+  let summary = "a shared-memory tile of its own, outside every pipeline";
+  let description = [{
+    A tile of the kernel's dynamic shared memory that no pipeline owns, such
+    as the staging tile of a TMA-store epilogue. It uses the layout of a
+    pipeline's tiles (column blocks of one 128-byte swizzle span, each
+    holding every row), so a TMA box copies to or from it as from a stage
+    buffer. fa4-allocate-shared-memory gives it its `offset`, in a region of
+    its own rounded up to 1024 B.
+
+    ```mlir
+    %o = fa4.shared_buffer : memref<128x128xbf16, 3>
+    ```
+  }];
+  let arguments = (ins OptionalAttr<I64Attr>:$offset);
+  let results = (outs FA4_SharedTile:$buffer);
+  let assemblyFormat = "attr-dict `:` type($buffer)";
+}
+
+def FA4_TmaStoreOp : FA4_Op<"tma_store"> {
+  let summary = "store a warpgroup's register tile through shared memory and TMA";
+  let description = [{
+    The warpgroup's `64 x N` tile (in the `#fa4.acc` layout) goes to the
+    tensor map at the given element coordinates (outermost first, those of
+    the warpgroup's first row) in four steps: the thread that issued the
+    warpgroup's previous TMA store waits until it has read its source
+    (`cp.async.bulk.wait_group.read`); the warpgroup meets at named barrier
+    `barrier` (128 threads) and each thread writes its values into rows
+    `row ... row + 63` of `buffer`, swizzled as a TMA box expects them; a
+    proxy fence and the barrier again; then the warpgroup's first thread
+    copies the rows out box by box (`cp.async.bulk.tensor`, PTX ISA "Data
+    Movement and Conversion Instructions: cp.async.bulk.tensor") and commits
+    them as one bulk group. TMA drops the rows and columns past the tensor's
+    edge; nobody waits for the copy here (`fa4.tma_store_wait` does, before
+    the kernel ends).
+
+    ```mlir
+    fa4.tma_store %o, %stage[%row], %omap[%b, %h, %r, %c0] barrier(%id) : tensor<64x128xbf16, #fa4.acc>, memref<128x128xbf16, 3>, !fa4.tensor_map<bf16, box = [1, 1, 64, 64], swizzle = 128>
+    ```
+  }];
+  let arguments = (ins FA4_RegisterTile:$tile, FA4_SharedTile:$buffer,
+                       Index:$row, FA4_TensorMapType:$map,
+                       Variadic<Index>:$coords, Index:$barrier);
+  let assemblyFormat = [{
+    $tile `,` $buffer `[` $row `]` `,` $map `[` $coords `]`
+    `barrier` `(` $barrier `)` attr-dict `:` type($tile) `,` type($buffer)
+    `,` qualified(type($map))
+  }];
+  let hasVerifier = 1;
+}
+
+def FA4_TmaStoreWaitOp : FA4_Op<"tma_store_wait"> {
+  let summary = "wait until this warpgroup's TMA stores have completed";
+  let description = [{
+    The thread that issues a consumer warpgroup's TMA stores waits for them
+    to complete (`cp.async.bulk.wait_group 0`), so that their shared-memory
+    source outlives them: the last op of a role that stores through TMA.
+
+    ```mlir
+    fa4.tma_store_wait
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 #endif // FA4_OPS_TD

@@ -115,14 +115,18 @@ LogicalResult mlir::fa4::attachPlan(ModuleOp module, int64_t width,
   request.persistent = plan.persistent.value_or(false);
   request.qStages = plan.qStages;
   request.debugHangs = plan.debugHangs;
-  FailureOr<ConfigAttr> config = ConfigAttr::derive(
-      [&] { return emitError(module.getLoc()); }, module.getContext(), request);
-  if (failed(config))
-    return failure();
-  module->walk([&](func::FuncOp function) {
+  // A kernel that stores through a tensor map does so by TMA.
+  WalkResult walk = module->walk([&](func::FuncOp function) {
+    request.tmaStore = storesThroughTensorMap(function);
+    FailureOr<ConfigAttr> config = ConfigAttr::derive(
+        [&] { return emitError(module.getLoc()); }, module.getContext(),
+        request);
+    if (failed(config))
+      return WalkResult::interrupt();
     function->setAttr(FA4Dialect::getConfigAttrName(), *config);
+    return WalkResult::advance();
   });
-  return success();
+  return failure(walk.wasInterrupted());
 }
 
 mlir::fa4::DiagnosticText::DiagnosticText(MLIRContext &context)

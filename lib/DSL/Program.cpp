@@ -525,6 +525,20 @@ mlir::OwningOpRef<mlir::ModuleOp> Program::finish(SourceLoc loc) {
     return {};
   builder.setInsertionPointToEnd(&kernel.getBody().front());
   create<mlir::func::ReturnOp>(loc);
+  // A descriptor the kernel stores through is an output (an inout when it
+  // also loads through it).
+  for (mlir::BlockArgument arg : kernel.getArguments()) {
+    if (!llvm::isa<tile::DescriptorType>(arg.getType()))
+      continue;
+    bool reads = false, writes = false;
+    for (mlir::Operation *user : arg.getUsers()) {
+      reads |= llvm::isa<tile::LoadOp>(user);
+      writes |= llvm::isa<tile::StoreOp>(user);
+    }
+    if (writes)
+      kernel.setArgAttr(arg.getArgNumber(), "fa4.access",
+                        builder.getStringAttr(reads ? "inout" : "output"));
+  }
   // A pointer to a tensor that the kernel only reads through (scalar reads
   // such as cu_seqlens[b]) is an input; one it also writes, both.
   for (mlir::BlockArgument arg : kernel.getArguments()) {

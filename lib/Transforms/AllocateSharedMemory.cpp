@@ -1,8 +1,9 @@
 //===- AllocateSharedMemory.cpp - place pipelines in shared memory --------===//
 //
-// The `fa4-allocate-shared-memory` pass: gives every pipeline of a kernel the
-// offset of its region in the kernel's dynamic shared memory, each region
-// rounded up to 1024 B, and records the total the kernel needs, checked
+// The `fa4-allocate-shared-memory` pass: gives every pipeline of a kernel,
+// and every staging buffer (`fa4.shared_buffer`), the offset of its region
+// in the kernel's dynamic shared memory, each region rounded up to 1024 B,
+// and records the total the kernel needs, checked
 // against the target's limit: the same sum the plan verifier checks. A
 // kernel built to diagnose hangs that has named barriers also gets the
 // mbarriers that stand in for them, in the padding after the first region
@@ -34,16 +35,26 @@ struct AllocateSharedMemoryPass
       bool standIns = false;
       if (config && config.getDebugHangs())
         function->walk([&](Operation *op) {
-          standIns |= isa<NamedBarrierSyncOp, NamedBarrierArriveOp>(op);
+          standIns |=
+              isa<NamedBarrierSyncOp, NamedBarrierArriveOp, TmaStoreOp>(op);
         });
       std::optional<int64_t> standInOffset;
       int64_t offset = 0;
       bool any = false;
-      function->walk([&](PipelineCreateOp create) {
-        any = true;
+      function->walk([&](Operation *op) {
+        int64_t bytes;
         // Every region before is rounded up: this one starts aligned.
-        create.setOffsetAttr(builder.getI64IntegerAttr(offset));
-        int64_t bytes = create.getPipeline().getType().getRegionBytes();
+        if (auto create = dyn_cast<PipelineCreateOp>(op)) {
+          create.setOffsetAttr(builder.getI64IntegerAttr(offset));
+          bytes = create.getPipeline().getType().getRegionBytes();
+        } else if (auto buffer = dyn_cast<SharedBufferOp>(op)) {
+          buffer.setOffsetAttr(builder.getI64IntegerAttr(offset));
+          MemRefType type = buffer.getBuffer().getType();
+          bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
+        } else {
+          return;
+        }
+        any = true;
         int64_t aligned = getAlignedRegionBytes(bytes);
         int64_t end = llvm::alignTo(bytes, 8);
         if (standIns && !standInOffset &&

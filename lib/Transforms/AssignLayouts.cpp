@@ -9,7 +9,10 @@
 // rows of it (`fa4.warpgroup_rows`). Row indices (`tile.iota` along axis 0)
 // gain the warpgroup's first row, and stores of register tiles through a
 // `tile.make_desc` of a kernel pointer become `fa4.global_store`s with the
-// tensor's edge as their row limit; scalar reads through a kernel pointer
+// tensor's edge as their row limit, and stores through a descriptor
+// argument (a tensor map) TMA stores through a staging tile of shared
+// memory (`fa4.tma_store`, with a `fa4.tma_store_wait` before the kernel
+// returns); scalar reads through a kernel pointer
 // (`tile.load_scalar`) become LLVM loads.
 //
 //===----------------------------------------------------------------------===//
@@ -61,6 +64,7 @@ private:
   LogicalResult retypeConstant(arith::ConstantOp constant);
   void offsetRowIota(tile::IotaOp iota);
   LogicalResult lowerStore(tile::StoreOp store);
+  LogicalResult storeThroughTMA(tile::StoreOp store);
   /// The first row of this warpgroup's share, as an index.
   Value firstRow();
 
@@ -69,6 +73,7 @@ private:
   int64_t rows;
   int64_t ctaRows;
   Value firstRowValue;
+  Operation *storeWait = nullptr;
 };
 } // namespace
 
@@ -140,6 +145,9 @@ LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
   if (!tileType.getEncoding())
     return store.emitOpError()
            << "stores a shared-memory tile: fa4 stores register tiles";
+  if (auto arg = dyn_cast<BlockArgument>(store.getDesc()))
+    if (arg.getOwner() == &function.getBody().front())
+      return storeThroughTMA(store);
   auto desc = store.getDesc().getDefiningOp<tile::MakeDescOp>();
   auto base = desc ? dyn_cast<BlockArgument>(desc.getBase()) : nullptr;
   if (!base || base.getOwner() != &function.getBody().front())
@@ -181,6 +189,75 @@ LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
   col = arith::AddIOp::create(b, col, lead);
   GlobalStoreOp::create(b, store.getValue(), base, row, col, limit,
                         strides[rowDim]);
+  store.erase();
+  return success();
+}
+
+/// A register tile stored through a descriptor argument leaves by TMA: the
+/// argument becomes a tensor map of one warpgroup's rows by one 128-byte
+/// swizzle span, and the store a `fa4.tma_store` through a staging tile of
+/// the CTA's rows (fa4-pipeline-tma makes it the Q stage in a one-tile
+/// plan).
+LogicalResult LayoutAssignment::storeThroughTMA(tile::StoreOp store) {
+  auto arg = cast<BlockArgument>(store.getDesc());
+  if (!config.getTmaStore())
+    return store.emitOpError()
+           << "stores through descriptor argument #" << arg.getArgNumber()
+           << " but the plan has no tma_store (fa4-attach-config sets it for "
+              "a kernel that does)";
+  if (!arg.hasOneUse())
+    return store.emitOpError() << "descriptor argument #" << arg.getArgNumber()
+                               << " is used more than once: fa4 stores "
+                                  "through a tensor map once";
+  auto tileType = cast<RankedTensorType>(store.getValue().getType());
+  auto descType = cast<tile::DescriptorType>(arg.getType());
+  ArrayRef<int64_t> block = descType.getBlockShape();
+  int64_t rank = block.size();
+  Type element = descType.getElementType();
+  int64_t span = 128 / (element.getIntOrFloatBitWidth() / 8);
+  if (!isa_and_nonnull<AccLayoutAttr>(tileType.getEncoding()) || rank < 2 ||
+      !llvm::all_of(block.drop_back(2), [](int64_t n) { return n == 1; }) ||
+      block[rank - 2] != ctaRows || block[rank - 1] % span != 0 ||
+      element.getIntOrFloatBitWidth() != 16)
+    return store.emitOpError()
+           << "stores " << tileType << " in blocks of " << descType
+           << ": a TMA store takes 2-d blocks (with leading 1s) of the plan's "
+           << ctaRows << " CTA rows by whole " << span
+           << "-column spans of a 16-bit type";
+  int64_t cols = block[rank - 1];
+
+  MLIRContext *context = function.getContext();
+  OpBuilder eb(&function.getBody().front(), function.getBody().front().begin());
+  Value buffer = SharedBufferOp::create(
+      eb, store.getLoc(),
+      MemRefType::get({ctaRows, cols}, element, AffineMap(),
+                      IntegerAttr::get(IntegerType::get(context, 64), 3)),
+      IntegerAttr());
+  ImplicitLocOpBuilder b(store.getLoc(), store);
+  SmallVector<Value> coords;
+  for (auto [i, coord] : llvm::enumerate(store.getCoords())) {
+    Value c = coord;
+    if (!store.getElements() && block[i] != 1)
+      c = arith::MulIOp::create(b, c,
+                                arith::ConstantIndexOp::create(b, block[i]));
+    if (static_cast<int64_t>(i) == rank - 2)
+      c = arith::AddIOp::create(b, c, firstRow());
+    coords.push_back(c);
+  }
+  Value barrier = arith::AddIOp::create(
+      b, WarpgroupIdOp::create(b),
+      arith::ConstantIndexOp::create(b, kEpilogueBarrierId));
+  SmallVector<int64_t> box(block);
+  box[rank - 2] = rows;
+  box.back() = span;
+  arg.setType(TensorMapType::get(context, element, box, 128));
+  TmaStoreOp::create(b, store.getValue(), buffer, firstRow(), arg, coords,
+                     barrier);
+  // Before the kernel ends, the TMA stores complete.
+  if (!storeWait) {
+    OpBuilder wb(function.getBody().front().getTerminator());
+    storeWait = TmaStoreWaitOp::create(wb, store.getLoc());
+  }
   store.erase();
   return success();
 }

@@ -63,13 +63,17 @@ struct AttachConfigPass
       request.qStages = qStages;
     request.debugHangs = debugHangs;
 
-    FailureOr<ConfigAttr> config =
-        ConfigAttr::derive(emitError, context, request);
-    if (failed(config))
-      return signalPassFailure();
-    for (auto function : functions)
-      if (!function->hasAttr(FA4Dialect::getConfigAttrName()))
-        function->setAttr(FA4Dialect::getConfigAttrName(), *config);
+    // A kernel that stores through a tensor map does so by TMA.
+    for (auto function : functions) {
+      if (function->hasAttr(FA4Dialect::getConfigAttrName()))
+        continue;
+      request.tmaStore = storesThroughTensorMap(function);
+      FailureOr<ConfigAttr> config =
+          ConfigAttr::derive(emitError, context, request);
+      if (failed(config))
+        return signalPassFailure();
+      function->setAttr(FA4Dialect::getConfigAttrName(), *config);
+    }
   }
 };
 } // namespace

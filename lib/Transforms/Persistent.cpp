@@ -98,12 +98,13 @@ static LogicalResult makePersistent(RoleOp role, ArrayRef<Value> grid) {
     start->moveBefore(&body, body.begin());
     starts.push_back(start);
   }
-  // The ops of one tile: everything after the starts.
+  // The ops of one tile: everything after the starts but the waits for the
+  // TMA stores, which end the role after the last tile.
   Block::iterator first = body.begin();
   std::advance(first, starts.size());
-  SmallVector<Operation *> tileOps;
+  SmallVector<Operation *> tileOps, endOps;
   for (Operation &op : llvm::make_range(first, body.end()))
-    tileOps.push_back(&op);
+    (isa<TmaStoreWaitOp>(op) ? endOps : tileOps).push_back(&op);
 
   // The schedule's arithmetic in 32 bits: a 64-bit division is a long
   // call. The tile counts fit: 2^31 tiles of 128 rows of even a 16-wide
@@ -229,6 +230,8 @@ static LogicalResult makePersistent(RoleOp role, ArrayRef<Value> grid) {
   }
   OpBuilder yb = OpBuilder::atBlockEnd(loopBody);
   scf::YieldOp::create(yb, loc, yields);
+  for (Operation *op : endOps)
+    op->moveAfter(outer);
   return success();
 }
 

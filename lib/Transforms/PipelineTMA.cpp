@@ -5,7 +5,8 @@
 // filled by TMA, and every `tile.dot` that reads loaded tiles an
 // asynchronous MMA chain that waits for them and releases them. The producer
 // and the consumer side of each pipeline still sit in one body here, in
-// program order; `fa4-warp-specialize` gives them their own warps.
+// program order; `fa4-warp-specialize` gives them their own warps. In a
+// one-tile plan, a TMA store's staging tile becomes the Q stage.
 //
 //===----------------------------------------------------------------------===//
 
@@ -76,6 +77,7 @@ private:
   void threadStates();
   void produce(Load &load);
   LogicalResult rewriteDot(tile::DotOp dot);
+  LogicalResult stageInQ();
   Value firstRow();
 
   func::FuncOp function;
@@ -431,6 +433,42 @@ LogicalResult Pipelining::rewriteDot(tile::DotOp dot) {
   return success();
 }
 
+/// In a one-tile plan O's staging tile is the Q stage, dead after the last
+/// QK: a `fa4.shared_buffer` that only TMA stores after the Q load use, and
+/// that fits in the Q stage, becomes that stage's buffer.
+LogicalResult Pipelining::stageInQ() {
+  SmallVector<SharedBufferOp> buffers;
+  function.walk([&](SharedBufferOp buffer) { buffers.push_back(buffer); });
+  if (config.getPersistent() || buffers.empty())
+    return success();
+  Block &entry = function.getBody().front();
+  for (SharedBufferOp staging : buffers) {
+    MemRefType type = staging.getBuffer().getType();
+    Value q;
+    for (Load &load : loads)
+      if (!load.loop && load.buffer &&
+          load.bufferType.getElementType() == type.getElementType() &&
+          load.bufferType.getDimSize(0) == type.getDimSize(0) &&
+          load.bufferType.getDimSize(1) >= type.getDimSize(1))
+        q = load.buffer;
+    Operation *wait = q ? q.getDefiningOp() : nullptr;
+    bool after = wait && llvm::all_of(staging->getUsers(), [&](Operation *user) {
+      Operation *top = entry.findAncestorOpInBlock(*user);
+      return isa<TmaStoreOp>(user) && top && wait->isBeforeInBlock(top);
+    });
+    if (!after)
+      return staging.emitOpError()
+             << "stages " << type << " in a one-tile plan, which keeps it in "
+             << "the Q stage, but the kernel loads no tile of "
+             << type.getDimSize(0) << " rows and at least "
+             << type.getDimSize(1) << " columns of "
+             << type.getElementType() << " once before its TMA stores";
+    staging.getBuffer().replaceAllUsesWith(q);
+    staging.erase();
+  }
+  return success();
+}
+
 LogicalResult Pipelining::run() {
   function.walk([&](tile::LoadOp op) { loads.push_back({op}); });
   for (Load &load : loads)
@@ -450,6 +488,9 @@ LogicalResult Pipelining::run() {
   for (tile::DotOp dot : dots)
     if (failed(rewriteDot(dot)))
       return failure();
+
+  if (failed(stageInQ()))
+    return failure();
 
   // The views of loaded tiles went with the dots.
   SmallVector<Operation *> dead;

@@ -1,11 +1,16 @@
 //===- PlannedKernels.cpp - what the tile-to-fa4 passes share -------------===//
 //
 // The walk over planned kernels, the function type after retyped arguments,
-// and the warpgroup's first row.
+// the warpgroup's first row, and whether a program stores through a tensor
+// map.
 //
 //===----------------------------------------------------------------------===//
 
 #include "PlannedKernels.h"
+
+#include "fa4/Transforms/Passes.h"
+
+#include "Tile/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
@@ -39,4 +44,17 @@ Value mlir::fa4::detail::buildWarpgroupFirstRow(func::FuncOp function,
   Value wg = WarpgroupIdOp::create(b);
   return arith::MulIOp::create(b, wg,
                                arith::ConstantIndexOp::create(b, config.getBm()));
+}
+
+bool mlir::fa4::storesThroughTensorMap(Operation *function) {
+  auto functionOp = dyn_cast<FunctionOpInterface>(function);
+  if (!functionOp || functionOp.isExternal())
+    return false;
+  Block *entry = &functionOp.getFunctionBody().front();
+  WalkResult found = function->walk([&](tile::StoreOp store) {
+    auto arg = dyn_cast<BlockArgument>(store.getDesc());
+    return arg && arg.getOwner() == entry ? WalkResult::interrupt()
+                                          : WalkResult::advance();
+  });
+  return found.wasInterrupted();
 }

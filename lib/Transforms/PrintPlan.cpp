@@ -36,11 +36,19 @@ static void printPlan(llvm::raw_ostream &os, Operation *op, ConfigAttr config) {
      << (config.getPersistent() ? "persistent (folded static order)"
                                 : "one tile per CTA")
      << ", " << config.getQStages() << " Q stage(s)"
+     << (!config.getTmaStore()        ? ""
+         : config.getPersistent() ? ", TMA-store epilogue (O staged in a buffer "
+                                    "of its own)"
+                                  : ", TMA-store epilogue (O staged in the Q "
+                                    "stage)")
      << (config.getDebugHangs() ? ", bounded waits (debug_hangs)" : "")
      << "\n";
   SharedMemoryPlan smem = config.getSharedMemoryPlan();
   os << "  shared memory: Q " << smem.q << " B + K " << smem.k << " B + V "
-     << smem.v << " B + barriers " << smem.barriers << " B + alignment "
+     << smem.v << " B";
+  if (smem.o)
+    os << " + O staging " << smem.o << " B";
+  os << " + barriers " << smem.barriers << " B + alignment "
      << smem.padding << " B = " << smem.total()
      << " B of " << smem.limit << " B\n";
   int64_t registers = 0;

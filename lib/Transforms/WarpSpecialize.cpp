@@ -140,8 +140,9 @@ static LogicalResult specialize(func::FuncOp function, ConfigAttr config) {
   Block &body = function.getBody().front();
   Operation *terminator = body.getTerminator();
   SmallVector<Operation *> moved;
+  // The shared memory stays the kernel's: pipelines and staging buffers.
   for (Operation &op : body.without_terminator())
-    if (!isa<PipelineCreateOp>(op))
+    if (!isa<PipelineCreateOp, SharedBufferOp>(op))
       moved.push_back(&op);
   for (Operation &op : body.without_terminator())
     if (isa<WarpSpecializeOp>(op))

@@ -1,8 +1,9 @@
 // fa4-assign-layouts: register tiles of the CTA's 128 rows become one
 // consumer warpgroup's 64 rows in #fa4.acc / #fa4.rows, loaded tiles stay
 // whole and a dot reads the warpgroup's rows of its shared A operand, row
-// iotas gain the warpgroup's first row, and stores through a make_desc of a
-// kernel pointer become fa4.global_store with the tensor's edge as limit.
+// iotas gain the warpgroup's first row, stores through a make_desc of a
+// kernel pointer become fa4.global_store with the tensor's edge as limit, and
+// stores through a descriptor argument TMA stores through a staging tile.
 // RUN: fa4-opt %s --split-input-file --fa4-attach-config=head-dim=128 --fa4-assign-layouts --verify-diagnostics | FileCheck %s
 
 // CHECK-LABEL: func.func @rows
@@ -73,10 +74,49 @@ func.func @not_splat(%d: !tile.desc<128x128xbf16>, %i: index) {
 
 // -----
 
+// A store through a descriptor argument is a TMA store (fa4-attach-config
+// sets tma_store for it): the argument becomes a tensor map of one
+// warpgroup's 64 rows by one 128-byte span, the staging tile of the CTA's
+// 128 rows a buffer of its own, the barrier the warpgroup's epilogue one
+// (3 + warpgroup), and the kernel ends with the wait for the stores.
+// CHECK-LABEL: func.func @store_through_arg
+// CHECK-SAME: %[[D:[a-z0-9]+]]: !fa4.tensor_map<bf16, box = [64, 64], swizzle = 128>, %[[I:[a-z0-9]+]]: index
+// CHECK-SAME: tma_store = true
+// CHECK: %[[FIRST:.*]] = arith.muli %{{.*}}, %c64
+// CHECK: %[[BUF:.*]] = fa4.shared_buffer : memref<128x128xbf16, 3>
+// CHECK: %[[ROW0:.*]] = arith.muli %[[I]], %c128
+// CHECK: %[[ROW:.*]] = arith.addi %[[ROW0]], %[[FIRST]]
+// CHECK: %[[COL:.*]] = arith.muli %[[I]], %c128
+// CHECK: %[[WG:.*]] = fa4.warpgroup_id
+// CHECK: %[[BAR:.*]] = arith.addi %[[WG]], %c3
+// CHECK: fa4.tma_store %{{.*}}, %[[BUF]][%[[FIRST]]], %[[D]][%[[ROW]], %[[COL]]] barrier(%[[BAR]]) : tensor<64x128xbf16, #fa4.acc>, memref<128x128xbf16, 3>, !fa4.tensor_map<bf16, box = [64, 64], swizzle = 128>
+// CHECK-NEXT: fa4.tma_store_wait
+// CHECK-NEXT: return
 func.func @store_through_arg(%d: !tile.desc<128x128xbf16>, %i: index) {
   %zero = arith.constant dense<0.0> : tensor<128x128xbf16>
-  // expected-error @below {{stores through a tile.make_desc of a kernel pointer argument}}
   tile.store %zero, %d[%i, %i] : tensor<128x128xbf16>, !tile.desc<128x128xbf16>
+  return
+}
+
+// -----
+
+// A plan without tma_store cannot store through a tensor map.
+func.func @store_without_tma_store(%d: !tile.desc<128x128xbf16>, %i: index) attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128,
+    head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 2, qk_stages = 2,
+    swizzle = 128, q_tiles = 2, target = sm_90a,
+    roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>} {
+  %zero = arith.constant dense<0.0> : tensor<128x128xbf16>
+  // expected-error @below {{stores through descriptor argument #0 but the plan has no tma_store (fa4-attach-config sets it for a kernel that does)}}
+  tile.store %zero, %d[%i, %i] : tensor<128x128xbf16>, !tile.desc<128x128xbf16>
+  return
+}
+
+// -----
+
+func.func @store_narrow_block(%d: !tile.desc<128x32xbf16>, %i: index) {
+  %zero = arith.constant dense<0.0> : tensor<128x32xbf16>
+  // expected-error @below {{a TMA store takes 2-d blocks (with leading 1s) of the plan's 128 CTA rows by whole 64-column spans of a 16-bit type}}
+  tile.store %zero, %d[%i, %i] : tensor<128x32xbf16>, !tile.desc<128x32xbf16>
   return
 }
 

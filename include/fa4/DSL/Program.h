@@ -77,12 +77,14 @@ public:
   // With the grid (`grid`), they are the kernel's launch description: the
   // kernel file says which tensor each argument is made from, so that a
   // runtime launches the kernel from the caller's tensors by name
-  // (fa4/Runtime/Binding.h). A descriptor views an input tensor named like
-  // the argument, of the rank of its block; a pointer with a shape points to
-  // a contiguous output tensor; an index with a value is a size of them.
+  // (fa4/Runtime/Binding.h). A descriptor views a tensor named like the
+  // argument (an input, an output when the kernel stores through it), of
+  // the rank of its block; a pointer with a shape points to a contiguous
+  // output tensor; an index with a value is a size of them.
   //===--------------------------------------------------------------------===//
 
-  /// A `!tile.desc<BLOCKxT>` argument over the input tensor `name`, whose
+  /// A `!tile.desc<BLOCKxT>` argument over the tensor `name` (an input, or
+  /// an output when the program stores through it: a TMA store), whose
   /// dimensions, when `shape` is given, must be those extents (`Extent::any()`
   /// for one that is free).
   Desc desc(llvm::StringRef name, llvm::ArrayRef<int64_t> blockShape,

@@ -33,6 +33,11 @@ namespace mlir::fa4 {
 /// qk split, warp specialization, the overlapped softmax schedule, CSE.
 void buildTileToFA4Pipeline(OpPassManager &pm);
 
+/// Whether `function`, a tile program, stores through one of its descriptor
+/// arguments: its plan then needs `tma_store` (fa4-attach-config and the
+/// compiler derive it so).
+bool storesThroughTensorMap(Operation *function);
+
 } // namespace mlir::fa4
 
 #endif // FA4_TRANSFORMS_PASSES_H

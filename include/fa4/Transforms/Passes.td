@@ -17,7 +17,8 @@ def FA4AttachConfig : Pass<"fa4-attach-config", "ModuleOp"> {
     element type, target), FA4Config-style, and attaches it as `fa4.config` to
     every function of the module that has none. Options override the derived
     kv stages, qk stages and key block; an impossible plan is an error that
-    prints the numbers (for instance the shared memory it would need).
+    prints the numbers (for instance the shared memory it would need). A
+    function that stores through a descriptor argument gets `tma_store`.
 
     ```
     fa4-opt --fa4-attach-config="head-dim=128 dtype=bf16 target=sm_90a kv-stages=2"
@@ -121,8 +122,12 @@ def FA4AssignLayouts : Pass<"fa4-assign-layouts", "ModuleOp"> {
     (`tile.iota` along axis 0) gain the warpgroup's first row, and stores
     through a `tile.make_desc` of a kernel pointer become `fa4.global_store`
     with the tensor's edge as the row limit (the pointer becomes
-    `!llvm.ptr<1>`). A register tile of other rows is an error that names
-    its shape and the plan's rows.
+    `!llvm.ptr<1>`). A store through a descriptor argument, in a plan with
+    `tma_store`, becomes `fa4.tma_store` through a staging tile of the CTA's
+    rows (`fa4.shared_buffer`), the argument a tensor map of one warpgroup's
+    rows by 64-column boxes, and the kernel ends with `fa4.tma_store_wait`.
+    A register tile of other rows is an error that names its shape and the
+    plan's rows.
 
     ```
     fa4-opt --fa4-attach-config=head-dim=128 --fa4-assign-layouts
@@ -149,7 +154,9 @@ def FA4PipelineTMA : Pass<"fa4-pipeline-tma", "ModuleOp"> {
     `!fa4.tensor_map`s with 128-byte-swizzled boxes of 64 columns. A dot
     becomes `fa4.mma.async` over 64-column chunks of the contraction (an A
     operand in registers in one), then `fa4.mma.wait`. K stays complete
-    here; `fa4-split-qk` stages it over the head dimension.
+    here; `fa4-split-qk` stages it over the head dimension. In a one-tile
+    plan, a TMA store's staging tile becomes the Q stage (dead after the
+    last QK), so the epilogue needs no shared memory of its own.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

@@ -108,6 +108,9 @@ LogicalResult prepareHangDiagnosis(ModuleOp module);
 /// kernel has none.
 FailureOr<Value> namedBarrierPtr(ImplicitLocOpBuilder &b, Operation *op,
                                  int64_t id);
+/// The same for an id known at run time (an i32).
+FailureOr<Value> namedBarrierPtr(ImplicitLocOpBuilder &b, Operation *op,
+                                 Value id);
 
 /// Named barrier id -> its thread count, in id order.
 using NamedBarrierCounts = std::map<int64_t, int64_t>;

@@ -119,7 +119,9 @@ struct ConvertFA4ToNVVMPass
 
     // The kernel's dynamic shared memory.
     bool needsSmem = false;
-    module.walk([&](PipelineCreateOp) { needsSmem = true; });
+    module.walk([&](Operation *op) {
+      needsSmem |= isa<PipelineCreateOp, SharedBufferOp>(op);
+    });
     module.walk([&](FunctionOpInterface function) {
       needsSmem |= function->hasAttr(kNamedBarrierOffsetAttrName);
     });

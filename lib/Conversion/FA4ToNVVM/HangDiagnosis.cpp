@@ -65,6 +65,9 @@ static std::string describeBarrier(Operation *op) {
   if (auto wait = dyn_cast<ConsumerWaitOp>(op))
     return pipelineWait(wait.getPipeline().getType(), wait.getQk(),
                         /*empty=*/false);
+  if (isa<TmaStoreOp>(op))
+    return "the epilogue barrier of a warpgroup's TMA store (named barrier " +
+           std::to_string(kEpilogueBarrierId) + " + warpgroup; 128 threads)";
   auto sync = cast<NamedBarrierSyncOp>(op);
   return "named barrier " + std::to_string(sync.getId()) + " (" +
          std::to_string(sync.getThreads()) + " threads)";
@@ -102,7 +105,8 @@ struct InstrumentHangsPass
         }
       });
       function.walk([&](Operation *op) {
-        if (!isa<ProducerAcquireOp, ConsumerWaitOp, NamedBarrierSyncOp>(op))
+        if (!isa<ProducerAcquireOp, ConsumerWaitOp, NamedBarrierSyncOp,
+                 TmaStoreOp>(op))
           return;
         rt::HangSite site;
         site.role = "kernel";
@@ -112,7 +116,7 @@ struct InstrumentHangsPass
           site.firstThread = static_cast<uint32_t>(firstThread.lookup(role));
         }
         site.barrier = describeBarrier(op);
-        site.hasStage = !isa<NamedBarrierSyncOp>(op);
+        site.hasStage = !isa<NamedBarrierSyncOp, TmaStoreOp>(op);
         site.location = describeLocation(op->getLoc());
         op->setAttr(kHangSiteAttrName,
                     builder.getI64IntegerAttr(int64_t(sites.size())));
@@ -259,6 +263,14 @@ static Value standInPtr(ImplicitLocOpBuilder &b, int64_t offset, int64_t id) {
 }
 
 FailureOr<Value> mlir::fa4::detail::namedBarrierPtr(ImplicitLocOpBuilder &b,
+                                                    Operation *op, Value id) {
+  FailureOr<Value> first = namedBarrierPtr(b, op, 0);
+  if (failed(first))
+    return failure();
+  return offsetPtr(b, *first, LLVM::MulOp::create(b, id, i32Const(b, 8)));
+}
+
+FailureOr<Value> mlir::fa4::detail::namedBarrierPtr(ImplicitLocOpBuilder &b,
                                                     Operation *op,
                                                     int64_t id) {
   auto function = op->getParentOfType<FunctionOpInterface>();
@@ -284,6 +296,13 @@ mlir::fa4::detail::collectNamedBarriers(FunctionOpInterface function) {
     } else if (auto arrive = dyn_cast<NamedBarrierArriveOp>(op)) {
       id = arrive.getId();
       threads = arrive.getThreads();
+    } else if (isa<TmaStoreOp>(op)) {
+      // The epilogue barrier of each consumer warpgroup (one per Q tile).
+      ConfigAttr config = lookupConfig(op);
+      int64_t groups = config ? config.getQTiles() : 1;
+      for (int64_t w = 0; w < groups; ++w)
+        counts.try_emplace(kEpilogueBarrierId + w, 128);
+      return WalkResult::advance();
     } else {
       return WalkResult::advance();
     }

@@ -1,8 +1,9 @@
 //===- Memory.cpp - global stores and program ids to NVVM -----------------===//
 //
 // Lowering of `fa4.global_store` (each thread's pairs of an #fa4.acc tile, or
-// a quad's two values of an #fa4.rows tile, rows past the limit masked) and
-// of the tile dialect's program ids.
+// a quad's two values of an #fa4.rows tile, rows past the limit masked), of
+// the TMA-store epilogue (`fa4.shared_buffer`, `fa4.tma_store`,
+// `fa4.tma_store_wait`) and of the tile dialect's program ids.
 //
 //===----------------------------------------------------------------------===//
 
@@ -106,6 +107,184 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
   }
 };
 
+/// A staging buffer: its place in the dynamic shared memory.
+struct SharedBufferLowering : public ConvertOpToLLVMPattern<SharedBufferOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(SharedBufferOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<uint64_t> offset = op.getOffset();
+    if (!offset)
+      return op.emitOpError()
+             << "has no shared-memory offset; run fa4-allocate-shared-memory "
+                "first";
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), kSharedSpace);
+    Value smem = LLVM::AddressOfOp::create(b, ptrType, kDynamicSmemName);
+    rewriter.replaceOp(op, offsetPtr(b, smem, static_cast<int64_t>(*offset)));
+    return success();
+  }
+};
+
+/// The warpgroup's tile into the staging buffer with `stmatrix`, then out
+/// through TMA. The buffer is laid out as a TMA box expects it: column
+/// blocks of 128 bytes holding every row, the 16-byte chunk c of row r at
+/// chunk c ^ (r % 8) (the 128-byte swizzle). An 8 x 8 matrix of the
+/// accumulator layout (block j, row half h) is what `stmatrix` stores: lane
+/// l holds row l / 4, columns 2 (l % 4) and + 1; four of them go at once,
+/// (j, 0), (j, 1), (j + 1, 0), (j + 1, 1), lane l giving the address of row
+/// l % 8 of matrix l / 8.
+struct TmaStoreLowering : public ConvertOpToLLVMPattern<TmaStoreOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(TmaStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast<VectorType>(adaptor.getTile().getType());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "undistributed tile");
+    Location loc = op.getLoc();
+    ImplicitLocOpBuilder b(loc, rewriter);
+    Type i32 = b.getI32Type();
+    Type elementType = type.getElementType();
+    if (elementType.getIntOrFloatBitWidth() != 16)
+      return op.emitOpError() << "stages 16-bit elements, not " << elementType;
+    MemRefType buffer = op.getBuffer().getType();
+    TensorMapType map = op.getMap().getType();
+    int64_t span = map.getBox().back();
+    int64_t blockBytes = buffer.getDimSize(0) * 128;
+    int64_t blocks = type.getNumElements() / 4; // 8-column blocks j
+    Value tile = adaptor.getTile();
+
+    // Lane l of warp w of the warpgroup addresses row
+    // 16 w + 8 ((l / 8) % 2) + l % 8 and column block j + (l / 16).
+    Value tid = threadId(b);
+    Value inGroup = LLVM::URemOp::create(b, tid, i32Const(b, 128));
+    Value warp = LLVM::UDivOp::create(b, inGroup, i32Const(b, 32));
+    Value lane = LLVM::URemOp::create(b, inGroup, i32Const(b, 32));
+    Value first = LLVM::TruncOp::create(b, i32, adaptor.getRow());
+    Value row = LLVM::AddOp::create(
+        b, first,
+        LLVM::AddOp::create(
+            b, LLVM::MulOp::create(b, warp, i32Const(b, 16)),
+            LLVM::AddOp::create(
+                b,
+                LLVM::MulOp::create(
+                    b,
+                    LLVM::URemOp::create(
+                        b, LLVM::UDivOp::create(b, lane, i32Const(b, 8)),
+                        i32Const(b, 2)),
+                    i32Const(b, 8)),
+                LLVM::URemOp::create(b, lane, i32Const(b, 8)))));
+    // Chunk (j + odd) ^ (row % 8) for an even j: j ^ ((odd ^ row) % 8).
+    Value odd = LLVM::UDivOp::create(b, lane, i32Const(b, 16));
+    Value chunkXor = LLVM::AndOp::create(
+        b, LLVM::XOrOp::create(b, odd, row), i32Const(b, 7));
+    Value chunkXorBytes = LLVM::MulOp::create(b, chunkXor, i32Const(b, 16));
+    Value rowBase = offsetPtr(
+        b, adaptor.getBuffer(), LLVM::MulOp::create(b, row, i32Const(b, 128)));
+    Value barrier = LLVM::TruncOp::create(b, i32, adaptor.getBarrier());
+    // The warpgroup meets at its barrier; in a kernel built to diagnose
+    // hangs, on the barrier's stand-in mbarrier with a bounded wait.
+    bool bounded = plannedWithHangDiagnosis(op);
+    Value standIn;
+    if (bounded) {
+      FailureOr<Value> ptr = namedBarrierPtr(b, op, barrier);
+      if (failed(ptr))
+        return failure();
+      standIn = *ptr;
+    }
+    auto meet = [&] {
+      if (!bounded) {
+        NVVM::BarrierOp::create(b, Type(), barrier, i32Const(b, 128),
+                                NVVM::BarrierReductionAttr(), Value());
+        return;
+      }
+      Value state =
+          NVVM::MBarrierArriveOp::create(b, b.getI64Type(), standIn, Value())
+              .getRes();
+      emitBoundedWait(rewriter, loc, hangSite(op), Value(), Value(),
+                      [&](ImplicitLocOpBuilder &lb) -> Value {
+                        return NVVM::MBarrierTryWaitOp::create(
+                            lb, lb.getI1Type(), standIn, state, Value());
+                      });
+      b.setInsertionPoint(rewriter.getInsertionBlock(),
+                          rewriter.getInsertionPoint());
+    };
+
+    // The previous store has read its source; then the warpgroup writes.
+    NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, b.getUnitAttr());
+    meet();
+    auto pairType = VectorType::get({2}, elementType);
+    for (int64_t j = 0; j < blocks; j += 2) {
+      SmallVector<Value> sources;
+      for (int64_t jj : {j, j + 1})
+        for (int64_t h = 0; h < 2; ++h) {
+          int32_t at = static_cast<int32_t>(4 * jj + 2 * h);
+          Value pair = LLVM::ShuffleVectorOp::create(
+              b, pairType, tile, tile, ArrayRef<int32_t>{at, at + 1});
+          sources.push_back(LLVM::BitcastOp::create(b, i32, pair));
+        }
+      int64_t column = 8 * j;
+      Value chunk = LLVM::XOrOp::create(b, chunkXorBytes,
+                                        i32Const(b, (j % 8) * 16));
+      Value at = offsetPtr(
+          b, offsetPtr(b, rowBase, (column / span) * blockBytes), chunk);
+      NVVM::StMatrixOp::create(
+          b, at, sources, NVVM::MMALayout::row,
+          NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+          NVVM::LdStMatrixEltType::B16);
+    }
+    // The writes become visible to TMA; the warpgroup's first thread copies.
+    NVVM::FenceProxyOp::create(
+        b, NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+    meet();
+
+    Block *current = rewriter.getInsertionBlock();
+    Block *after = rewriter.splitBlock(current, rewriter.getInsertionPoint());
+    Block *issue = rewriter.createBlock(after);
+    rewriter.setInsertionPointToEnd(current);
+    b.setInsertionPoint(current, current->end());
+    Value leader =
+        LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::eq, inGroup, i32Const(b, 0));
+    LLVM::CondBrOp::create(b, leader, issue, after);
+    b.setInsertionPointToStart(issue);
+    // TMA coordinates are innermost first, in i32.
+    SmallVector<Value> coords;
+    for (Value coord : llvm::reverse(adaptor.getCoords()))
+      coords.push_back(LLVM::TruncOp::create(b, i32, coord));
+    Value firstRowBase = offsetPtr(
+        b, adaptor.getBuffer(), LLVM::MulOp::create(b, first, i32Const(b, 128)));
+    int64_t columns = blocks * 8;
+    for (int64_t c = 0; c * span < columns; ++c) {
+      SmallVector<Value> boxCoords(coords);
+      if (c)
+        boxCoords[0] = LLVM::AddOp::create(b, coords[0], i32Const(b, c * span));
+      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+          b, adaptor.getMap(), offsetPtr(b, firstRowBase, c * blockBytes),
+          boxCoords, Value(), NVVM::TMAStoreMode::TILE, Value());
+    }
+    NVVM::CpAsyncBulkCommitGroupOp::create(b);
+    LLVM::BrOp::create(b, after);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Every thread waits for its bulk groups: only the ones that issued TMA
+/// stores have any.
+struct TmaStoreWaitLowering : public ConvertOpToLLVMPattern<TmaStoreWaitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(TmaStoreWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, UnitAttr());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 template <typename OpT, typename X, typename Y, typename Z>
 struct GridLowering : public ConvertOpToLLVMPattern<OpT> {
   using ConvertOpToLLVMPattern<OpT>::ConvertOpToLLVMPattern;
@@ -137,7 +316,8 @@ struct GridLowering : public ConvertOpToLLVMPattern<OpT> {
 
 void mlir::fa4::populateMemoryToNVVMPatterns(LLVMTypeConverter &converter,
                                              RewritePatternSet &patterns) {
-  patterns.add<GlobalStoreLowering,
+  patterns.add<GlobalStoreLowering, SharedBufferLowering, TmaStoreLowering,
+               TmaStoreWaitLowering,
                GridLowering<tile::ProgramIdOp, NVVM::BlockIdXOp,
                             NVVM::BlockIdYOp, NVVM::BlockIdZOp>,
                GridLowering<tile::NumProgramsOp, NVVM::GridDimXOp,

@@ -8,14 +8,14 @@
 //
 // What each variant costs the program: grouped-query attention 3 lines (the
 // group as a rule, the KV head h / group, the K and V coordinates); any
-// layout of Q, K, V and O 7 lines (O's three strides as rules, the
-// requirements that its rows are contiguous and 16-byte aligned, the strided
-// store); Q, K and V read through tensor maps take any strides with no
-// line at all; the sliding window 14 lines (its two sizes, the effective
+// layout of Q, K, V and O no line at all (Q, K and V are read and O is
+// written through tensor maps, which take the strides); the sliding window 14 lines (its two sizes, the effective
 // right bound, the first and last blocks, the window edges in the mask);
 // the logit softcap 4 lines; packed sequences of variable lengths about 45
 // (their tensors and launch rules, reading a block's sequence and offsets,
-// loads and stores at element offsets, no block past a sequence's end). The
+// loads and stores at element offsets, O written through its strides (a
+// tensor map would write past a sequence's end), no block past a
+// sequence's end). The
 // passes know none of them (a tanh is one more elementwise op, an offset one
 // more scalar load).
 //
@@ -37,30 +37,27 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn,
   const double ln2 = 0.693147182;
   Program p(context, "attention");
   const Extent any = Extent::any();
-  Desc q, k, v;
+  Desc q, k, v, od;
   Ptr o, lse, cuSeqQ, cuSeqK, tiles;
-  Index seqQ, seqK, batch, heads, group, oStrideB, oStrideH, oStrideS, totalQ;
+  Index seqQ, seqK, batch, heads, group, oStrideH, oStrideS, totalQ;
   if (!varlen) {
     // Q and O are [B, H, Sq, D], K and V [B, Hkv, Sk, D] with H a multiple
     // of Hkv (grouped-query attention: query head h reads KV head
-    // h / (H / Hkv)), LSE [B, H, Sq]. Q, K and V are read through tensor
-    // maps and O written through its strides, so any layout whose last
-    // dimension is contiguous works, (B, H, S, D) and (B, S, H, D) alike;
-    // LSE is contiguous. The launch takes every size from them and runs one
-    // program per 128 query rows of each head of each batch.
+    // h / (H / Hkv)), LSE [B, H, Sq]. Q, K and V are read and O written
+    // through tensor maps, so any layout whose last dimension is contiguous
+    // works, (B, H, S, D) and (B, S, H, D) alike; LSE is contiguous. The
+    // launch takes every size from them and runs one program per 128 query
+    // rows of each head of each batch.
     q = p.desc("q", {1, 1, bm, d}, type, {any, any, any, d});
     k = p.desc("k", {1, 1, bn, d}, type, {q.dim(0), any, any, d});
     v = p.desc("v", {1, 1, bn, d}, type, {q.dim(0), k.dim(1), k.dim(2), d});
-    o = p.ptr("o", type, {q.dim(0), q.dim(1), q.dim(2), d});
+    od = p.desc("o", {1, 1, bm, d}, type, {q.dim(0), q.dim(1), q.dim(2), d});
     lse = p.ptr("lse", f32, {q.dim(0), q.dim(1), q.dim(2)});
     seqQ = p.index("seq_q", q.dim(2));
     seqK = p.index("seq_k", k.dim(2));
     batch = p.index("batch", q.dim(0));
     heads = p.index("heads", q.dim(1));
     group = p.index("group", q.dim(1) / k.dim(1));
-    oStrideB = p.index("o_stride_b", o.stride(0));
-    oStrideH = p.index("o_stride_h", o.stride(1));
-    oStrideS = p.index("o_stride_s", o.stride(2));
   } else {
     // Packed sequences of variable lengths, in a kernel of its own: Q and O
     // are [H, Tq, D], K and V [Hkv, Tk, D] (any strides with contiguous
@@ -108,8 +105,6 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn,
   if (!varlen) {
     p.grid({cdiv(q.dim(2), bm), q.dim(1), q.dim(0)});
     p.require(q.dim(1) % k.dim(1) == 0);
-    p.require(o.stride(3) == 1);
-    p.require(o.stride(0) % 8 + o.stride(1) % 8 + o.stride(2) % 8 == 0);
   } else {
     p.grid({tiles.dim(0), q.dim(0)});
     p.require(q.dim(0) % k.dim(0) == 0);
@@ -232,8 +227,6 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn,
   Tile lSafe = where(lF == 0.0, 1.0, lF);
   Tile lInverse = 1.0 / lSafe;
   if (!varlen) {
-    Desc od = p.makeDesc(o, {batch, heads, seqQ, d},
-                         {oStrideB, oStrideH, oStrideS, 1}, {1, 1, bm, d});
     store(od, {b, h, m, 0}, (accF * lInverse.col()).to(type));
     Desc lsed = p.makeDesc(lse, {batch, heads, seqQ},
                            {heads * seqQ, seqQ, 1}, {1, 1, bm});

@@ -4,7 +4,7 @@
 // RUN: fa4-opt --split-input-file --verify-diagnostics %s --convert-fa4-to-nvvm
 
 func.func @site_on_arrive() {
-  // expected-error @+1 {{'fa4.hang_site' must be a non-negative integer on a producer.acquire, consumer.wait or named_barrier.sync}}
+  // expected-error @+1 {{'fa4.hang_site' must be a non-negative integer on a producer.acquire, consumer.wait, named_barrier.sync or tma_store}}
   fa4.named_barrier.arrive id(1) threads(256) {fa4.hang_site = 0 : i64}
   return
 }

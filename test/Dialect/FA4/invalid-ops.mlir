@@ -393,3 +393,51 @@ func.func @no_warps() {
   }
   return
 }
+
+// -----
+
+func.func @tma_store_coords(%o: tensor<64x128xbf16, #fa4.acc>, %buf: memref<128x128xbf16, 3>, %map: !fa4.tensor_map<bf16, box = [1, 64, 64], swizzle = 128>, %i: index) {
+  // expected-error @below {{has 2 coordinates for a tensor map of rank 3}}
+  fa4.tma_store %o, %buf[%i], %map[%i, %i] barrier(%i) : tensor<64x128xbf16, #fa4.acc>, memref<128x128xbf16, 3>, !fa4.tensor_map<bf16, box = [1, 64, 64], swizzle = 128>
+  return
+}
+
+// -----
+
+func.func @tma_store_box(%o: tensor<64x128xbf16, #fa4.acc>, %buf: memref<128x128xbf16, 3>, %map: !fa4.tensor_map<bf16, box = [128, 64], swizzle = 128>, %i: index) {
+  // expected-error @below {{stores through boxes of 64 rows with the 128-byte swizzle (one warpgroup's rows), got '!fa4.tensor_map<bf16, box = [128, 64], swizzle = 128>'}}
+  fa4.tma_store %o, %buf[%i], %map[%i, %i] barrier(%i) : tensor<64x128xbf16, #fa4.acc>, memref<128x128xbf16, 3>, !fa4.tensor_map<bf16, box = [128, 64], swizzle = 128>
+  return
+}
+
+// -----
+
+func.func @tma_store_buffer_type(%o: tensor<64x128xbf16, #fa4.acc>, %buf: memref<128x128xf16, 3>, %map: !fa4.tensor_map<bf16, box = [64, 64], swizzle = 128>, %i: index) {
+  // expected-error @below {{stages 'bf16' elements in a buffer of 'f16'}}
+  fa4.tma_store %o, %buf[%i], %map[%i, %i] barrier(%i) : tensor<64x128xbf16, #fa4.acc>, memref<128x128xf16, 3>, !fa4.tensor_map<bf16, box = [64, 64], swizzle = 128>
+  return
+}
+
+// -----
+
+func.func @tma_store_layout(%o: tensor<64x128xbf16>, %buf: memref<128x128xbf16, 3>, %map: !fa4.tensor_map<bf16, box = [64, 64], swizzle = 128>, %i: index) {
+  // expected-error @below {{stores tiles in the #fa4.acc layout, got 'tensor<64x128xbf16>'}}
+  fa4.tma_store %o, %buf[%i], %map[%i, %i] barrier(%i) : tensor<64x128xbf16>, memref<128x128xbf16, 3>, !fa4.tensor_map<bf16, box = [64, 64], swizzle = 128>
+  return
+}
+
+// -----
+
+func.func @tma_store_tile_type(%o: tensor<64x128xf16, #fa4.acc>, %buf: memref<128x128xbf16, 3>, %map: !fa4.tensor_map<bf16, box = [64, 64], swizzle = 128>, %i: index) {
+  // expected-error @below {{stores a tile of 'f16' through a tensor map of 'bf16'}}
+  fa4.tma_store %o, %buf[%i], %map[%i, %i] barrier(%i) : tensor<64x128xf16, #fa4.acc>, memref<128x128xbf16, 3>, !fa4.tensor_map<bf16, box = [64, 64], swizzle = 128>
+  return
+}
+
+// -----
+
+func.func @tma_store_columns(%o: tensor<64x128xbf16, #fa4.acc>, %buf: memref<128x64xbf16, 3>, %map: !fa4.tensor_map<bf16, box = [64, 64], swizzle = 128>, %i: index) {
+  // expected-error @below {{stores 128 columns: a whole number of 64-column boxes, at most the buffer's 64}}
+  fa4.tma_store %o, %buf[%i], %map[%i, %i] barrier(%i) : tensor<64x128xbf16, #fa4.acc>, memref<128x64xbf16, 3>, !fa4.tensor_map<bf16, box = [64, 64], swizzle = 128>
+  return
+}
