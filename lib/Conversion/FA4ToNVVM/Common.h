@@ -59,6 +59,13 @@ inline Value offsetPtr(ImplicitLocOpBuilder &b, Value ptr, int64_t bytes) {
       ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(bytes)});
 }
 
+/// The byte at `offset` of the kernel's dynamic shared memory.
+inline Value dynamicSmemAt(ImplicitLocOpBuilder &b, int64_t offset) {
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), kSharedSpace);
+  Value smem = LLVM::AddressOfOp::create(b, ptrType, kDynamicSmemName);
+  return offsetPtr(b, smem, offset);
+}
+
 /// The first byte of sub-stage (stage, qk) among a pipeline's buffers, as an
 /// i32 byte offset from the region's base.
 inline Value subStageIndex(ImplicitLocOpBuilder &b, PipelineType type,

@@ -257,9 +257,7 @@ static std::optional<int64_t> standInOffset(Operation *function) {
 
 /// The stand-in of barrier `id` at `offset` in the dynamic shared memory.
 static Value standInPtr(ImplicitLocOpBuilder &b, int64_t offset, int64_t id) {
-  auto shared = LLVM::LLVMPointerType::get(b.getContext(), kSharedSpace);
-  Value base = LLVM::AddressOfOp::create(b, shared, kDynamicSmemName);
-  return offsetPtr(b, base, offset + 8 * id);
+  return dynamicSmemAt(b, offset + 8 * id);
 }
 
 FailureOr<Value> mlir::fa4::detail::namedBarrierPtr(ImplicitLocOpBuilder &b,

@@ -119,9 +119,7 @@ struct SharedBufferLowering : public ConvertOpToLLVMPattern<SharedBufferOp> {
              << "has no shared-memory offset; run fa4-allocate-shared-memory "
                 "first";
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), kSharedSpace);
-    Value smem = LLVM::AddressOfOp::create(b, ptrType, kDynamicSmemName);
-    rewriter.replaceOp(op, offsetPtr(b, smem, static_cast<int64_t>(*offset)));
+    rewriter.replaceOp(op, dynamicSmemAt(b, static_cast<int64_t>(*offset)));
     return success();
   }
 };

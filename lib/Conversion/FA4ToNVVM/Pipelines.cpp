@@ -41,9 +41,7 @@ struct CreateLowering : public ConvertOpToLLVMPattern<PipelineCreateOp> {
                 "first";
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     PipelineType type = op.getPipeline().getType();
-    auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), kSharedSpace);
-    Value smem = LLVM::AddressOfOp::create(b, ptrType, kDynamicSmemName);
-    Value base = offsetPtr(b, smem, static_cast<int64_t>(*offset));
+    Value base = dynamicSmemAt(b, static_cast<int64_t>(*offset));
 
     // Thread 0 initialises every barrier; the fence makes the inits visible
     // to the async proxy, the CTA barrier to every thread.
