@@ -427,9 +427,12 @@ LogicalResult TmaStoreOp::verify() {
     return emitOpError() << "has " << getCoords().size()
                          << " coordinates for a tensor map of rank "
                          << box.size();
-  if (box.size() < 2 || box[box.size() - 2] != 64 || map.getSwizzle() != 128)
-    return emitOpError() << "stores through boxes of 64 rows with the "
-                            "128-byte swizzle (one warpgroup's rows), got "
+  int64_t elementBits = map.getElementType().getIntOrFloatBitWidth();
+  if (box.size() < 2 || box[box.size() - 2] != 64 ||
+      map.getSwizzle() != 128 || elementBits != 16 || box.back() != 64)
+    return emitOpError() << "stores 16-bit elements through boxes of 64 rows "
+                            "by 64 columns with the 128-byte swizzle (one "
+                            "warpgroup's rows, one swizzle span), got "
                          << map;
   MemRefType buffer = getBuffer().getType();
   if (buffer.getElementType() != map.getElementType())

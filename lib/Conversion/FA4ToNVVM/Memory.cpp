@@ -140,6 +140,11 @@ struct TmaStoreLowering : public ConvertOpToLLVMPattern<TmaStoreOp> {
     auto type = dyn_cast<VectorType>(adaptor.getTile().getType());
     if (!type)
       return rewriter.notifyMatchFailure(op, "undistributed tile");
+    // A thread's share of a 64 x N tile, N a multiple of the 64-column box.
+    if (type.getNumElements() % 32 != 0)
+      return op.emitOpError() << "stores " << type
+                              << " a thread: not the share of a 64 x N tile "
+                                 "with N a multiple of 64";
     Location loc = op.getLoc();
     ImplicitLocOpBuilder b(loc, rewriter);
     Type i32 = b.getI32Type();

@@ -5,7 +5,7 @@
 // thread copies it out box by box (64 columns each) and commits the group.
 // The wait at the end waits for the whole group; a staging buffer is an
 // offset into the dynamic shared memory.
-// RUN: fa4-opt %s --convert-fa4-to-nvvm | FileCheck %s
+// RUN: fa4-opt %s --split-input-file --convert-fa4-to-nvvm --verify-diagnostics | FileCheck %s
 
 !Map = !fa4.tensor_map<bf16, box = [1, 1, 64, 64], swizzle = 128>
 
@@ -62,5 +62,17 @@ func.func @store(%o: vector<64xbf16>, %map: !Map, %b: index, %h: index, %row: in
   // CHECK: ^[[AFTER]]:
   // CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0{{$}}
   fa4.tma_store_wait
+  return
+}
+
+// -----
+
+!Map = !fa4.tensor_map<bf16, box = [1, 1, 64, 64], swizzle = 128>
+
+func.func @odd_share(%o: vector<6xbf16>, %map: !Map, %i: index) {
+  %buffer = fa4.shared_buffer {offset = 0 : i64} : memref<128x128xbf16, 3>
+  // expected-error @below {{stores 'vector<6xbf16>' a thread: not the share of a 64 x N tile with N a multiple of 64}}
+  // expected-error @below {{failed to legalize operation 'fa4.tma_store' that was explicitly marked illegal}}
+  fa4.tma_store %o, %buffer[%i], %map[%i, %i, %i, %i] barrier(%i) : vector<6xbf16>, memref<128x128xbf16, 3>, !Map
   return
 }

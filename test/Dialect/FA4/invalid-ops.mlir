@@ -405,7 +405,7 @@ func.func @tma_store_coords(%o: tensor<64x128xbf16, #fa4.acc>, %buf: memref<128x
 // -----
 
 func.func @tma_store_box(%o: tensor<64x128xbf16, #fa4.acc>, %buf: memref<128x128xbf16, 3>, %map: !fa4.tensor_map<bf16, box = [128, 64], swizzle = 128>, %i: index) {
-  // expected-error @below {{stores through boxes of 64 rows with the 128-byte swizzle (one warpgroup's rows), got '!fa4.tensor_map<bf16, box = [128, 64], swizzle = 128>'}}
+  // expected-error @below {{stores 16-bit elements through boxes of 64 rows by 64 columns with the 128-byte swizzle (one warpgroup's rows, one swizzle span), got '!fa4.tensor_map<bf16, box = [128, 64], swizzle = 128>'}}
   fa4.tma_store %o, %buf[%i], %map[%i, %i] barrier(%i) : tensor<64x128xbf16, #fa4.acc>, memref<128x128xbf16, 3>, !fa4.tensor_map<bf16, box = [128, 64], swizzle = 128>
   return
 }
