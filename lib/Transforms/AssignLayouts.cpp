@@ -214,7 +214,7 @@ LogicalResult LayoutAssignment::storeThroughTMA(tile::StoreOp store) {
   ArrayRef<int64_t> block = descType.getBlockShape();
   int64_t rank = block.size();
   Type element = descType.getElementType();
-  int64_t span = 128 / (element.getIntOrFloatBitWidth() / 8);
+  int64_t span = fa4::detail::spanColumns(element);
   if (!isa_and_nonnull<AccLayoutAttr>(tileType.getEncoding()) || rank < 2 ||
       !llvm::all_of(block.drop_back(2), [](int64_t n) { return n == 1; }) ||
       block[rank - 2] != ctaRows || block[rank - 1] % span != 0 ||

@@ -30,12 +30,7 @@ namespace mlir::fa4 {
 
 using namespace mlir;
 using namespace mlir::fa4;
-
-/// Columns of one 128-byte swizzle span: a TMA box's inner extent and the
-/// contraction chunk of one MMA of shared-memory operands.
-static int64_t spanColumns(Type element) {
-  return 128 / (element.getIntOrFloatBitWidth() / 8);
-}
+using fa4::detail::spanColumns;
 
 namespace {
 /// How a dot reads a loaded tile.

@@ -25,6 +25,12 @@ forEachPlannedKernel(ModuleOp module,
 /// a pass has retyped arguments.
 void updateFunctionType(func::FuncOp function);
 
+/// Columns of one 128-byte swizzle span of `element`: a TMA box's inner
+/// extent and the contraction chunk of one MMA of shared-memory operands.
+inline int64_t spanColumns(Type element) {
+  return 128 / (element.getIntOrFloatBitWidth() / 8);
+}
+
 /// `fa4.warpgroup_id * bm`, the first of the CTA rows the calling consumer
 /// warpgroup owns, built at the start of `function`.
 Value buildWarpgroupFirstRow(func::FuncOp function, ConfigAttr config);

@@ -45,6 +45,23 @@ inline Value threadId(ImplicitLocOpBuilder &b) {
   return NVVM::ThreadIdXOp::create(b, b.getI32Type());
 }
 
+/// The calling thread's place in its warpgroup, in `type` (i32 or i64):
+/// its index there, its warp and its lane.
+struct WarpgroupThread {
+  Value inGroup, warp, lane;
+};
+inline WarpgroupThread warpgroupThread(ImplicitLocOpBuilder &b, Type type) {
+  Value tid = threadId(b);
+  if (type != tid.getType())
+    tid = LLVM::ZExtOp::create(b, type, tid);
+  auto constant = [&](int64_t value) {
+    return LLVM::ConstantOp::create(b, type, b.getIntegerAttr(type, value));
+  };
+  Value inGroup = LLVM::URemOp::create(b, tid, constant(128));
+  return {inGroup, LLVM::UDivOp::create(b, inGroup, constant(32)),
+          LLVM::URemOp::create(b, inGroup, constant(32))};
+}
+
 /// `ptr + bytes` for a pointer and an i32 or i64 byte offset.
 inline Value offsetPtr(ImplicitLocOpBuilder &b, Value ptr, Value bytes) {
   return LLVM::GEPOp::create(b, ptr.getType(), b.getI8Type(), ptr,

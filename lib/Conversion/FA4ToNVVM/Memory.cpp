@@ -35,10 +35,7 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
 
     // Thread position in its warpgroup: rows 16w + l/4 (+8), columns
     // 2(l%4) (+1) of each 8-column block.
-    Value tid = LLVM::ZExtOp::create(b, i64, threadId(b));
-    Value inGroup = LLVM::URemOp::create(b, tid, i64Const(b, 128));
-    Value warp = LLVM::UDivOp::create(b, inGroup, i64Const(b, 32));
-    Value lane = LLVM::URemOp::create(b, inGroup, i64Const(b, 32));
+    auto [inGroup, warp, lane] = warpgroupThread(b, i64);
     Value row = LLVM::AddOp::create(
         b, adaptor.getRow(),
         LLVM::AddOp::create(b, LLVM::MulOp::create(b, warp, i64Const(b, 16)),
@@ -160,10 +157,7 @@ struct TmaStoreLowering : public ConvertOpToLLVMPattern<TmaStoreOp> {
 
     // Lane l of warp w of the warpgroup addresses row
     // 16 w + 8 ((l / 8) % 2) + l % 8 and column block j + (l / 16).
-    Value tid = threadId(b);
-    Value inGroup = LLVM::URemOp::create(b, tid, i32Const(b, 128));
-    Value warp = LLVM::UDivOp::create(b, inGroup, i32Const(b, 32));
-    Value lane = LLVM::URemOp::create(b, inGroup, i32Const(b, 32));
+    auto [inGroup, warp, lane] = warpgroupThread(b, i32);
     Value first = LLVM::TruncOp::create(b, i32, adaptor.getRow());
     Value row = LLVM::AddOp::create(
         b, first,
