@@ -183,7 +183,7 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t qTiles, Target target,
                                  ArrayAttr roles, bool persistent,
                                  int64_t qStages, bool tmaStore,
-                                 bool debugHangs) {
+                                 bool debugHangs, bool rebuildDescriptors) {
   if (!elementType.isBF16() && !elementType.isF16())
     return emitError() << "element type must be bf16 or f16, got "
                        << elementType;
@@ -356,12 +356,15 @@ ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
   // the next tile's Q loads while this tile's last blocks run.
   int64_t qStages = request.qStages.value_or(
       request.persistent && fits(bn, kvStages, 2) ? 2 : 1);
+  // Descriptors rebuilt per MMA step space the MMAs' issue, which pays at
+  // head dim 64, where the softmax is the bottleneck (bench/RESULTS.md).
+  bool rebuildDescriptors = request.rebuildDescriptors.value_or(paddedD <= 64);
 
   ConfigAttr config =
       getChecked(emitError, context, elementType, headDim, headDimV, bm, bn,
                  bk0, bn, kvStages, qkStages, swizzle, qTiles, request.target,
                  ArrayAttr::get(context, roles), request.persistent, qStages,
-                 request.tmaStore, request.debugHangs);
+                 request.tmaStore, request.debugHangs, rebuildDescriptors);
   if (!config)
     return failure();
   return config;

@@ -111,7 +111,14 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
     it is built to diagnose hangs, `debug_hangs` (false when left out): every
     mbarrier and named-barrier wait gives up after 2^30 cycles and reports
     where it waited (fa4-instrument-hangs). Release plans leave it out, so
-    their kernels are the same with or without the field.
+    their kernels are the same with or without the field. Last,
+    `rebuild_descriptors` (false when left out): each k16 step of a `wgmma`
+    builds its shared-memory matrix descriptor from the step's address (5-7
+    uniform instructions between two MMAs) instead of one 32-bit add off the
+    tile's. Fewer instructions pay where the tensor cores are the bottleneck
+    (head dim 128 and 256); where the exponentials are (head dim 64, whose
+    `MUFU` work shares the issue queue with the MMAs), MMAs issued back to
+    back delay the other warpgroup's softmax, and the spaced issue is faster.
 
     One verifier computes the budgets and rejects impossible plans with the
     numbers: shared memory (Q, K and V stage buffers and the mbarriers, the
@@ -124,7 +131,8 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
     `ConfigAttr::derive` builds the default plan from (head dim, element
     type, target): 128-byte swizzle, 1/2/4 qk stages for head dim 64/128/256,
     and as many kv stages as shared memory holds, at most the best measured
-    number for the head dim (4 at head dim 64, 2 from 128 on).
+    number for the head dim (4 at head dim 64, 2 from 128 on), and rebuilt
+    descriptors at padded head dim 64 (the best measured choice).
 
     ```mlir
     #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128,
@@ -143,7 +151,8 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
                         DefaultValuedParameter<"bool", "false">:$persistent,
                         DefaultValuedParameter<"int64_t", "1">:$q_stages,
                         DefaultValuedParameter<"bool", "false">:$tma_store,
-                        DefaultValuedParameter<"bool", "false">:$debug_hangs);
+                        DefaultValuedParameter<"bool", "false">:$debug_hangs,
+                        DefaultValuedParameter<"bool", "false">:$rebuild_descriptors);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

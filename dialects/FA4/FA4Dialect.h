@@ -74,6 +74,9 @@ struct ConfigRequest {
   bool tmaStore = false;
   /// Bound every barrier wait and report the one that times out.
   bool debugHangs = false;
+  /// Rebuild each MMA step's matrix descriptor from its address; unset: at
+  /// padded head dim 64, the best measured choice.
+  std::optional<bool> rebuildDescriptors;
 };
 
 /// Hardware limits of a target that plans are checked against.

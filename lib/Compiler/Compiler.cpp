@@ -115,6 +115,7 @@ LogicalResult mlir::fa4::attachPlan(ModuleOp module, int64_t width,
   request.persistent = plan.persistent.value_or(false);
   request.qStages = plan.qStages;
   request.debugHangs = plan.debugHangs;
+  request.rebuildDescriptors = plan.rebuildDescriptors;
   // A kernel that stores through a tensor map does so by TMA.
   WalkResult walk = module->walk([&](func::FuncOp function) {
     request.tmaStore = storesThroughTensorMap(function);

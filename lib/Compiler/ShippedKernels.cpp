@@ -49,6 +49,8 @@ std::string describeRequest(const ShippedKernelRequest &request) {
     os << " q_stages=" << *plan.qStages;
   if (plan.debugHangs)
     os << " debug_hangs=1";
+  if (plan.rebuildDescriptors)
+    os << " rebuild_descriptors=" << *plan.rebuildDescriptors;
   os << " arch=" << target.arch
      << " ptx=" << target.ptxVersion << " opt=" << target.optLevel
      << " ptxas=" << target.ptxasPath;

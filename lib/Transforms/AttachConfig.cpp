@@ -62,6 +62,13 @@ struct AttachConfigPass
     if (qStages)
       request.qStages = qStages;
     request.debugHangs = debugHangs;
+    if (rebuildDescriptors == "true" || rebuildDescriptors == "false")
+      request.rebuildDescriptors = rebuildDescriptors == "true";
+    else if (rebuildDescriptors != "derived") {
+      emitError() << "rebuild-descriptors '" << rebuildDescriptors
+                  << "' is not true, false or derived";
+      return signalPassFailure();
+    }
 
     // A kernel that stores through a tensor map does so by TMA.
     for (auto function : functions) {

@@ -42,6 +42,9 @@ static void printPlan(llvm::raw_ostream &os, Operation *op, ConfigAttr config) {
                                   : ", TMA-store epilogue (O staged in the Q "
                                     "stage)")
      << (config.getDebugHangs() ? ", bounded waits (debug_hangs)" : "")
+     << (config.getRebuildDescriptors()
+             ? ", MMA descriptors rebuilt each step (rebuild_descriptors)"
+             : "")
      << "\n";
   SharedMemoryPlan smem = config.getSharedMemoryPlan();
   os << "  shared memory: Q " << smem.q << " B + K " << smem.k << " B + V "

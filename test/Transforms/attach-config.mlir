@@ -1,6 +1,7 @@
 // fa4-attach-config derives the FA4Config plan: 1, 2 and 4 qk stages for head
 // dims 64, 128 and 256 with 128-byte swizzle, kv stages from shared memory,
-// and honours command-line overrides.
+// and honours command-line overrides. The MMA descriptors are rebuilt each
+// step at head dim 64 and one add a step from 128 on, unless asked.
 // RUN: fa4-opt %s --fa4-attach-config="head-dim=64" | FileCheck %s --check-prefix=D64
 // RUN: fa4-opt %s --fa4-attach-config="head-dim=128" | FileCheck %s --check-prefix=D128
 // RUN: fa4-opt %s --fa4-attach-config="head-dim=256" | FileCheck %s --check-prefix=D256
@@ -16,8 +17,11 @@
 // RUN: fa4-opt %s --fa4-attach-config="head-dim=256 persistent=true" | FileCheck %s --check-prefix=PERSISTENT-D256
 // RUN: fa4-opt %s --fa4-attach-config="head-dim=128 persistent=true q-stages=1" | FileCheck %s --check-prefix=PERSISTENT-Q1
 // RUN: not fa4-opt %s --fa4-attach-config="head-dim=128 q-stages=2" 2>&1 | FileCheck %s --check-prefix=Q2-ONE-TILE
+// RUN: fa4-opt %s --fa4-attach-config="head-dim=128 rebuild-descriptors=true" | FileCheck %s --check-prefix=REBUILD
+// RUN: fa4-opt %s --fa4-attach-config="head-dim=64 rebuild-descriptors=false" | FileCheck %s --check-prefix=ONE-ADD
+// RUN: not fa4-opt %s --fa4-attach-config="head-dim=64 rebuild-descriptors=maybe" 2>&1 | FileCheck %s --check-prefix=REBUILD-BAD
 
-// D64: func.func @kernel() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 64, head_dim_v = 64, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 4, qk_stages = 1, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>}
+// D64: func.func @kernel() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 64, head_dim_v = 64, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 4, qk_stages = 1, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>], rebuild_descriptors = true>}
 // D128: func.func @kernel() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 2, qk_stages = 2, swizzle = 128
 // D256: func.func @kernel() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 256, head_dim_v = 256, bm = 64, bn = 64, bk0 = 64, bk1 = 64, kv_stages = 2, qk_stages = 4, swizzle = 128
 // OVERRIDE: #fa4.config<element_type = f16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 2, qk_stages = 2,
@@ -29,6 +33,9 @@
 // PERSISTENT-D256: head_dim = 256, {{.*}}, persistent = true>
 // PERSISTENT-Q1: head_dim = 128, {{.*}}, persistent = true>
 // Q2-ONE-TILE: error: q_stages 2 needs a persistent plan: a CTA of one tile loads its Q once
+// REBUILD: head_dim = 128, {{.*}}, rebuild_descriptors = true>
+// ONE-ADD: head_dim = 64, {{.*}} regs = 240>]>}
+// REBUILD-BAD: error: rebuild-descriptors 'maybe' is not true, false or derived
 // BOX: error: K band of 192 B (bk0 96 x 2 B) is neither within nor a whole number of 128 B swizzle spans
 
 func.func @kernel() {

@@ -68,6 +68,8 @@ static constexpr OptionSpec kOptions[] = {
     {"no-persistent", false, Scope::Any},
     {"q-stages", true, Scope::Any},
     {"debug-hangs", false, Scope::Any},
+    {"rebuild-descriptors", false, Scope::Any},
+    {"no-rebuild-descriptors", false, Scope::Any},
     {"no-cache", false, Scope::Any},
     {"ctas", true, Scope::Any},
     {"emit", true, Scope::Any},
@@ -439,7 +441,8 @@ static Status readRunOptions(const Given &given, Arguments &args) {
   if (!args.kernelPath.empty())
     for (const char *name :
          {"kv-stages", "qk-stages", "block-n", "persistent", "no-persistent",
-          "q-stages", "debug-hangs"})
+          "q-stages", "debug-hangs", "rebuild-descriptors",
+          "no-rebuild-descriptors"})
       if (given.count(name))
         return Status::error("--" + std::string(name) +
                              " chooses the plan of fa4's own kernel; it does "
@@ -482,6 +485,13 @@ static Status readRunOptions(const Given &given, Arguments &args) {
     args.plan.qStages = int64_t(*value);
   }
   args.plan.debugHangs = given.count("debug-hangs");
+  if (given.count("rebuild-descriptors") &&
+      given.count("no-rebuild-descriptors"))
+    return Status::error("--rebuild-descriptors and --no-rebuild-descriptors "
+                         "contradict each other");
+  if (given.count("rebuild-descriptors") ||
+      given.count("no-rebuild-descriptors"))
+    args.plan.rebuildDescriptors = given.count("rebuild-descriptors") != 0;
   args.noCache = given.count("no-cache");
   if (auto it = given.find("emit"); it != given.end()) {
     if (!args.kernelPath.empty())

@@ -54,6 +54,7 @@ struct PlanChoices {
   std::optional<bool> persistent;
   std::optional<int64_t> qStages;
   bool debugHangs = false;
+  std::optional<bool> rebuildDescriptors;
 };
 
 /// Compile fa4's shipped kernel `name` (`gemm`, `attention-hd64`,

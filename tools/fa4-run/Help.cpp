@@ -193,6 +193,15 @@ OPTIONS
                          1073741903 cycles on the k pipeline's full barrier,
                          stage 1, phase 0, at Attention.cpp:118". Slower;
                          release kernels are not changed by it
+  --rebuild-descriptors  fa4's own kernel builds each MMA step's shared-
+                         memory descriptor from the step's address (a few
+                         uniform instructions between two MMAs) instead of
+                         one add off the tile's: the MMAs issue spaced,
+                         which leaves the exponentials room where they are
+                         the bottleneck (the default at head dim 64, the
+                         fastest there on the H200)
+  --no-rebuild-descriptors
+                         one add a step (the default from head dim 128 on)
   --ctas N               a persistent kernel runs on N CTAs, at most one per
                          tile (default: one per SM)
   --causal               attention: the causal mask above

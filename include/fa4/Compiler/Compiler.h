@@ -51,6 +51,9 @@ struct PlanOptions {
   std::optional<int64_t> qStages;
   /// Bounded barrier waits that report a hang (fa4-instrument-hangs).
   bool debugHangs = false;
+  /// Each MMA step's descriptor rebuilt from its address; unset: derived
+  /// (at padded head dim 64).
+  std::optional<bool> rebuildDescriptors;
 };
 
 /// Builds the shipped program `name` at the tile level with its plan

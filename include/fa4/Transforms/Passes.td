@@ -49,6 +49,11 @@ def FA4AttachConfig : Pass<"fa4-attach-config", "ModuleOp"> {
     Option<"debugHangs", "debug-hangs", "bool", /*default=*/"false",
            "bound every barrier wait and report the one that times out "
            "(fa4-instrument-hangs)">,
+    Option<"rebuildDescriptors", "rebuild-descriptors", "std::string",
+           /*default=*/"\"derived\"",
+           "each MMA step's descriptor rebuilt from its address: true, "
+           "false or derived (true at padded head dim 64, the best "
+           "measured)">,
   ];
 }
 

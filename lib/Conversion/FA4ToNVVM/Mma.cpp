@@ -13,6 +13,8 @@
 #include "Common.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 
+#include <optional>
+
 using namespace mlir;
 using namespace mlir::fa4;
 using namespace mlir::fa4::detail;
@@ -22,35 +24,66 @@ namespace {
 /// Bytes of one row of a 128-byte-swizzled tile, and of an 8-row group.
 constexpr int64_t kRowBytes = 128;
 constexpr int64_t kGroupBytes = 8 * kRowBytes;
+/// A descriptor's high word: the stride byte offset (one 8-row group, in
+/// 16-byte units) and the 128-byte swizzle mode (1 in bits 62-63).
+constexpr int64_t kHighWord =
+    ((kGroupBytes >> 4) & 0x3FFF) | (int64_t(1) << 30);
+/// A descriptor's leading-byte-offset field, in the low word.
+constexpr int64_t leadingField(int64_t leadingBytes) {
+  return ((leadingBytes >> 4) & 0x3FFF) << 16;
+}
 
-/// The shared-memory matrix descriptor (PTX ISA "Matrix Descriptor Format")
-/// of the 128-byte-swizzled operand at `ptr`: start address, leading and
-/// stride byte offsets (in 16-byte units) and the swizzle mode.
-Value makeDescriptor(ImplicitLocOpBuilder &b, Value ptr, int64_t leadingBytes,
-                     int64_t strideBytes) {
+/// The shared-memory matrix descriptors (PTX ISA "Matrix Descriptor Format")
+/// of one 128-byte-swizzled operand tile. The high word (stride byte offset,
+/// swizzle mode) is a constant, and the start address, 14 bits of 16-byte
+/// units in the low word, cannot carry into the leading-offset field: a
+/// CTA's shared memory ends below 2^18 bytes. So the low word of the tile's
+/// first byte is built once and the descriptor of any byte offset into the
+/// tile is one 32-bit add of that offset in 16-byte units.
+class TileDescriptors {
+public:
+  TileDescriptors(ImplicitLocOpBuilder &b, Value base, int64_t leadingBytes) {
+    Value address = LLVM::PtrToIntOp::create(b, b.getI32Type(), base);
+    Value start = LLVM::LShrOp::create(
+        b, LLVM::AndOp::create(b, address, i32Const(b, 0x3FFFF)),
+        i32Const(b, 4));
+    low = LLVM::OrOp::create(b, start, i32Const(b, leadingField(leadingBytes)));
+  }
+
+  /// The descriptor of the operand `bytes` past the tile's first byte.
+  Value at(ImplicitLocOpBuilder &b, int64_t bytes) const {
+    Value word =
+        bytes ? LLVM::AddOp::create(b, low, i32Const(b, bytes >> 4)) : low;
+    auto pairType = VectorType::get(2, b.getI32Type());
+    Value pair = LLVM::UndefOp::create(b, pairType);
+    pair = LLVM::InsertElementOp::create(b, pair, word, i32Const(b, 0));
+    pair = LLVM::InsertElementOp::create(b, pair, i32Const(b, kHighWord),
+                                         i32Const(b, 1));
+    return LLVM::BitcastOp::create(b, b.getI64Type(), pair);
+  }
+
+  /// The operand at k16 step `kk` of a k-major tile of `rows` rows: column
+  /// blocks of 64 16-bit elements (128 bytes) follow each other.
+  static int64_t kMajorOffset(int64_t rows, int64_t kk) {
+    return kk * 16 / 64 * rows * kRowBytes + (kk % 4) * 32;
+  }
+  /// The operand at k16 step `kk` of an mn-major tile: K rows of 128 bytes.
+  static int64_t mnMajorOffset(int64_t kk) { return kk * 16 * kRowBytes; }
+
+private:
+  Value low;
+};
+
+/// The same descriptor built from the operand's address alone, in 64 bits
+/// (plans with `rebuild_descriptors`): the step's offset, the mask and the
+/// shift again at each step.
+Value rebuiltDescriptor(ImplicitLocOpBuilder &b, Value ptr,
+                        int64_t leadingBytes) {
   Value address = LLVM::PtrToIntOp::create(b, b.getI64Type(), ptr);
   Value start = LLVM::LShrOp::create(
       b, LLVM::AndOp::create(b, address, i64Const(b, 0x3FFFF)), i64Const(b, 4));
-  int64_t fields = ((leadingBytes >> 4) << 16) | ((strideBytes >> 4) << 32) |
-                   (int64_t(1) << 62);
-  return LLVM::OrOp::create(b, start, i64Const(b, fields));
-}
-
-/// The operand at k16 step `kk` of a k-major tile of `rows` rows: column
-/// blocks of 64 16-bit elements (128 bytes) follow each other.
-Value kMajorStep(ImplicitLocOpBuilder &b, Value base, int64_t rows,
-                 int64_t kk) {
-  int64_t block = kk * 16 / 64, within = (kk % 4) * 32;
-  Value ptr = offsetPtr(b, base, block * rows * kRowBytes + within);
-  return makeDescriptor(b, ptr, 16, kGroupBytes);
-}
-
-/// The operand at k16 step `kk` of an mn-major tile of `kRows` rows (K) and
-/// column blocks of 64 N-elements `kRows * 128` bytes apart.
-Value mnMajorStep(ImplicitLocOpBuilder &b, Value base, int64_t kRows,
-                  int64_t kk) {
-  Value ptr = offsetPtr(b, base, kk * 16 * kRowBytes);
-  return makeDescriptor(b, ptr, kRows * kRowBytes, kGroupBytes);
+  return LLVM::OrOp::create(
+      b, start, i64Const(b, leadingField(leadingBytes) | kHighWord << 32));
 }
 
 Value vectorToStruct(ImplicitLocOpBuilder &b, Value vector, Type structType) {
@@ -154,13 +187,40 @@ struct MmaAsyncLowering : public ConvertOpToLLVMPattern<MmaAsyncOp> {
     Value acc = adaptor.getAcc()
                     ? vectorToStruct(b, adaptor.getAcc(), structType)
                     : LLVM::UndefOp::create(b, structType).getResult();
+    auto aTile = dyn_cast<MemRefType>(op.getA().getType());
+    // The leading byte offset of B: unused by a k-major 128-byte-swizzled
+    // tile (16 by convention), the distance between column blocks of 64
+    // N-elements in an mn-major one.
+    int64_t bLeading = mnMajor ? k * kRowBytes : 16;
+    auto bOffset = [&](int64_t kk) {
+      return mnMajor ? TileDescriptors::mnMajorOffset(kk)
+                     : TileDescriptors::kMajorOffset(n, kk);
+    };
+    // Descriptors of the tiles' first bytes, one add off them a step; or,
+    // where the plan says so, each step's rebuilt from its address.
+    ConfigAttr config = lookupConfig(op);
+    bool rebuild = config && config.getRebuildDescriptors();
+    std::optional<TileDescriptors> aDescriptors, bDescriptors;
+    if (!rebuild) {
+      if (aTile)
+        aDescriptors.emplace(b, adaptor.getA(), 16);
+      bDescriptors.emplace(b, adaptor.getB(), bLeading);
+    }
+    auto descriptor = [&](Value tile, int64_t leading, int64_t bytes,
+                          std::optional<TileDescriptors> &hoisted) {
+      return rebuild ? rebuiltDescriptor(b, offsetPtr(b, tile, bytes), leading)
+                     : hoisted->at(b, bytes);
+    };
+    int64_t aRows = aTile ? aTile.getDimSize(0) : 0;
     NVVM::WgmmaFenceAlignedOp::create(b);
     for (int64_t kk = 0; kk < k / 16; ++kk) {
       bool scaleD = adaptor.getAcc() || kk > 0;
-      Value descB = mnMajor ? mnMajorStep(b, adaptor.getB(), k, kk)
-                            : kMajorStep(b, adaptor.getB(), n, kk);
-      if (auto aTile = dyn_cast<MemRefType>(op.getA().getType())) {
-        Value descA = kMajorStep(b, adaptor.getA(), aTile.getDimSize(0), kk);
+      Value descB =
+          descriptor(adaptor.getB(), bLeading, bOffset(kk), bDescriptors);
+      if (aTile) {
+        Value descA =
+            descriptor(adaptor.getA(), 16,
+                       TileDescriptors::kMajorOffset(aRows, kk), aDescriptors);
         acc = NVVM::WgmmaMmaAsyncOp::create(
             b, structType, acc, descA, descB,
             NVVM::MMAShapeAttr::get(context, 64, n, 16),
