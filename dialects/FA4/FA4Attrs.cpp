@@ -183,7 +183,8 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t qTiles, Target target,
                                  ArrayAttr roles, bool persistent,
                                  int64_t qStages, bool tmaStore,
-                                 bool debugHangs, bool rebuildDescriptors) {
+                                 bool debugHangs, bool rebuildDescriptors,
+                                 bool interleaveHeads) {
   if (!elementType.isBF16() && !elementType.isF16())
     return emitError() << "element type must be bf16 or f16, got "
                        << elementType;
@@ -233,6 +234,9 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (qStages == 2 && !persistent)
     return emitError() << "q_stages 2 needs a persistent plan: a CTA of one "
                           "tile loads its Q once";
+  if (interleaveHeads && !persistent)
+    return emitError() << "interleave_heads orders the tiles of a persistent "
+                          "plan, but this plan runs one tile per CTA";
 
   // A one-tile plan stages O in the Q stage, the CTA's rows by the padded
   // head dim: O's rows must fit in it.
@@ -364,7 +368,8 @@ ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
       getChecked(emitError, context, elementType, headDim, headDimV, bm, bn,
                  bk0, bn, kvStages, qkStages, swizzle, qTiles, request.target,
                  ArrayAttr::get(context, roles), request.persistent, qStages,
-                 request.tmaStore, request.debugHangs, rebuildDescriptors);
+                 request.tmaStore, request.debugHangs, rebuildDescriptors,
+                 request.interleaveHeads);
   if (!config)
     return failure();
   return config;

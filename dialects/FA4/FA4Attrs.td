@@ -119,6 +119,13 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
     (head dim 128 and 256); where the exponentials are (head dim 64, whose
     `MUFU` work shares the issue queue with the MMAs), MMAs issued back to
     back delay the other warpgroup's softmax, and the spaced issue is faster.
+    And `interleave_heads` (false when left out; persistent plans only):
+    the tile pairs of the logical grid are numbered with (y, z), the heads
+    and batches of attention, varying fastest instead of x, so the pairs a
+    CTA takes spread over the query blocks. That balances the CTAs when the
+    work does not fall evenly on the x pairs (a sliding window's short first
+    blocks: the CTAs that took only full blocks finish last), at the cost of
+    L2 locality: the tiles that run at once span all the heads.
 
     One verifier computes the budgets and rejects impossible plans with the
     numbers: shared memory (Q, K and V stage buffers and the mbarriers, the
@@ -152,7 +159,8 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
                         DefaultValuedParameter<"int64_t", "1">:$q_stages,
                         DefaultValuedParameter<"bool", "false">:$tma_store,
                         DefaultValuedParameter<"bool", "false">:$debug_hangs,
-                        DefaultValuedParameter<"bool", "false">:$rebuild_descriptors);
+                        DefaultValuedParameter<"bool", "false">:$rebuild_descriptors,
+                        DefaultValuedParameter<"bool", "false">:$interleave_heads);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -77,6 +77,8 @@ struct ConfigRequest {
   /// Rebuild each MMA step's matrix descriptor from its address; unset: at
   /// padded head dim 64, the best measured choice.
   std::optional<bool> rebuildDescriptors;
+  /// Number a persistent plan's tile pairs with the heads varying fastest.
+  bool interleaveHeads = false;
 };
 
 /// Hardware limits of a target that plans are checked against.

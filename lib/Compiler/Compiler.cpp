@@ -116,6 +116,7 @@ LogicalResult mlir::fa4::attachPlan(ModuleOp module, int64_t width,
   request.qStages = plan.qStages;
   request.debugHangs = plan.debugHangs;
   request.rebuildDescriptors = plan.rebuildDescriptors;
+  request.interleaveHeads = plan.interleaveHeads.value_or(false);
   // A kernel that stores through a tensor map does so by TMA.
   WalkResult walk = module->walk([&](func::FuncOp function) {
     request.tmaStore = storesThroughTensorMap(function);

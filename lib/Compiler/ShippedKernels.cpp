@@ -51,6 +51,8 @@ std::string describeRequest(const ShippedKernelRequest &request) {
     os << " debug_hangs=1";
   if (plan.rebuildDescriptors)
     os << " rebuild_descriptors=" << *plan.rebuildDescriptors;
+  if (plan.interleaveHeads)
+    os << " interleave_heads=" << *plan.interleaveHeads;
   os << " arch=" << target.arch
      << " ptx=" << target.ptxVersion << " opt=" << target.optLevel
      << " ptxas=" << target.ptxasPath;

@@ -62,6 +62,7 @@ struct AttachConfigPass
     if (qStages)
       request.qStages = qStages;
     request.debugHangs = debugHangs;
+    request.interleaveHeads = interleaveHeads;
     if (rebuildDescriptors == "true" || rebuildDescriptors == "false")
       request.rebuildDescriptors = rebuildDescriptors == "true";
     else if (rebuildDescriptors != "derived") {

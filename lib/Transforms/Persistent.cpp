@@ -11,7 +11,9 @@
 // each pair's x = k first. A program whose tiles grow or shrink with x (a
 // causal attention's query blocks) gives every pair the same work, so the
 // CTAs finish together; with fewer pairs than CTAs each tile is its own
-// pair, so that no CTA is left idle.
+// pair, so that no CTA is left idle. The pairs are numbered x first, so
+// that the tiles running at once share a head's K and V in L2, or, with
+// `interleave_heads`, (y, z) first, so that each CTA's pairs spread over x.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,8 +87,10 @@ static Operation *lastUse(Block *block, Value value) {
 }
 
 /// Wraps the body of `role` in the tile loop over the logical grid `grid`
-/// (x, y and, for a program that uses it, z).
-static LogicalResult makePersistent(RoleOp role, ArrayRef<Value> grid) {
+/// (x, y and, for a program that uses it, z); with `interleave` the pairs
+/// are numbered with (y, z) varying fastest.
+static LogicalResult makePersistent(RoleOp role, ArrayRef<Value> grid,
+                                    bool interleave) {
   Block &body = role.getBody().front();
   Location loc = role.getLoc();
   bool producer = role.getKind() == RoleKind::producer;
@@ -144,12 +148,16 @@ static LogicalResult makePersistent(RoleOp role, ArrayRef<Value> grid) {
   Block *outerBody = outer.getBody();
   if (!outerBody->empty())
     outerBody->getTerminator()->erase();
-  // Pair v: slot k = v mod slots of (y, z) = v / slots; its tiles x = k
-  // and, folded, x = X - 1 - k when that is another.
+  // Pair v: slot k = v mod slots of (y, z) = v / slots (interleaved: (y,
+  // z) = v mod Y·Z of slot k = v / Y·Z); its tiles x = k and, folded,
+  // x = X - 1 - k when that is another.
   OpBuilder ob = OpBuilder::atBlockEnd(outerBody);
   Value v = outer.getInductionVar();
-  Value k = arith::RemUIOp::create(ob, loc, v, slots);
-  Value rest = arith::DivUIOp::create(ob, loc, v, slots);
+  Value inner = interleave ? others : slots;
+  Value low = arith::RemUIOp::create(ob, loc, v, inner);
+  Value high = arith::DivUIOp::create(ob, loc, v, inner);
+  Value k = interleave ? high : low;
+  Value rest = interleave ? low : high;
   Value mirror = arith::SubIOp::create(
       ob, loc, arith::SubIOp::create(ob, loc, x, one), k);
   Value second = arith::AndIOp::create(
@@ -305,7 +313,8 @@ struct PersistentPass
               for (unsigned i = 0; i < dims; ++i)
                 grid.push_back(function.getArgument(n + i));
               for (RoleOp role : roles)
-                if (failed(makePersistent(role, grid)))
+                if (failed(makePersistent(role, grid,
+                                          config.getInterleaveHeads())))
                   return failure();
               return success();
             })))

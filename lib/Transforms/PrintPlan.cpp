@@ -33,8 +33,10 @@ static void printPlan(llvm::raw_ostream &os, Operation *op, ConfigAttr config) {
      << config.getBk1() << ", " << config.getKvStages()
      << " kv stages, swizzle " << config.getSwizzle() << " B\n";
   os << "  schedule: "
-     << (config.getPersistent() ? "persistent (folded static order)"
-                                : "one tile per CTA")
+     << (!config.getPersistent() ? "one tile per CTA"
+         : config.getInterleaveHeads()
+             ? "persistent (folded static order, heads interleaved)"
+             : "persistent (folded static order)")
      << ", " << config.getQStages() << " Q stage(s)"
      << (!config.getTmaStore()        ? ""
          : config.getPersistent() ? ", TMA-store epilogue (O staged in a buffer "

@@ -18,6 +18,8 @@
 // RUN: fa4-opt %s --fa4-attach-config="head-dim=128 persistent=true q-stages=1" | FileCheck %s --check-prefix=PERSISTENT-Q1
 // RUN: not fa4-opt %s --fa4-attach-config="head-dim=128 q-stages=2" 2>&1 | FileCheck %s --check-prefix=Q2-ONE-TILE
 // RUN: fa4-opt %s --fa4-attach-config="head-dim=128 rebuild-descriptors=true" | FileCheck %s --check-prefix=REBUILD
+// RUN: fa4-opt %s --fa4-attach-config="head-dim=128 persistent=true interleave-heads=true" | FileCheck %s --check-prefix=HEADS
+// RUN: not fa4-opt %s --fa4-attach-config="head-dim=128 interleave-heads=true" 2>&1 | FileCheck %s --check-prefix=HEADS-ONE-TILE
 // RUN: fa4-opt %s --fa4-attach-config="head-dim=64 rebuild-descriptors=false" | FileCheck %s --check-prefix=ONE-ADD
 // RUN: not fa4-opt %s --fa4-attach-config="head-dim=64 rebuild-descriptors=maybe" 2>&1 | FileCheck %s --check-prefix=REBUILD-BAD
 
@@ -35,6 +37,8 @@
 // Q2-ONE-TILE: error: q_stages 2 needs a persistent plan: a CTA of one tile loads its Q once
 // REBUILD: head_dim = 128, {{.*}}, rebuild_descriptors = true>
 // ONE-ADD: head_dim = 64, {{.*}} regs = 240>]>}
+// HEADS: persistent = true, q_stages = 2, interleave_heads = true>
+// HEADS-ONE-TILE: error: interleave_heads orders the tiles of a persistent plan, but this plan runs one tile per CTA
 // REBUILD-BAD: error: rebuild-descriptors 'maybe' is not true, false or derived
 // BOX: error: K band of 192 B (bk0 96 x 2 B) is neither within nor a whole number of 128 B swizzle spans
 

@@ -4,13 +4,15 @@
 // carried from tile to tile; Q, which a tile never steps, is stepped after
 // the producer's load and released, then stepped, by the consumers after
 // their key loop. Program ids and grid sizes inside come from the tile
-// index. Without the plan field nothing changes; a grid z is refused.
+// index. Without the plan field nothing changes; a grid z is refused. With
+// `interleave_heads` the pairs are numbered with (y, z) first.
 // RUN: fa4-opt %S/Inputs/attention-tile.mlir --fa4-attach-config="head-dim=128 persistent=true" --fa4-assign-layouts --fa4-pipeline-tma --fa4-split-qk --fa4-warp-specialize --fa4-persistent | FileCheck %s
 // RUN: fa4-opt %S/Inputs/attention-tile.mlir --fa4-attach-config="head-dim=128" --fa4-assign-layouts --fa4-pipeline-tma --fa4-split-qk --fa4-warp-specialize --fa4-persistent | FileCheck %s --check-prefix=OFF
 // RUN: fa4-opt %S/Inputs/attention-tile.mlir --fa4-attach-config="head-dim=128 persistent=true" --fa4-tile-to-fa4 --fa4-to-llvm | FileCheck %s --check-prefix=LLVM
 // RUN: sed 's/attributes {fa4.kernel}/attributes {fa4.kernel, fa4.grid = "cdiv(q.dim1, 128), q.dim0, 1"}/' %S/Inputs/attention-tile.mlir | fa4-opt --fa4-attach-config="head-dim=128 persistent=true" --fa4-tile-to-fa4 | FileCheck %s --check-prefix=RULES
 // RUN: sed 's/attributes {fa4.kernel}/attributes {fa4.kernel, fa4.grid = "1, 1, 2"}/' %S/Inputs/attention-tile.mlir | not fa4-opt --fa4-attach-config="head-dim=128 persistent=true" --fa4-tile-to-fa4 2>&1 | FileCheck %s --check-prefix=GRID-Z
 // RUN: fa4-opt %S/Inputs/persistent-3d.mlir --fa4-persistent --allow-unregistered-dialect | FileCheck %s --check-prefix=GRID3
+// RUN: sed 's/persistent = true>/persistent = true, interleave_heads = true>/' %S/Inputs/persistent-3d.mlir | fa4-opt --fa4-persistent --allow-unregistered-dialect | FileCheck %s --check-prefix=HEADS
 // RUN: fa4-opt %s --split-input-file --verify-diagnostics --fa4-persistent
 
 // With a launch description, the tile grid's rules make the two arguments
@@ -61,6 +63,14 @@
 // GRID3: %[[ZZ:.*]] = arith.index_castui %[[ZI]] : i32 to index
 // GRID3: "use"(%[[XX]], %[[YY]], %[[ZZ]], %[[GZ]])
 // GRID3: } {fa4.tile_loop}
+
+// HEADS: %[[YZ:.*]] = arith.muli %{{.*}}, %{{.*}} : i32
+// HEADS: %[[SLOTS:.*]] = arith.select
+// HEADS: scf.for %[[V:.*]] = %{{.*}} to %{{.*}} step %{{.*}} : i32 {
+// HEADS-NEXT: %[[REST:.*]] = arith.remui %[[V]], %[[YZ]] : i32
+// HEADS-NEXT: %[[K:.*]] = arith.divui %[[V]], %[[YZ]] : i32
+// HEADS: arith.subi %{{.*}}, %[[K]] : i32
+// HEADS: arith.remui %[[REST]], %{{.*}} : i32
 
 // A persistent plan double-buffers Q: the producer loads the next tile's
 // while the consumers read this one's. The states pass through both loops.

@@ -70,6 +70,8 @@ static constexpr OptionSpec kOptions[] = {
     {"debug-hangs", false, Scope::Any},
     {"rebuild-descriptors", false, Scope::Any},
     {"no-rebuild-descriptors", false, Scope::Any},
+    {"interleave-heads", false, Scope::Any},
+    {"no-interleave-heads", false, Scope::Any},
     {"no-cache", false, Scope::Any},
     {"ctas", true, Scope::Any},
     {"emit", true, Scope::Any},
@@ -442,7 +444,8 @@ static Status readRunOptions(const Given &given, Arguments &args) {
     for (const char *name :
          {"kv-stages", "qk-stages", "block-n", "persistent", "no-persistent",
           "q-stages", "debug-hangs", "rebuild-descriptors",
-          "no-rebuild-descriptors"})
+          "no-rebuild-descriptors", "interleave-heads",
+          "no-interleave-heads"})
       if (given.count(name))
         return Status::error("--" + std::string(name) +
                              " chooses the plan of fa4's own kernel; it does "
@@ -492,6 +495,15 @@ static Status readRunOptions(const Given &given, Arguments &args) {
   if (given.count("rebuild-descriptors") ||
       given.count("no-rebuild-descriptors"))
     args.plan.rebuildDescriptors = given.count("rebuild-descriptors") != 0;
+  if (given.count("interleave-heads") && given.count("no-interleave-heads"))
+    return Status::error("--interleave-heads and --no-interleave-heads "
+                         "contradict each other");
+  if (given.count("interleave-heads") || given.count("no-interleave-heads"))
+    args.plan.interleaveHeads = given.count("interleave-heads") != 0;
+  if (args.plan.interleaveHeads.value_or(false) &&
+      !args.plan.persistent.value_or(true))
+    return Status::error("--interleave-heads orders a persistent kernel's "
+                         "tiles; it does not apply with --no-persistent");
   args.noCache = given.count("no-cache");
   if (auto it = given.find("emit"); it != given.end()) {
     if (!args.kernelPath.empty())

@@ -55,6 +55,7 @@ struct PlanChoices {
   std::optional<int64_t> qStages;
   bool debugHangs = false;
   std::optional<bool> rebuildDescriptors;
+  std::optional<bool> interleaveHeads;
 };
 
 /// Compile fa4's shipped kernel `name` (`gemm`, `attention-hd64`,

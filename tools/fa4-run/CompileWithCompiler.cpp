@@ -52,6 +52,7 @@ fa4::run::compileShipped(const std::string &name, const std::string &dumpDir,
   request.plan.qStages = plan.qStages;
   request.plan.debugHangs = plan.debugHangs;
   request.plan.rebuildDescriptors = plan.rebuildDescriptors;
+  request.plan.interleaveHeads = plan.interleaveHeads;
   request.cacheDirectory = cacheDir;
   request.keepStages = refresh || !dumpDir.empty();
   request.refresh = refresh;

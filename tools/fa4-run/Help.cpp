@@ -202,6 +202,15 @@ OPTIONS
                          fastest there on the H200)
   --no-rebuild-descriptors
                          one add a step (the default from head dim 128 on)
+  --interleave-heads     a persistent kernel numbers its tiles with the
+                         heads varying fastest, so each CTA's tiles spread
+                         over the query blocks: better balanced where the
+                         blocks' work is uneven (a window of 4096 keys at
+                         S = 16384: +6 % on the H200), but the tiles that
+                         run at once span all heads, and L2 holds less of
+                         their K and V (a window as wide as S = 4096: -8 %)
+  --no-interleave-heads  query blocks first, a head's tiles run together
+                         (the default)
   --ctas N               a persistent kernel runs on N CTAs, at most one per
                          tile (default: one per SM)
   --causal               attention: the causal mask above

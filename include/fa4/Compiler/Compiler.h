@@ -54,6 +54,9 @@ struct PlanOptions {
   /// Each MMA step's descriptor rebuilt from its address; unset: derived
   /// (at padded head dim 64).
   std::optional<bool> rebuildDescriptors;
+  /// A persistent kernel's tiles numbered with the heads varying fastest
+  /// (not by default: see fa4-run --help).
+  std::optional<bool> interleaveHeads;
 };
 
 /// Builds the shipped program `name` at the tile level with its plan

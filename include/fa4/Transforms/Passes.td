@@ -54,6 +54,9 @@ def FA4AttachConfig : Pass<"fa4-attach-config", "ModuleOp"> {
            "each MMA step's descriptor rebuilt from its address: true, "
            "false or derived (true at padded head dim 64, the best "
            "measured)">,
+    Option<"interleaveHeads", "interleave-heads", "bool", /*default=*/"false",
+           "a persistent kernel numbers its tiles with the heads (y, z) "
+           "varying fastest">,
   ];
 }
 

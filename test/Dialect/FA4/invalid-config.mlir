@@ -70,6 +70,11 @@ func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_di
 
 // -----
 
+// expected-error @below {{interleave_heads orders the tiles of a persistent plan, but this plan runs one tile per CTA}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 2, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>], interleave_heads = true>} { return }
+
+// -----
+
 // Two Q stages at head dim 256 leave no room for two kv stages of 80 rows.
 // expected-error @below {{shared memory plan needs 297984 B (Q 131072 B, K 81920 B, V 81920 B, barriers 192 B, alignment 2880 B) but sm_90a allows 232448 B}}
 func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 256, head_dim_v = 256, bm = 64, bn = 80, bk0 = 64, bk1 = 80, kv_stages = 2, qk_stages = 4, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>], persistent = true, q_stages = 2>} { return }
