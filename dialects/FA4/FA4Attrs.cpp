@@ -227,8 +227,10 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << ": V loads are complete (one qk stage)";
   if (kvStages < 1)
     return emitError() << "kv_stages " << kvStages << " must be at least 1";
-  if (qTiles != 1 && qTiles != 2)
-    return emitError() << "q_tiles " << qTiles << " must be 1 or 2";
+  if (qTiles < 1 || qTiles > kMaxConsumerWarpgroups)
+    return emitError() << "q_tiles " << qTiles << " is not in [1, "
+                       << kMaxConsumerWarpgroups
+                       << "] (one consumer warpgroup per Q tile)";
   if (qStages != 1 && qStages != 2)
     return emitError() << "q_stages " << qStages << " must be 1 or 2";
   if (qStages == 2 && !persistent)
@@ -260,6 +262,14 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "a config needs at least one warp role";
   if (failed(verifyRoleBudget(emitError, roleList, target)))
     return failure();
+  // On sm_90a each Q tile has its consumer warpgroup: the passes split the
+  // CTA's rows among them and number their turns and epilogue barriers.
+  if (target == Target::sm_90a)
+    for (auto [kind, warps, regs] : roleList)
+      if (kind == RoleKind::consumer && warps != 4 * qTiles)
+        return emitError() << "consumer role has " << warps
+                           << " warps but q_tiles " << qTiles << " needs "
+                           << 4 * qTiles << " (a warpgroup per Q tile)";
 
   SharedMemoryPlan plan =
       computePlan(eb, paddedD, paddedDv, bm, bn, kvStages, qkStages, qTiles,
@@ -317,13 +327,24 @@ ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
   int64_t qkStages = request.qkStages.value_or(paddedD / (swizzle / eb));
   int64_t bk0 = qkStages > 0 ? paddedD / qkStages : 0;
 
-  // Hopper: one consumer warpgroup per 64-row Q tile, two of them ping-pong.
+  // Hopper: one consumer warpgroup per 64-row Q tile, two (or as many as
+  // asked for) taking turns; the producer keeps 24 registers a thread and
+  // the consumers share the rest, at most 240 each.
   // Blackwell: two 128-row Q tiles, softmax and correction warpgroups.
-  int64_t bm = 64, qTiles = 2;
+  int64_t bm = 64, qTiles = request.qTiles.value_or(2);
   SmallVector<Attribute> roles;
   if (request.target == Target::sm_90a) {
-    roles = {RoleAttr::get(context, RoleKind::producer, 4, 24),
-             RoleAttr::get(context, RoleKind::consumer, 8, 240)};
+    const int64_t producerRegs = 24;
+    int64_t threads = 128 * (qTiles + 1);
+    int64_t consumerRegs =
+        qTiles < 1 ? 0
+                   : std::min<int64_t>(
+                         240, (threads * getEntryRegisters(threads) -
+                               128 * producerRegs) /
+                                  (128 * qTiles) / 8 * 8);
+    roles = {RoleAttr::get(context, RoleKind::producer, 4, producerRegs),
+             RoleAttr::get(context, RoleKind::consumer, 4 * qTiles,
+                           consumerRegs)};
   } else {
     bm = 128;
     roles = {RoleAttr::get(context, RoleKind::producer, 4, 48),

@@ -64,6 +64,9 @@ struct ConfigRequest {
   std::optional<int64_t> kvStages;
   std::optional<int64_t> qkStages;
   std::optional<int64_t> bn;
+  /// Consumer warpgroups, one per 64-row Q tile (1 to
+  /// kMaxConsumerWarpgroups on sm_90a); unset: 2.
+  std::optional<int64_t> qTiles;
   /// Loop each CTA over the tiles of the logical grid.
   bool persistent = false;
   /// Q stages (1 or 2); unset: 2 for a persistent plan when shared memory
@@ -159,11 +162,15 @@ constexpr StringLiteral kNamedBarrierOffsetAttrName =
     "fa4.named_barrier_offset";
 constexpr int64_t kNamedBarrierStandInBytes = 16 * 8;
 
+/// The most consumer warpgroups (Q tiles) a plan has on sm_90a: three of 64
+/// rows share the register file at 160 registers a thread.
+constexpr int64_t kMaxConsumerWarpgroups = 3;
 /// The named barriers of a kernel: 0 is the CTA-wide one of __syncthreads,
-/// 1 and 2 the ping-pong of two consumer warpgroups (fa4-overlap-softmax),
-/// and 3 + w the epilogue of consumer warpgroup w (its TMA store,
-/// fa4-pipeline-tma).
-constexpr int64_t kEpilogueBarrierId = 3;
+/// kTurnBarrierId + w the turn of consumer warpgroup w in the ping-pong of
+/// its MMAs (fa4-overlap-softmax), and kEpilogueBarrierId + w the epilogue
+/// of consumer warpgroup w (its TMA store, fa4-assign-layouts).
+constexpr int64_t kTurnBarrierId = 1;
+constexpr int64_t kEpilogueBarrierId = kTurnBarrierId + kMaxConsumerWarpgroups;
 
 /// The registers per thread a kernel of `threads` threads starts with: the
 /// register file shared evenly, in the multiples of 8 that setmaxnreg uses.

@@ -70,6 +70,11 @@ OwningOpRef<ModuleOp> mlir::fa4::buildShippedProgram(MLIRContext &context,
                         "rows";
       return nullptr;
     }
+    if (plan.consumerWarpgroups && *plan.consumerWarpgroups != 2) {
+      emitError(loc) << "the gemm program has 2 consumer warpgroups, not "
+                     << *plan.consumerWarpgroups;
+      return nullptr;
+    }
     // 128 x 64 tiles of A and B through four stages: the plan of a head
     // dim of 64.
     width = 64;
@@ -94,6 +99,9 @@ OwningOpRef<ModuleOp> mlir::fa4::buildShippedProgram(MLIRContext &context,
     width = options.headDim;
     if (plan.blockN)
       options.blockN = *plan.blockN;
+    choices.consumerWarpgroups = plan.consumerWarpgroups.value_or(
+        ::fa4::dsl::attentionConsumerWarpgroups(options));
+    options.blockM = 64 * *choices.consumerWarpgroups;
     choices.blockN = ::fa4::dsl::attentionBlockN(options);
     if (!choices.persistent)
       choices.persistent = ::fa4::dsl::attentionPersistent(options);
@@ -112,6 +120,7 @@ LogicalResult mlir::fa4::attachPlan(ModuleOp module, int64_t width,
   request.kvStages = plan.kvStages;
   request.qkStages = plan.qkStages;
   request.bn = plan.blockN;
+  request.qTiles = plan.consumerWarpgroups;
   request.persistent = plan.persistent.value_or(false);
   request.qStages = plan.qStages;
   request.debugHangs = plan.debugHangs;

@@ -47,6 +47,8 @@ std::string describeRequest(const ShippedKernelRequest &request) {
   // Only when set, so that the keys of release kernels stay as they were.
   if (plan.qStages)
     os << " q_stages=" << *plan.qStages;
+  if (plan.consumerWarpgroups)
+    os << " consumer_warpgroups=" << *plan.consumerWarpgroups;
   if (plan.debugHangs)
     os << " debug_hangs=1";
   if (plan.rebuildDescriptors)

@@ -58,6 +58,8 @@ struct AttachConfigPass
       request.qkStages = qkStages;
     if (blockN)
       request.bn = blockN;
+    if (consumerWarpgroups)
+      request.qTiles = consumerWarpgroups;
     request.persistent = persistent;
     if (qStages)
       request.qStages = qStages;

@@ -6,9 +6,11 @@
 // iteration: iteration j issues S_j and then P_(j-1)·V_(j-1), runs the
 // softmax of S_j while that MMA runs, and only then waits for it and
 // rescales. The first iteration is peeled and the last P·V follows the loop.
-// With two consumer warpgroups they also take turns issuing their MMAs
-// (named barriers 1 and 2, "ping-pong"), so that one warpgroup's softmax
-// overlaps the other's MMAs.
+// With two or more consumer warpgroups they also take turns issuing their
+// MMAs, round robin ("ping-pong"): warpgroup w waits at its turn barrier
+// (kTurnBarrierId + w) before its MMAs and hands the turn to warpgroup
+// w + 1 (mod N) once they are issued, so that one warpgroup's softmax
+// overlaps the others' MMAs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -133,25 +135,41 @@ static FailureOr<AttentionLoop> match(scf::ForOp loop) {
   return m;
 }
 
-/// `fa4.named_barrier.<op>` on id `first` in warpgroup 0 and `other` in
-/// warpgroup 1.
-template <typename OpT>
-static void turn(OpBuilder &b, Location loc, Value isFirst, uint64_t first,
-                 uint64_t other) {
-  scf::IfOp::create(
-      b, loc, isFirst,
-      [&](OpBuilder &tb, Location tloc) {
-        OpT::create(tb, tloc, first, 256);
-        scf::YieldOp::create(tb, tloc);
-      },
-      [&](OpBuilder &eb, Location eloc) {
-        OpT::create(eb, eloc, other, 256);
-        scf::YieldOp::create(eb, eloc);
-      });
-}
+/// The consumer warpgroups' turns: warpgroup `group` of `groups` waits at
+/// its own turn barrier and hands the turn to the next one.
+struct Turns {
+  Value group;
+  int64_t groups = 0;
+
+  /// `OpT` on the barrier of warpgroup (group + shift) mod groups: a chain
+  /// of scf.if on the warpgroup index, the last one in the else branch.
+  /// Each barrier has 256 threads: the warpgroup that waits at it and the
+  /// one that arrives.
+  template <typename OpT>
+  void emit(OpBuilder &b, Location loc, int64_t shift, int64_t first = 0) const {
+    int64_t id = kTurnBarrierId + (first + shift) % groups;
+    if (first == groups - 1) {
+      OpT::create(b, loc, id, 256);
+      return;
+    }
+    Value isThis = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, group,
+        arith::ConstantIndexOp::create(b, loc, first));
+    scf::IfOp::create(
+        b, loc, isThis,
+        [&](OpBuilder &tb, Location tloc) {
+          OpT::create(tb, tloc, id, 256);
+          scf::YieldOp::create(tb, tloc);
+        },
+        [&](OpBuilder &eb, Location eloc) {
+          emit<OpT>(eb, eloc, shift, first + 1);
+          scf::YieldOp::create(eb, eloc);
+        });
+  }
+};
 
 /// Rewrites the matched loop into the overlapped schedule.
-static void schedule(AttentionLoop &m, Value isFirst) {
+static void schedule(AttentionLoop &m, const Turns &turns) {
   scf::ForOp loop = m.loop;
   Location loc = loop.getLoc();
   Block *body = loop.getBody();
@@ -160,12 +178,12 @@ static void schedule(AttentionLoop &m, Value isFirst) {
                                  m.vStep};
   DenseSet<Operation *> rescale(m.rescale.begin(), m.rescale.end());
   auto sync = [&](OpBuilder &b) {
-    if (isFirst)
-      turn<NamedBarrierSyncOp>(b, loc, isFirst, 1, 2);
+    if (turns.groups > 1)
+      turns.emit<NamedBarrierSyncOp>(b, loc, 0);
   };
   auto arrive = [&](OpBuilder &b) {
-    if (isFirst)
-      turn<NamedBarrierArriveOp>(b, loc, isFirst, 2, 1);
+    if (turns.groups > 1)
+      turns.emit<NamedBarrierArriveOp>(b, loc, 1);
   };
 
   OpBuilder b(loop);
@@ -290,34 +308,30 @@ struct OverlapSoftmaxPass
       });
       if (loops.empty())
         return;
-      // Two consumer warpgroups take turns; one has nobody to wait for.
-      // Warpgroup 0 issues first: warpgroup 1 hands it the first turn, once,
-      // before the role's first op that holds an attention loop. Each turn
-      // taken hands the next one over, so the turns stay in step through
-      // any number of loops (the tiles of a persistent kernel), which both
-      // warpgroups run alike.
-      Value isFirst;
-      if (role.getWarps() == 8) {
+      // The consumer warpgroups take turns; one has nobody to wait for.
+      // Warpgroup 0 issues first: the last warpgroup hands it the first
+      // turn, once, before the role's first op that holds an attention
+      // loop. Each turn taken hands the next one over, so the turns stay in
+      // step through any number of loops (the tiles of a persistent
+      // kernel), which all warpgroups run alike.
+      Turns turns;
+      turns.groups = role.getWarps() / 4;
+      if (turns.groups > 1) {
         Block &body = role.getBody().front();
         OpBuilder b = OpBuilder::atBlockBegin(&body);
         Location loc = role.getLoc();
-        Value wg = WarpgroupIdOp::create(b, loc);
-        isFirst = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::eq, wg,
-            arith::ConstantIndexOp::create(b, loc, 0));
+        turns.group = WarpgroupIdOp::create(b, loc);
         b.setInsertionPoint(body.findAncestorOpInBlock(*loops.front().loop));
-        scf::IfOp::create(
-            b, loc, isFirst,
-            [&](OpBuilder &tb, Location tloc) {
-              scf::YieldOp::create(tb, tloc);
-            },
-            [&](OpBuilder &eb, Location eloc) {
-              NamedBarrierArriveOp::create(eb, eloc, 1, 256);
-              scf::YieldOp::create(eb, eloc);
-            });
+        Value isLast = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::eq, turns.group,
+            arith::ConstantIndexOp::create(b, loc, turns.groups - 1));
+        scf::IfOp::create(b, loc, isLast, [&](OpBuilder &tb, Location tloc) {
+          NamedBarrierArriveOp::create(tb, tloc, kTurnBarrierId, 256);
+          scf::YieldOp::create(tb, tloc);
+        });
       }
       for (AttentionLoop &m : loops)
-        schedule(m, isFirst);
+        schedule(m, turns);
     });
   }
 };

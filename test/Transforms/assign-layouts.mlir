@@ -78,7 +78,7 @@ func.func @not_splat(%d: !tile.desc<128x128xbf16>, %i: index) {
 // sets tma_store for it): the argument becomes a tensor map of one
 // warpgroup's 64 rows by one 128-byte span, the staging tile of the CTA's
 // 128 rows a buffer of its own, the barrier the warpgroup's epilogue one
-// (3 + warpgroup), and the kernel ends with the wait for the stores.
+// (4 + warpgroup), and the kernel ends with the wait for the stores.
 // CHECK-LABEL: func.func @store_through_arg
 // CHECK-SAME: %[[D:[a-z0-9]+]]: !fa4.tensor_map<bf16, box = [64, 64], swizzle = 128>, %[[I:[a-z0-9]+]]: index
 // CHECK-SAME: tma_store = true
@@ -88,7 +88,7 @@ func.func @not_splat(%d: !tile.desc<128x128xbf16>, %i: index) {
 // CHECK: %[[ROW:.*]] = arith.addi %[[ROW0]], %[[FIRST]]
 // CHECK: %[[COL:.*]] = arith.muli %[[I]], %c128
 // CHECK: %[[WG:.*]] = fa4.warpgroup_id
-// CHECK: %[[BAR:.*]] = arith.addi %[[WG]], %c3
+// CHECK: %[[BAR:.*]] = arith.addi %[[WG]], %c4
 // CHECK: fa4.tma_store %{{.*}}, %[[BUF]][%[[FIRST]]], %[[D]][%[[ROW]], %[[COL]]] barrier(%[[BAR]]) : tensor<64x128xbf16, #fa4.acc>, memref<128x128xbf16, 3>, !fa4.tensor_map<bf16, box = [64, 64], swizzle = 128>
 // CHECK-NEXT: fa4.tma_store_wait
 // CHECK-NEXT: return

@@ -22,6 +22,12 @@
 // RUN: not fa4-opt %s --fa4-attach-config="head-dim=128 interleave-heads=true" 2>&1 | FileCheck %s --check-prefix=HEADS-ONE-TILE
 // RUN: fa4-opt %s --fa4-attach-config="head-dim=64 rebuild-descriptors=false" | FileCheck %s --check-prefix=ONE-ADD
 // RUN: not fa4-opt %s --fa4-attach-config="head-dim=64 rebuild-descriptors=maybe" 2>&1 | FileCheck %s --check-prefix=REBUILD-BAD
+// consumer-warpgroups: one consumer warpgroup per 64-row Q tile, sharing
+// the registers the producer leaves (240 a thread for up to two, 160 for
+// three); at most three.
+// RUN: fa4-opt %s --fa4-attach-config="head-dim=64 consumer-warpgroups=3" | FileCheck %s --check-prefix=WG3
+// RUN: fa4-opt %s --fa4-attach-config="head-dim=64 consumer-warpgroups=1" | FileCheck %s --check-prefix=WG1
+// RUN: not fa4-opt %s --fa4-attach-config="head-dim=64 consumer-warpgroups=4" 2>&1 | FileCheck %s --check-prefix=WG4
 
 // D64: func.func @kernel() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 64, head_dim_v = 64, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 4, qk_stages = 1, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>], rebuild_descriptors = true>}
 // D128: func.func @kernel() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 2, qk_stages = 2, swizzle = 128
@@ -54,3 +60,6 @@ func.func @planned() attributes {fa4.config = #fa4.config<element_type = f16, he
     roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 4, regs = 240>]>} {
   return
 }
+// WG3: q_tiles = 3, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 12, regs = 160>]
+// WG1: q_tiles = 1, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 4, regs = 240>]
+// WG4: error: q_tiles 4 is not in [1, 3] (one consumer warpgroup per Q tile)

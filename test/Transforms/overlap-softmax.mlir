@@ -1,18 +1,19 @@
 // fa4-overlap-softmax: the consumer loop of attention is peeled and
 // software-pipelined so that P·V of a key block is issued with the next
-// block's S and completes after its softmax; the two consumer warpgroups
-// take turns issuing MMAs through named barriers 1 and 2. The GEMM's loop
+// block's S and completes after its softmax; the consumer warpgroups take
+// turns issuing MMAs, round robin, warpgroup w waiting at named barrier
+// 1 + w. The GEMM's loop
 // has no P·V and is left alone.
 // RUN: fa4-opt %S/Inputs/attention-tile.mlir --fa4-attach-config=head-dim=128 --fa4-assign-layouts --fa4-pipeline-tma --fa4-split-qk --fa4-warp-specialize --fa4-overlap-softmax | FileCheck %s
 // RUN: fa4-opt %S/Inputs/gemm-tile.mlir --fa4-attach-config="head-dim=64 kv-stages=4" --fa4-assign-layouts --fa4-pipeline-tma --fa4-warp-specialize --fa4-overlap-softmax | FileCheck %s --check-prefix=GEMM
 
 // CHECK: fa4.role consumer warps(8) regs(240) {
 // CHECK: %[[WG:.*]] = fa4.warpgroup_id
-// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[WG]], %c0
-// Warpgroup 1 hands warpgroup 0 the first turn.
-// CHECK: scf.if %[[FIRST]] {
-// CHECK-NEXT: } else {
+// Warpgroup 1, the last, hands warpgroup 0 the first turn.
+// CHECK: %[[LAST:.*]] = arith.cmpi eq, %[[WG]], %c1
+// CHECK: scf.if %[[LAST]] {
 // CHECK-NEXT: fa4.named_barrier.arrive id(1) threads(256)
+// CHECK-NEXT: }
 // CHECK: %[[ANY:.*]] = arith.cmpi slt, %c0{{.*}}, %[[BLOCKS:.*]] : index
 // CHECK: scf.if %[[ANY]] -> (tensor<64xf32, #fa4.rows>, tensor<64xf32, #fa4.rows>, tensor<64x128xf32, #fa4.acc>, !fa4.pipeline_state, !fa4.pipeline_state) {
 // Block 0: its S between a turn's sync and arrive, its softmax, no P·V.

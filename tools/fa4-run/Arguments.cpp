@@ -64,6 +64,7 @@ static constexpr OptionSpec kOptions[] = {
     {"kv-stages", true, Scope::Any},
     {"qk-stages", true, Scope::Any},
     {"block-n", true, Scope::Attention},
+    {"consumer-warpgroups", true, Scope::Attention},
     {"persistent", false, Scope::Any},
     {"no-persistent", false, Scope::Any},
     {"q-stages", true, Scope::Any},
@@ -442,7 +443,8 @@ static Status readRunOptions(const Given &given, Arguments &args) {
   // The plan choices shape fa4's own kernel; a kernel file has its plan.
   if (!args.kernelPath.empty())
     for (const char *name :
-         {"kv-stages", "qk-stages", "block-n", "persistent", "no-persistent",
+         {"kv-stages", "qk-stages", "block-n", "consumer-warpgroups",
+          "persistent", "no-persistent",
           "q-stages", "debug-hangs", "rebuild-descriptors",
           "no-rebuild-descriptors", "interleave-heads",
           "no-interleave-heads"})
@@ -471,6 +473,12 @@ static Status readRunOptions(const Given &given, Arguments &args) {
       return Status::error("--block-n = " + std::to_string(*value) +
                            " is not a multiple of 16 (the MMA step)");
     args.plan.blockN = int64_t(*value);
+  }
+  if (given.count("consumer-warpgroups")) {
+    Expected<uint64_t> value = integer(given, "consumer-warpgroups", 2, 3);
+    if (!value.ok())
+      return value.status();
+    args.plan.consumerWarpgroups = int64_t(*value);
   }
   if (given.count("persistent") && given.count("no-persistent"))
     return Status::error("--persistent and --no-persistent contradict each "

@@ -51,6 +51,7 @@ struct PlanChoices {
   std::optional<int64_t> kvStages;
   std::optional<int64_t> qkStages;
   std::optional<int64_t> blockN;
+  std::optional<int64_t> consumerWarpgroups;
   std::optional<bool> persistent;
   std::optional<int64_t> qStages;
   bool debugHangs = false;

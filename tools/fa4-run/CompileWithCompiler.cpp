@@ -48,6 +48,7 @@ fa4::run::compileShipped(const std::string &name, const std::string &dumpDir,
   request.plan.kvStages = plan.kvStages;
   request.plan.qkStages = plan.qkStages;
   request.plan.blockN = plan.blockN;
+  request.plan.consumerWarpgroups = plan.consumerWarpgroups;
   request.plan.persistent = plan.persistent;
   request.plan.qStages = plan.qStages;
   request.plan.debugHangs = plan.debugHangs;

@@ -166,6 +166,12 @@ OPTIONS
   --block-n N            attention: fa4's own kernel visits keys in blocks
                          of N rows (a multiple of 16 up to 256; default 128,
                          80 at head dim 256)
+  --consumer-warpgroups N
+                         attention: fa4's own kernel has N consumer
+                         warpgroups (2 or 3, default 2), each computing 64
+                         query rows, taking turns at the tensor cores: a CTA
+                         computes 64 N rows. Not with --seqlens (the tile
+                         list has 128-row blocks)
   --persistent           fa4's own kernel is persistent (the default for
                          attention at head dims 64 and 128, the fastest
                          there on the H200): its CTAs loop over the tiles,

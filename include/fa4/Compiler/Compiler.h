@@ -44,6 +44,9 @@ struct PlanOptions {
   /// Rows of one K/V block (attention only; the program's default for its
   /// head dim when not given).
   std::optional<int64_t> blockN;
+  /// Consumer warpgroups, one per 64 query rows of a CTA (attention: 2 or 3;
+  /// unset: 2).
+  std::optional<int64_t> consumerWarpgroups;
   /// A persistent kernel (fa4-persistent); unset: the program's measured
   /// choice (attention at head dims 64 and 128), else not.
   std::optional<bool> persistent;

@@ -29,6 +29,9 @@ struct AttentionOptions {
   /// 256, where two stages of 128-row K and V blocks do not fit in shared
   /// memory.
   int64_t blockN = 0;
+  /// Query rows of one program (a CTA): 64 per consumer warpgroup, 128 or
+  /// 192. Packed sequences take 128, the rows of the runner's tile list.
+  int64_t blockM = 128;
   /// A sliding window (the window_left and window_right arguments): a kernel
   /// of its own, so that attention without one pays nothing for it.
   bool window = false;
@@ -43,6 +46,10 @@ struct AttentionOptions {
 /// The K/V block rows attention uses for `options`.
 int64_t attentionBlockN(const AttentionOptions &options);
 
+/// The consumer warpgroups attention uses for `options` (the measured
+/// choice; blockM is 64 times as many).
+int64_t attentionConsumerWarpgroups(const AttentionOptions &options);
+
 /// Whether attention for `options` runs best as a persistent kernel (the
 /// measured choice; the plan can say otherwise).
 bool attentionPersistent(const AttentionOptions &options);
@@ -51,7 +58,7 @@ bool attentionPersistent(const AttentionOptions &options);
 /// seq_k, batch, heads, group, o_stride_b, o_stride_h, o_stride_s,
 /// scale_log2, causal[, window_left, window_right][, softcap])`: Q is a
 /// descriptor with
-/// blocks of 1x1x128xD over
+/// blocks of 1x1xMxD (M = blockM) over
 /// [B, H, Sq, D], K and V with blocks of 1x1xNxD (N = attentionBlockN) over
 /// [B, Hkv, Sk, D] (H a multiple of Hkv: query head h reads KV head
 /// h / group, group = H / Hkv); O [B, H, Sq, D] is a pointer with strides

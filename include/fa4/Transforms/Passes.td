@@ -41,6 +41,10 @@ def FA4AttachConfig : Pass<"fa4-attach-config", "ModuleOp"> {
            "qk stages of the K loads (0: padded head dim / 64 for 16-bit types)">,
     Option<"blockN", "block-n", "int64_t", /*default=*/"0",
            "rows of a K/V tile (0: the widest that leaves two kv stages)">,
+    Option<"consumerWarpgroups", "consumer-warpgroups", "int64_t",
+           /*default=*/"0",
+           "consumer warpgroups, one per 64-row Q tile, 1 to 3 on sm_90a "
+           "(0: 2); the CTA's rows are 64 times as many">,
     Option<"persistent", "persistent", "bool", /*default=*/"false",
            "a persistent kernel: CTAs loop over the tiles of the grid">,
     Option<"qStages", "q-stages", "int64_t", /*default=*/"0",
@@ -228,10 +232,11 @@ def FA4OverlapSoftmax : Pass<"fa4-overlap-softmax", "ModuleOp"> {
     of a key block is deferred by one iteration, so that iteration j issues
     S_j and P_(j-1)·V_(j-1) back to back, runs the softmax of S_j while they
     run, then waits for P·V and rescales; the first iteration is peeled and
-    the last P·V follows the loop. Two consumer warpgroups take turns issuing
-    their MMAs through named barriers 1 and 2 (warpgroup 1 hands warpgroup 0
-    the first turn, once, before the first of them), so one warpgroup's softmax
-    overlaps the other's MMAs. Attention loops are found at any depth (in a
+    the last P·V follows the loop. Two or three consumer warpgroups take
+    turns issuing their MMAs, round robin: warpgroup w waits at named barrier
+    1 + w and hands the turn on to 1 + (w + 1) mod N (the last one hands
+    warpgroup 0 the first turn, once, before the first of them), so one
+    warpgroup's softmax overlaps the others' MMAs. Attention loops are found at any depth (in a
     persistent kernel's tile loop too); loops of another shape (a GEMM) are
     left as they are.
   }];

@@ -30,9 +30,8 @@ using namespace fa4::dsl;
 
 /// The algorithm, for one head dim and element type.
 static mlir::OwningOpRef<mlir::ModuleOp>
-writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn,
-               bool window, bool softcap, bool varlen) {
-  const int64_t bm = 128;
+writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bm,
+               int64_t bn, bool window, bool softcap, bool varlen) {
   const double inf = std::numeric_limits<double>::infinity();
   const double ln2 = 0.693147182;
   Program p(context, "attention");
@@ -46,8 +45,9 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bn,
     // h / (H / Hkv)), LSE [B, H, Sq]. Q, K and V are read and O written
     // through tensor maps, so any layout whose last dimension is contiguous
     // works, (B, H, S, D) and (B, S, H, D) alike; LSE is contiguous. The
-    // launch takes every size from them and runs one program per 128 query
-    // rows of each head of each batch.
+    // launch takes every size from them and runs one program per bm query
+    // rows (128, or 192 for three consumer warpgroups) of each head of each
+    // batch.
     q = p.desc("q", {1, 1, bm, d}, type, {any, any, any, d});
     k = p.desc("k", {1, 1, bn, d}, type, {q.dim(0), any, any, d});
     v = p.desc("v", {1, 1, bn, d}, type, {q.dim(0), k.dim(1), k.dim(2), d});
@@ -259,6 +259,13 @@ int64_t fa4::dsl::attentionBlockN(const AttentionOptions &options) {
   return options.headDim >= 256 ? 80 : 128;
 }
 
+/// Two consumer warpgroups (128-row CTAs) at every head dim. Three (192
+/// rows, 160 registers a thread) at head dim 64 were measured on the H200
+/// (bench/RESULTS.md, 2026-12-02): see there.
+int64_t fa4::dsl::attentionConsumerWarpgroups(const AttentionOptions &) {
+  return 2;
+}
+
 /// Persistent at head dims 64 and 128, measured on the H200 (bench/RESULTS.md,
 /// 2026-12-02, bf16, H = 16, B * S = 16384): with the folded order, two Q
 /// stages and uniform pipeline states it is ahead of the one-tile kernel at
@@ -291,6 +298,20 @@ fa4::dsl::buildAttention(mlir::MLIRContext *context,
         << " rows is not a multiple of 16 in [16, 256]";
     return {};
   }
-  return writeAttention(context, options.headDim, options.elementType, bn,
-                        options.window, options.softcap, options.varlen);
+  if (options.blockM != 128 && options.blockM != 192) {
+    mlir::emitError(mlir::UnknownLoc::get(context))
+        << "attention query block of " << options.blockM
+        << " rows is not 128 or 192 (two or three consumer warpgroups of 64)";
+    return {};
+  }
+  if (options.varlen && options.blockM != 128) {
+    mlir::emitError(mlir::UnknownLoc::get(context))
+        << "attention of packed sequences takes query blocks of 128 rows, "
+           "the blocks of the runner's tile list, not "
+        << options.blockM;
+    return {};
+  }
+  return writeAttention(context, options.headDim, options.elementType,
+                        options.blockM, bn, options.window, options.softcap,
+                        options.varlen);
 }

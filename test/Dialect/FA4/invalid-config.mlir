@@ -81,8 +81,13 @@ func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_di
 
 // -----
 
-// expected-error @below {{q_tiles 3 must be 1 or 2}}
-func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 3, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>} { return }
+// expected-error @below {{q_tiles 4 is not in [1, 3] (one consumer warpgroup per Q tile)}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 4, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 16, regs = 112>]>} { return }
+
+// -----
+
+// expected-error @below {{consumer role has 8 warps but q_tiles 3 needs 12 (a warpgroup per Q tile)}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 64, head_dim_v = 64, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 2, qk_stages = 1, swizzle = 128, q_tiles = 3, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>} { return }
 
 // -----
 
