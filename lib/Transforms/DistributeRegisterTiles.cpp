@@ -3,7 +3,8 @@
 // The `fa4-distribute-register-tiles` pass: a type conversion from tensors
 // with an fa4 layout (#fa4.acc, #fa4.rows) to the vector of values one thread
 // holds, with the per-thread code of row reductions (quad shuffles),
-// broadcasts, iotas, splats and exp2, and structural conversion of loops.
+// broadcasts, iotas, splats and exp2, O's rescaling in a loop skipped by the
+// warps whose factors are all 1, and structural conversion of loops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,8 +15,10 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
@@ -187,6 +190,98 @@ struct BroadcastLowering : public OpConversionPattern<tile::BroadcastOp> {
   }
 };
 
+/// The narrowest accumulator whose rescaling is guarded.
+constexpr int64_t kMinSkippedRescaleColumns = 256;
+
+/// O's rescaling in a loop that carries it, `acc * broadcast(alpha)` with
+/// alpha a #fa4.rows vector: skipped by the warps whose factors are all exactly 1 (a vote and
+/// a branch against a multiply per accumulator value). Multiplying by 1 is
+/// the identity for every f32 value, so the result is the same either way;
+/// an online softmax whose running max rarely moves (the DSL attention's
+/// conditional rescaling) skips nearly every block's multiplies.
+struct RowScaleLowering : public OpConversionPattern<arith::MulFOp> {
+  RowScaleLowering(const TypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern(converter, context, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(arith::MulFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (!type || !isa_and_nonnull<AccLayoutAttr>(type.getEncoding()) ||
+        !type.getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "not a row scaling");
+    // The loop around it carries a tile of this shape: an accumulator
+    // rescaled each iteration (not, say, O's final normalisation in the
+    // loop over a persistent kernel's tiles).
+    auto loop = op->getParentOfType<scf::ForOp>();
+    Type distributed = getTypeConverter()->convertType(type);
+    if (!loop || !llvm::any_of(loop.getRegionIterArgs(), [&](Value arg) {
+          return arg.getType() == type || arg.getType() == distributed;
+        }))
+      return rewriter.notifyMatchFailure(op, "not in a loop carrying it");
+    unsigned factorIndex;
+    tile::BroadcastOp broadcast;
+    for (unsigned i : {1u, 0u})
+      if (auto b = op->getOperand(i).getDefiningOp<tile::BroadcastOp>();
+          b && b.getAxis() == 1) {
+        broadcast = b;
+        factorIndex = i;
+        break;
+      }
+    if (!broadcast)
+      return rewriter.notifyMatchFailure(op, "no row factor");
+    // Worth a vote and a branch from 128 values a thread (N = 256) on:
+    // measured on the H200 (bench/RESULTS.md, 2026-12-02), the skip gains
+    // 2-10 % at head dim 256, is level at 128 and costs 10-13 % at 64,
+    // where the branch breaks up the short softmax between the MMAs.
+    if (type.getDimSize(1) < kMinSkippedRescaleColumns)
+      return rewriter.notifyMatchFailure(op, "too few values to skip");
+    Value factors = rewriter.getRemappedValue(broadcast.getSrc());
+    auto factorType = dyn_cast_or_null<VectorType>(
+        factors ? factors.getType() : Type());
+    if (!factorType)
+      return rewriter.notifyMatchFailure(op, "row factors not distributed");
+    Value acc = adaptor.getOperands()[1 - factorIndex];
+    Value wide = adaptor.getOperands()[factorIndex];
+
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Value one = arith::ConstantFloatOp::create(
+        b, cast<FloatType>(factorType.getElementType()), APFloat(1.0f));
+    Value scales;
+    for (int64_t i = 0, e = factorType.getNumElements(); i < e; ++i) {
+      Value differs = arith::CmpFOp::create(
+          b, arith::CmpFPredicate::UNE,
+          vector::ExtractOp::create(b, factors, i), one);
+      scales = scales ? arith::OrIOp::create(b, scales, differs) : differs;
+    }
+    Value any = NVVM::VoteSyncOp::create(
+        b, b.getI1Type(), arith::ConstantIntOp::create(b, -1, 32), scales,
+        NVVM::VoteSyncKind::any);
+    auto guard = scf::IfOp::create(
+        b, any,
+        [&](OpBuilder &tb, Location loc) {
+          // An empty asm with side effects keeps the branch a branch: LLVM
+          // would otherwise speculate the one vector multiply and select,
+          // doing the multiplies always and a select per value on top.
+          LLVM::InlineAsmOp::create(
+              tb, loc, Type(), ValueRange(), "", "",
+              /*has_side_effects=*/true, /*is_align_stack=*/false,
+              LLVM::tailcallkind::TailCallKind::None,
+              LLVM::AsmDialectAttr::get(tb.getContext(),
+                                        LLVM::AsmDialect::AD_ATT),
+              ArrayAttr());
+          Value scaled = arith::MulFOp::create(tb, loc, acc, wide,
+                                               op.getFastmathAttr());
+          scf::YieldOp::create(tb, loc, scaled);
+        },
+        [&](OpBuilder &eb, Location loc) {
+          scf::YieldOp::create(eb, loc, acc);
+        });
+    rewriter.replaceOp(op, guard.getResults());
+    return success();
+  }
+};
+
 /// Row or column index of each of a thread's values.
 struct IotaLowering : public OpConversionPattern<tile::IotaOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -252,8 +347,8 @@ struct DistributeRegisterTilesPass
         [](Operation *op) { return !mentionsLayout(op); });
     RewritePatternSet patterns(context);
     patterns.add<RetypeOp, ConstantLowering, SplatLowering, Exp2Lowering,
-                 ReduceLowering, BroadcastLowering, IotaLowering>(converter,
-                                                                  context);
+                 ReduceLowering, BroadcastLowering, IotaLowering,
+                 RowScaleLowering>(converter, context);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);
     // Helper functions may take and return laid-out tiles.

@@ -84,3 +84,58 @@ func.func @loop_and_mma(%q: memref<64x64xbf16, 3>, %k: memref<128x64xbf16, 3>,
   fa4.global_store %o, %out[%c0, %c0] rows(%n) stride(%n) : !Acc, !llvm.ptr<1>
   return
 }
+
+// O's rescaling in the loop that carries O, from 256 columns (128 values a
+// thread) on: the warps whose row factors are all exactly 1 skip the
+// multiplies (vote, branch; an empty asm keeps LLVM from making the branch
+// a select); the same scaling outside such a loop (the final normalisation)
+// or of a narrower tile multiplies unconditionally.
+!Wide = tensor<64x256xf32, #fa4.acc>
+// CHECK-LABEL: func.func @rescale
+// CHECK-SAME: (%[[O0:.*]]: vector<128xf32>, %[[ALPHA:.*]]: vector<2xf32>, %{{.*}}: index)
+func.func @rescale(%o0: !Wide, %alpha: !Rows, %n: index) -> !Wide {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // CHECK: %[[R:.*]] = scf.for {{.*}} iter_args(%[[O:.*]] = %[[O0]]) -> (vector<128xf32>)
+  %r = scf.for %j = %c0 to %n step %c1 iter_args(%o = %o0) -> !Wide {
+    // CHECK: %[[AB:.*]] = vector.shuffle %[[ALPHA]], %[[ALPHA]]
+    %ab = tile.broadcast %alpha axis 1 : !Rows -> !Wide
+    // CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+    // CHECK: %[[A0:.*]] = vector.extract %[[ALPHA]][0] : f32 from vector<2xf32>
+    // CHECK: %[[NE0:.*]] = arith.cmpf une, %[[A0]], %[[ONE]] : f32
+    // CHECK: %[[A1:.*]] = vector.extract %[[ALPHA]][1] : f32 from vector<2xf32>
+    // CHECK: %[[NE1:.*]] = arith.cmpf une, %[[A1]], %[[ONE]] : f32
+    // CHECK: %[[NE:.*]] = arith.ori %[[NE0]], %[[NE1]] : i1
+    // CHECK: %[[ANY:.*]] = nvvm.vote.sync any %{{.*}}, %[[NE]] -> i1
+    // CHECK: %[[SCALED:.*]] = scf.if %[[ANY]] -> (vector<128xf32>) {
+    // CHECK:   llvm.inline_asm has_side_effects asm_dialect = att "", "" : () -> ()
+    // CHECK:   %[[M:.*]] = arith.mulf %[[O]], %[[AB]] : vector<128xf32>
+    // CHECK:   scf.yield %[[M]] : vector<128xf32>
+    // CHECK: } else {
+    // CHECK:   scf.yield %[[O]] : vector<128xf32>
+    // CHECK: }
+    %scaled = arith.mulf %o, %ab : !Wide
+    // CHECK: scf.yield %[[SCALED]] : vector<128xf32>
+    scf.yield %scaled : !Wide
+  }
+  // CHECK-NOT: nvvm.vote.sync
+  // CHECK: %[[FB:.*]] = vector.shuffle
+  // CHECK-NEXT: arith.mulf %[[R]], %[[FB]] : vector<128xf32>
+  %fb = tile.broadcast %alpha axis 1 : !Rows -> !Wide
+  %final = arith.mulf %r, %fb : !Wide
+  return %final : !Wide
+}
+
+// CHECK-LABEL: func.func @rescale_narrow
+// CHECK-NOT: nvvm.vote.sync
+// CHECK: return
+func.func @rescale_narrow(%o0: !Acc, %alpha: !Rows, %n: index) -> !Acc {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %j = %c0 to %n step %c1 iter_args(%o = %o0) -> !Acc {
+    %ab = tile.broadcast %alpha axis 1 : !Rows -> !Acc
+    %scaled = arith.mulf %o, %ab : !Acc
+    scf.yield %scaled : !Acc
+  }
+  return %r : !Acc
+}

@@ -15,6 +15,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <optional>
+
 namespace fa4::dsl {
 
 /// What varies between attention kernels; the softmax scale and causality
@@ -32,6 +34,10 @@ struct AttentionOptions {
   /// Query rows of one program (a CTA): 64 per consumer warpgroup, 128 or
   /// 192. Packed sequences take 128, the rows of the runner's tile list.
   int64_t blockM = 128;
+  /// FA4's conditional rescaling: the running max moves only when a block
+  /// raises it by more than 8 (log2 units), so O's rescaling is mostly
+  /// skipped; unset: attentionConditionalRescale's measured choice.
+  std::optional<bool> conditionalRescale;
   /// A sliding window (the window_left and window_right arguments): a kernel
   /// of its own, so that attention without one pays nothing for it.
   bool window = false;
@@ -45,6 +51,10 @@ struct AttentionOptions {
 
 /// The K/V block rows attention uses for `options`.
 int64_t attentionBlockN(const AttentionOptions &options);
+
+/// Whether attention for `options` rescales O only when the running max
+/// grows by more than 8 (the measured choice: at head dim 256).
+bool attentionConditionalRescale(const AttentionOptions &options);
 
 /// The consumer warpgroups attention uses for `options` (the measured
 /// choice; blockM is 64 times as many).

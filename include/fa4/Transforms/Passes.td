@@ -113,10 +113,15 @@ def FA4DistributeRegisterTiles
     across the quad; `tile.broadcast` along the columns, `tile.iota` (from
     the thread's position in the warpgroup), `tile.splat` and `tile.exp2`
     become vector code; loops carry the vectors; fa4 ops take them as their
-    distributed operands.
+    distributed operands. An accumulator's rescaling in the loop that
+    carries it (`acc * broadcast(alpha)`, 256 columns or more) is skipped by
+    the warps whose factors are all exactly 1 (`vote.sync.any` and a
+    branch): the same result, without a multiply per value in the blocks
+    that keep the max.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect",
                            "::mlir::vector::VectorDialect",
                            "::mlir::NVVM::NVVMDialect"];
 }

@@ -31,9 +31,14 @@ using namespace fa4::dsl;
 /// The algorithm, for one head dim and element type.
 static mlir::OwningOpRef<mlir::ModuleOp>
 writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bm,
-               int64_t bn, bool window, bool softcap, bool varlen) {
+               int64_t bn, bool window, bool softcap, bool varlen,
+               bool conditionalRescale) {
   const double inf = std::numeric_limits<double>::infinity();
   const double ln2 = 0.693147182;
+  // The growth of a row's max (log2 units) below which its running max,
+  // and with it O's scale, stays as it is: P <= 2^8 in bf16 and f32 loses
+  // nothing, and after the first blocks O is rarely rescaled.
+  const double rescaleGrowth = 8.0;
   Program p(context, "attention");
   const Extent any = Extent::any();
   Desc q, k, v, od;
@@ -209,7 +214,14 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bm,
               return where(valid, s, -inf);
             },
             [&] { return s; });
-        Tile mNew = max(mI, max(s, 1) * scaleLog2);
+        // The running max moves only when the block raises it by more than
+        // rescaleGrowth (log2 units; FA4's conditional rescaling): P stays
+        // at most 2^rescaleGrowth, a row's alpha is exactly 1 in the blocks
+        // that keep its max, and O comes out exact after the division by l.
+        Tile mBlock = max(mI, max(s, 1) * scaleLog2);
+        Tile mNew = conditionalRescale
+                        ? where(mBlock > mI + rescaleGrowth, mBlock, mI)
+                        : mBlock;
         // A row that has seen no key yet keeps a max of -inf: subtract 0.
         Tile mUse = where(mNew == -inf, 0.0, mNew);
         Tile pr = exp2(s * scaleLog2 - mUse.col());
@@ -259,9 +271,21 @@ int64_t fa4::dsl::attentionBlockN(const AttentionOptions &options) {
   return options.headDim >= 256 ? 80 : 128;
 }
 
+/// Conditional rescaling at head dim 256 only, measured on the H200
+/// (bench/RESULTS.md, 2026-12-02, bf16, H = 16, B * S = 16384, S 1024 ...
+/// 16384, with fa4-distribute-register-tiles skipping the multiplies of
+/// the warps whose factors are all 1): head dim 256 +2 to +10 % (geomean
+/// 0.95 -> 0.99 of cuDNN); head dim 128 level (instructions -10 %, cycles
+/// +1.6 %); head dim 64 -10 to -13 %.
+bool fa4::dsl::attentionConditionalRescale(const AttentionOptions &options) {
+  return options.headDim >= 256;
+}
+
 /// Two consumer warpgroups (128-row CTAs) at every head dim. Three (192
-/// rows, 160 registers a thread) at head dim 64 were measured on the H200
-/// (bench/RESULTS.md, 2026-12-02): see there.
+/// rows, 160 registers a thread, 92 B of spills) at head dim 64, measured on
+/// the H200 (bench/RESULTS.md, 2026-12-02, bf16, H = 16, B * S = 16384):
+/// 4-11 % behind two without a mask (the least at S = 16384) and 10-31 % with a
+/// causal mask (S = 1024: 242 against 350 TFLOP/s).
 int64_t fa4::dsl::attentionConsumerWarpgroups(const AttentionOptions &) {
   return 2;
 }
@@ -313,5 +337,7 @@ fa4::dsl::buildAttention(mlir::MLIRContext *context,
   }
   return writeAttention(context, options.headDim, options.elementType,
                         options.blockM, bn, options.window, options.softcap,
-                        options.varlen);
+                        options.varlen,
+                        options.conditionalRescale.value_or(
+                            attentionConditionalRescale(options)));
 }
