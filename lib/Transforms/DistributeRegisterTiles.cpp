@@ -194,8 +194,8 @@ struct BroadcastLowering : public OpConversionPattern<tile::BroadcastOp> {
 constexpr int64_t kMinSkippedRescaleColumns = 256;
 
 /// O's rescaling in a loop that carries it, `acc * broadcast(alpha)` with
-/// alpha a #fa4.rows vector: skipped by the warps whose factors are all exactly 1 (a vote and
-/// a branch against a multiply per accumulator value). Multiplying by 1 is
+/// alpha a #fa4.rows vector: skipped by the warps whose factors are all
+/// exactly 1 (a vote and a branch against a multiply per accumulator value). Multiplying by 1 is
 /// the identity for every f32 value, so the result is the same either way;
 /// an online softmax whose running max rarely moves (the DSL attention's
 /// conditional rescaling) skips nearly every block's multiplies.
@@ -210,6 +210,12 @@ struct RowScaleLowering : public OpConversionPattern<arith::MulFOp> {
     if (!type || !isa_and_nonnull<AccLayoutAttr>(type.getEncoding()) ||
         !type.getElementType().isF32())
       return rewriter.notifyMatchFailure(op, "not a row scaling");
+    // Worth a vote and a branch from 128 values a thread (N = 256) on:
+    // measured on the H200 (bench/RESULTS.md, 2026-12-02), the skip gains
+    // 2-10 % at head dim 256, is level at 128 and costs 10-13 % at 64,
+    // where the branch breaks up the short softmax between the MMAs.
+    if (type.getDimSize(1) < kMinSkippedRescaleColumns)
+      return rewriter.notifyMatchFailure(op, "too few values to skip");
     // The loop around it carries a tile of this shape: an accumulator
     // rescaled each iteration (not, say, O's final normalisation in the
     // loop over a persistent kernel's tiles).
@@ -230,12 +236,6 @@ struct RowScaleLowering : public OpConversionPattern<arith::MulFOp> {
       }
     if (!broadcast)
       return rewriter.notifyMatchFailure(op, "no row factor");
-    // Worth a vote and a branch from 128 values a thread (N = 256) on:
-    // measured on the H200 (bench/RESULTS.md, 2026-12-02), the skip gains
-    // 2-10 % at head dim 256, is level at 128 and costs 10-13 % at 64,
-    // where the branch breaks up the short softmax between the MMAs.
-    if (type.getDimSize(1) < kMinSkippedRescaleColumns)
-      return rewriter.notifyMatchFailure(op, "too few values to skip");
     Value factors = rewriter.getRemappedValue(broadcast.getSrc());
     auto factorType = dyn_cast_or_null<VectorType>(
         factors ? factors.getType() : Type());

@@ -146,7 +146,8 @@ struct Turns {
   /// Each barrier has 256 threads: the warpgroup that waits at it and the
   /// one that arrives.
   template <typename OpT>
-  void emit(OpBuilder &b, Location loc, int64_t shift, int64_t first = 0) const {
+  void emit(OpBuilder &b, Location loc, int64_t shift,
+            int64_t first = 0) const {
     int64_t id = kTurnBarrierId + (first + shift) % groups;
     if (first == groups - 1) {
       OpT::create(b, loc, id, 256);

@@ -241,9 +241,9 @@ def FA4OverlapSoftmax : Pass<"fa4-overlap-softmax", "ModuleOp"> {
     turns issuing their MMAs, round robin: warpgroup w waits at named barrier
     1 + w and hands the turn on to 1 + (w + 1) mod N (the last one hands
     warpgroup 0 the first turn, once, before the first of them), so one
-    warpgroup's softmax overlaps the others' MMAs. Attention loops are found at any depth (in a
-    persistent kernel's tile loop too); loops of another shape (a GEMM) are
-    left as they are.
+    warpgroup's softmax overlaps the others' MMAs. Attention loops are found
+    at any depth (in a persistent kernel's tile loop too); loops of another
+    shape (a GEMM) are left as they are.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];

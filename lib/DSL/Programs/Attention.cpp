@@ -284,8 +284,8 @@ bool fa4::dsl::attentionConditionalRescale(const AttentionOptions &options) {
 /// Two consumer warpgroups (128-row CTAs) at every head dim. Three (192
 /// rows, 160 registers a thread, 92 B of spills) at head dim 64, measured on
 /// the H200 (bench/RESULTS.md, 2026-12-02, bf16, H = 16, B * S = 16384):
-/// 4-11 % behind two without a mask (the least at S = 16384) and 10-31 % with a
-/// causal mask (S = 1024: 242 against 350 TFLOP/s).
+/// 4-11 % behind two without a mask (the least at S = 16384) and 10-31 %
+/// with a causal mask (S = 1024: 242 against 350 TFLOP/s).
 int64_t fa4::dsl::attentionConsumerWarpgroups(const AttentionOptions &) {
   return 2;
 }
