@@ -11,10 +11,10 @@
 #       DIR/d<D>-bn<N>-kv<K>/spills (ptxas's spill stores, bytes). A plan
 #       that does not fit is skipped with the verifier's reason.
 #   bench/sweep-plans.sh run DIR [FA4_RUN]
-#       (on the GPU) times each plan with fa4-run --bench at S = 1024, 4096
-#       and 16384 (B * S = 16384, H = 16), causal and not, and prints one
-#       markdown row per plan (TFLOP/s; "-" where fa4-run failed or took
-#       longer than 60 s).
+#       (on the GPU) times each plan with fa4-run --bench at the sequence
+#       lengths in SEQS (default 1024 4096 16384; B * S = 16384, H = 16),
+#       causal and not, and prints one markdown row per plan (TFLOP/s; "-"
+#       where fa4-run failed or took longer than 60 s).
 #
 # ConfigAttr::derive and attentionBlockN keep the winners, with the table
 # beside them (bench/RESULTS.md has the runs).
@@ -61,15 +61,21 @@ compile)
   ;;
 run)
   fa4run=${1:-$root/build-device/bin/fa4-run}
-  echo "| plan | spills | S=1024 | S=1024 causal | S=4096 | S=4096 causal | S=16384 | S=16384 causal |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+  seqs=${SEQS:-1024 4096 16384}
+  header="| plan | spills" rule="|---|---:"
+  for s in $seqs; do
+    header="$header | S=$s | S=$s causal"
+    rule="$rule|---:|---:"
+  done
+  echo "$header |"
+  echo "$rule|"
   for plan in "$dir"/d*-bn*-kv*; do
     [ -d "$plan" ] || continue
     name=$(basename "$plan")
     d=${name%%-*}
     d=${d#d}
     row="| $name | $(cat "$plan/spills" 2>/dev/null || echo '?') B"
-    for s in 1024 4096 16384; do
+    for s in $seqs; do
       for causal in "" --causal; do
         # A plan that deadlocks or fails leaves a '-' and the sweep goes on.
         tf=$(timeout 60 "$fa4run" --kernel "$plan/attention-hd$d.kernel" \
