@@ -191,13 +191,13 @@ struct BroadcastLowering : public OpConversionPattern<tile::BroadcastOp> {
 };
 
 /// The narrowest accumulator whose rescaling is guarded.
-constexpr int64_t kMinSkippedRescaleColumns = 256;
+constexpr int64_t kMinSkippedRescaleColumns = 128;
 
 /// O's rescaling in a loop that carries it, `acc * broadcast(alpha)` with
 /// alpha a #fa4.rows vector: skipped by the warps whose factors are all
-/// exactly 1 (a vote and a branch against a multiply per accumulator value). Multiplying by 1 is
-/// the identity for every f32 value, so the result is the same either way;
-/// an online softmax whose running max rarely moves (the DSL attention's
+/// exactly 1 (a vote and a branch against a multiply per accumulator
+/// value). Multiplying by 1 is the identity for every f32 value, so the
+/// result is the same either way; an online softmax whose running max rarely moves (the DSL attention's
 /// conditional rescaling) skips nearly every block's multiplies.
 struct RowScaleLowering : public OpConversionPattern<arith::MulFOp> {
   RowScaleLowering(const TypeConverter &converter, MLIRContext *context)
@@ -210,10 +210,11 @@ struct RowScaleLowering : public OpConversionPattern<arith::MulFOp> {
     if (!type || !isa_and_nonnull<AccLayoutAttr>(type.getEncoding()) ||
         !type.getElementType().isF32())
       return rewriter.notifyMatchFailure(op, "not a row scaling");
-    // Worth a vote and a branch from 128 values a thread (N = 256) on:
+    // Worth a vote and a branch from 64 values a thread (N = 128) on:
     // measured on the H200 (bench/RESULTS.md, 2026-12-02), the skip gains
-    // 2-10 % at head dim 256, is level at 128 and costs 10-13 % at 64,
-    // where the branch breaks up the short softmax between the MMAs.
+    // 2-10 % at head dim 256 and 1-2 % at 128 in sustained runs, and costs
+    // 6-13 % at 64, where the branch breaks up the short softmax between
+    // the MMAs.
     if (type.getDimSize(1) < kMinSkippedRescaleColumns)
       return rewriter.notifyMatchFailure(op, "too few values to skip");
     // The loop around it carries a tile of this shape: an accumulator

@@ -85,7 +85,7 @@ func.func @loop_and_mma(%q: memref<64x64xbf16, 3>, %k: memref<128x64xbf16, 3>,
   return
 }
 
-// O's rescaling in the loop that carries O, from 256 columns (128 values a
+// O's rescaling in the loop that carries O, from 128 columns (64 values a
 // thread) on: the warps whose row factors are all exactly 1 skip the
 // multiplies (vote, branch; an empty asm keeps LLVM from making the branch
 // a select); the same scaling outside such a loop (the final normalisation)
@@ -126,10 +126,10 @@ func.func @rescale(%o0: !Wide, %alpha: !Rows, %n: index) -> !Wide {
   return %final : !Wide
 }
 
-// CHECK-LABEL: func.func @rescale_narrow
-// CHECK-NOT: nvvm.vote.sync
-// CHECK: return
-func.func @rescale_narrow(%o0: !Acc, %alpha: !Rows, %n: index) -> !Acc {
+// CHECK-LABEL: func.func @rescale_128
+// CHECK: nvvm.vote.sync any
+// CHECK: scf.if
+func.func @rescale_128(%o0: !Acc, %alpha: !Rows, %n: index) -> !Acc {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %r = scf.for %j = %c0 to %n step %c1 iter_args(%o = %o0) -> !Acc {
@@ -138,4 +138,19 @@ func.func @rescale_narrow(%o0: !Acc, %alpha: !Rows, %n: index) -> !Acc {
     scf.yield %scaled : !Acc
   }
   return %r : !Acc
+}
+
+!Narrow = tensor<64x64xf32, #fa4.acc>
+// CHECK-LABEL: func.func @rescale_narrow
+// CHECK-NOT: nvvm.vote.sync
+// CHECK: return
+func.func @rescale_narrow(%o0: !Narrow, %alpha: !Rows, %n: index) -> !Narrow {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %j = %c0 to %n step %c1 iter_args(%o = %o0) -> !Narrow {
+    %ab = tile.broadcast %alpha axis 1 : !Rows -> !Narrow
+    %scaled = arith.mulf %o, %ab : !Narrow
+    scf.yield %scaled : !Narrow
+  }
+  return %r : !Narrow
 }

@@ -271,14 +271,17 @@ int64_t fa4::dsl::attentionBlockN(const AttentionOptions &options) {
   return options.headDim >= 256 ? 80 : 128;
 }
 
-/// Conditional rescaling at head dim 256 only, measured on the H200
+/// Conditional rescaling from head dim 128 on, measured on the H200
 /// (bench/RESULTS.md, 2026-12-02, bf16, H = 16, B * S = 16384, S 1024 ...
 /// 16384, with fa4-distribute-register-tiles skipping the multiplies of
 /// the warps whose factors are all 1): head dim 256 +2 to +10 % (geomean
-/// 0.95 -> 0.99 of cuDNN); head dim 128 level (instructions -10 %, cycles
-/// +1.6 %); head dim 64 -10 to -13 %.
+/// 0.95 -> 0.99 of cuDNN); head dim 128 level in 60-launch runs
+/// (instructions -10 %, cycles +1.6 % at the boost clock) and +0.9 to
+/// +1.8 % in 600-launch ones, where the 700 W cap holds the clock near
+/// 1700 MHz and the fewer instructions cost less of it; head dim 64 -6 to
+/// -13 % (its 64 columns of O are too few to pay for the vote).
 bool fa4::dsl::attentionConditionalRescale(const AttentionOptions &options) {
-  return options.headDim >= 256;
+  return options.headDim >= 128;
 }
 
 /// Two consumer warpgroups (128-row CTAs) at every head dim. Three (192
