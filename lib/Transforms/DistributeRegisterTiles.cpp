@@ -197,8 +197,9 @@ constexpr int64_t kMinSkippedRescaleColumns = 128;
 /// alpha a #fa4.rows vector: skipped by the warps whose factors are all
 /// exactly 1 (a vote and a branch against a multiply per accumulator
 /// value). Multiplying by 1 is the identity for every f32 value, so the
-/// result is the same either way; an online softmax whose running max rarely moves (the DSL attention's
-/// conditional rescaling) skips nearly every block's multiplies.
+/// result is the same either way; an online softmax whose running max
+/// rarely moves (the DSL attention's conditional rescaling) skips nearly
+/// every block's multiplies.
 struct RowScaleLowering : public OpConversionPattern<arith::MulFOp> {
   RowScaleLowering(const TypeConverter &converter, MLIRContext *context)
       : OpConversionPattern(converter, context, /*benefit=*/2) {}
