@@ -139,7 +139,8 @@ static SharedMemoryPlan computePlan(int64_t elemBytes, int64_t paddedD,
                                     int64_t paddedDv, int64_t bm, int64_t bn,
                                     int64_t kvStages, int64_t qkStages,
                                     int64_t qTiles, int64_t qStages,
-                                    bool stagedO, Target target) {
+                                    bool stagedO, bool dynamicSchedule,
+                                    Target target) {
   // The pipelines fa4-pipeline-tma and fa4-split-qk make for the plan: Q,
   // q stages of all Q tiles; K, kv x qk sub-stages of bn x (padded head dim
   // / qk) tiles; V, kv stages of bn x padded head dim tiles. Laid out as
@@ -154,18 +155,36 @@ static SharedMemoryPlan computePlan(int64_t elemBytes, int64_t paddedD,
       {&plan.k, kvStages, qkStages, bn * bk0 * elemBytes},
       {&plan.v, kvStages, 1, bn * paddedDv * elemBytes},
   };
+  int64_t widestGap = 0;
   for (const Region &region : regions) {
     *region.buffers = getPipelineBufferBytes(region.kv, region.qk, region.tile);
     int64_t barriers = getPipelineBarrierBytes(region.kv, region.qk);
     plan.barriers += barriers;
-    plan.padding += getAlignedRegionBytes(*region.buffers + barriers) -
-                    (*region.buffers + barriers);
+    int64_t gap = getAlignedRegionBytes(*region.buffers + barriers) -
+                  (*region.buffers + barriers);
+    plan.padding += gap;
+    widestGap = std::max(widestGap, gap);
   }
   // O's staging tile for the TMA store, when it is a buffer of its own: the
   // CTA's rows of the padded V head dim, a region without barriers.
   if (stagedO) {
     plan.o = qTiles * bm * paddedDv * elemBytes;
     plan.padding += getAlignedRegionBytes(plan.o) - plan.o;
+  }
+  // The schedule pipeline's slots and barriers go in the padding of a
+  // region with room, as fa4-allocate-shared-memory places them, else in a
+  // region of their own.
+  if (dynamicSchedule) {
+    plan.schedule =
+        kSchedulePipelineStages *
+        llvm::alignTo(4 * kScheduleSlots, PipelineType::kBarrierBytes);
+    int64_t barriers = getPipelineBarrierBytes(kSchedulePipelineStages, 1);
+    plan.barriers += barriers;
+    if (widestGap >= plan.schedule + barriers)
+      plan.padding -= plan.schedule + barriers;
+    else
+      plan.padding += getAlignedRegionBytes(plan.schedule + barriers) -
+                      (plan.schedule + barriers);
   }
   plan.limit = getTargetLimits(target).sharedMemoryPerBlock;
   return plan;
@@ -175,16 +194,13 @@ static int64_t elementBytes(Type type) {
   return type.getIntOrFloatBitWidth() / 8;
 }
 
-LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                 Type elementType, int64_t headDim,
-                                 int64_t headDimV, int64_t bm, int64_t bn,
-                                 int64_t bk0, int64_t bk1, int64_t kvStages,
-                                 int64_t qkStages, int64_t swizzle,
-                                 int64_t qTiles, Target target,
-                                 ArrayAttr roles, bool persistent,
-                                 int64_t qStages, bool tmaStore,
-                                 bool debugHangs, bool rebuildDescriptors,
-                                 bool interleaveHeads) {
+LogicalResult ConfigAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, Type elementType,
+    int64_t headDim, int64_t headDimV, int64_t bm, int64_t bn, int64_t bk0,
+    int64_t bk1, int64_t kvStages, int64_t qkStages, int64_t swizzle,
+    int64_t qTiles, Target target, ArrayAttr roles, bool persistent,
+    int64_t qStages, bool tmaStore, bool debugHangs, bool rebuildDescriptors,
+    bool interleaveHeads, bool dynamicSchedule) {
   if (!elementType.isBF16() && !elementType.isF16())
     return emitError() << "element type must be bf16 or f16, got "
                        << elementType;
@@ -239,6 +255,14 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (interleaveHeads && !persistent)
     return emitError() << "interleave_heads orders the tiles of a persistent "
                           "plan, but this plan runs one tile per CTA";
+  if (dynamicSchedule && !persistent)
+    return emitError() << "dynamic_schedule hands out the tiles of a "
+                          "persistent plan, but this plan runs one tile per "
+                          "CTA";
+  if (dynamicSchedule && interleaveHeads)
+    return emitError() << "interleave_heads numbers the pairs of the static "
+                          "schedule; a dynamic_schedule takes its tiles in "
+                          "groups of heads (grid_group) instead";
 
   // A one-tile plan stages O in the Q stage, the CTA's rows by the padded
   // head dim: O's rows must fit in it.
@@ -271,20 +295,23 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            << " warps but q_tiles " << qTiles << " needs "
                            << 4 * qTiles << " (a warpgroup per Q tile)";
 
-  SharedMemoryPlan plan =
-      computePlan(eb, paddedD, paddedDv, bm, bn, kvStages, qkStages, qTiles,
-                  qStages, tmaStore && persistent, target);
+  SharedMemoryPlan plan = computePlan(
+      eb, paddedD, paddedDv, bm, bn, kvStages, qkStages, qTiles, qStages,
+      tmaStore && persistent, dynamicSchedule && persistent, target);
   if (plan.total() > plan.limit)
     return emitError() << "shared memory plan needs " << plan.total()
                        << " B (Q " << plan.q << " B, K " << plan.k << " B, V "
                        << plan.v << " B, "
-                       << (plan.o ? "O staging " + std::to_string(plan.o) +
-                                        " B, "
-                                  : std::string())
-                       << "barriers " << plan.barriers
-                       << " B, alignment " << plan.padding
-                       << " B) but " << stringifyTarget(target) << " allows "
-                       << plan.limit << " B";
+                       << (plan.o
+                               ? "O staging " + std::to_string(plan.o) + " B, "
+                               : std::string())
+                       << (plan.schedule
+                               ? "schedule slots " +
+                                     std::to_string(plan.schedule) + " B, "
+                               : std::string())
+                       << "barriers " << plan.barriers << " B, alignment "
+                       << plan.padding << " B) but " << stringifyTarget(target)
+                       << " allows " << plan.limit << " B";
   return success();
 }
 
@@ -302,7 +329,8 @@ SharedMemoryPlan ConfigAttr::getSharedMemoryPlan() const {
   return computePlan(elementBytes(getElementType()), getPaddedHeadDim(),
                      getPaddedHeadDimV(), getBm(), getBn(), getKvStages(),
                      getQkStages(), getQTiles(), getQStages(),
-                     getTmaStore() && getPersistent(), getTarget());
+                     getTmaStore() && getPersistent(),
+                     getDynamicSchedule() && getPersistent(), getTarget());
 }
 
 SmallVector<RoleAttr> ConfigAttr::getRoleList() const {
@@ -360,7 +388,9 @@ ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
   auto fits = [&](int64_t bn, int64_t kvStages, int64_t qStages) {
     return computePlan(eb, paddedD, paddedDv, bm, bn, kvStages,
                        std::max<int64_t>(qkStages, 1), qTiles, qStages,
-                       request.tmaStore && request.persistent, request.target)
+                       request.tmaStore && request.persistent,
+                       request.dynamicSchedule && request.persistent,
+                       request.target)
                .total() <= limit;
   };
   auto stagesThatFit = [&](int64_t bn) {
@@ -390,7 +420,7 @@ ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
                  bk0, bn, kvStages, qkStages, swizzle, qTiles, request.target,
                  ArrayAttr::get(context, roles), request.persistent, qStages,
                  request.tmaStore, request.debugHangs, rebuildDescriptors,
-                 request.interleaveHeads);
+                 request.interleaveHeads, request.dynamicSchedule);
   if (!config)
     return failure();
   return config;

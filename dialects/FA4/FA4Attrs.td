@@ -43,12 +43,15 @@ def FA4_PipelineKind : I32Enum<"PipelineKind", "what a pipeline carries", [
     I32EnumCase<"q", 0>,
     I32EnumCase<"k", 1>,
     I32EnumCase<"v", 2>,
-    I32EnumCase<"operand", 3>]> {
+    I32EnumCase<"operand", 3>,
+    I32EnumCase<"schedule", 4>]> {
   let cppNamespace = "::mlir::fa4";
   let description = [{
     `q`: query tiles, loaded once. `k`: key tiles, k-major, staged over the
     head dimension in qk stages. `v`: value tiles, mn-major, always complete
-    (one qk stage). `operand`: a generic k-major GEMM operand.
+    (one qk stage). `operand`: a generic k-major GEMM operand. `schedule`:
+    the tiles a persistent kernel's producer claims and hands to its
+    consumers, as i32 slots a thread writes rather than TMA.
   }];
 }
 
@@ -128,6 +131,22 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
     L2 locality: the tiles that run at once span all the heads. No program
     derives it (measured: +6.5 % for a window of 4096 keys at S = 16384, -8 %
     for one as wide as S = 4096, bench/RESULTS.md).
+    Last, `dynamic_schedule` (false when left out; persistent plans only):
+    the CTAs take the tiles one at a time as they come free instead of in a
+    fixed order, so uneven work (causal blocks, windows, packed sequences of
+    mixed lengths) ends evenly. The producer claims each next tile from a
+    counter in global memory (`fa4.claim_tile`; the kernel takes it as the
+    argument `tile_counter`, which the runtime keeps zero between
+    launches) and hands its coordinates to the consumers through a
+    schedule pipeline of two stages of two i32 slots, placed in the padding
+    of another region. The tiles are
+    numbered in groups of `grid_group` (y, z) pairs, the pairs varying
+    fastest within a group and x (the query blocks, longest first) slowest,
+    a kernel
+    argument (1 when the program gives no rule): the attention programs
+    group as many heads as keep their K and V within L2 together, so the
+    longest query blocks of several heads run first and the short ones end
+    the kernel.
 
     One verifier computes the budgets and rejects impossible plans with the
     numbers: shared memory (Q, K and V stage buffers and the mbarriers, the
@@ -162,7 +181,8 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
                         DefaultValuedParameter<"bool", "false">:$tma_store,
                         DefaultValuedParameter<"bool", "false">:$debug_hangs,
                         DefaultValuedParameter<"bool", "false">:$rebuild_descriptors,
-                        DefaultValuedParameter<"bool", "false">:$interleave_heads);
+                        DefaultValuedParameter<"bool", "false">:$interleave_heads,
+                        DefaultValuedParameter<"bool", "false">:$dynamic_schedule);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -11,6 +11,7 @@
 #include "fa4/Runtime/LaunchRule.h"
 
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -70,10 +71,12 @@ LogicalResult FA4Dialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (attr.getName() == kTileLoopAttrName) {
+    StringRef loop = op->getName().getStringRef();
     if (!isa<UnitAttr>(attr.getValue()) ||
-        op->getName().getStringRef() != "scf.for")
+        (loop != "scf.for" && loop != "scf.while"))
       return op->emitError() << "'" << kTileLoopAttrName
-                             << "' must be a unit attribute on an scf.for";
+                             << "' must be a unit attribute on an scf.for or "
+                                "scf.while";
     return success();
   }
   if (attr.getName() == kSharedMemoryBytesAttrName ||
@@ -130,6 +133,13 @@ LogicalResult FA4Dialect::verifyOperationAttribute(Operation *op,
         return failure();
     return success();
   }
+  if (attr.getName() == kGridGroupAttrName) {
+    auto text = dyn_cast<StringAttr>(attr.getValue());
+    if (!text)
+      return op->emitError()
+             << "'" << kGridGroupAttrName << "' must be a launch-rule string";
+    return verifyRule(op, kGridGroupAttrName, text.getValue());
+  }
   if (attr.getName() == kRequireAttrName) {
     auto rules = dyn_cast<ArrayAttr>(attr.getValue());
     if (!rules || !llvm::all_of(rules, llvm::IsaPred<StringAttr>))
@@ -166,6 +176,16 @@ LogicalResult FA4Dialect::verifyRegionArgAttribute(Operation *op,
     if (!element || !(element.isBF16() || element.isF16() || element.isF32() ||
                       element.isInteger(32)))
       return where() << " must be bf16, f16, f32 or i32";
+    return success();
+  }
+  if (name == kCounterArgAttrName) {
+    auto function = dyn_cast<FunctionOpInterface>(op);
+    auto pointer = function ? dyn_cast<LLVM::LLVMPointerType>(
+                                  function.getArgumentTypes()[index])
+                            : LLVM::LLVMPointerType();
+    if (!isa<UnitAttr>(attr.getValue()) || !pointer ||
+        pointer.getAddressSpace() != 1)
+      return where() << " must be a unit attribute on a global !llvm.ptr<1>";
     return success();
   }
   auto text = dyn_cast<StringAttr>(attr.getValue());

@@ -34,11 +34,14 @@ struct SharedMemoryPlan {
   int64_t k = 0;        ///< K stages (all qk sub-stages).
   int64_t v = 0;        ///< V stages.
   int64_t o = 0;        ///< O's staging tile (persistent TMA-store plans).
+  int64_t schedule = 0; ///< The schedule pipeline's slots (dynamic plans).
   int64_t barriers = 0; ///< The mbarriers of the Q, K and V pipelines.
   int64_t padding = 0;  ///< Rounding each pipeline's region up to 1024 B.
   int64_t limit = 0;    ///< What the target allows one CTA.
 
-  int64_t total() const { return q + k + v + o + barriers + padding; }
+  int64_t total() const {
+    return q + k + v + o + schedule + barriers + padding;
+  }
 };
 
 /// Bytes of the buffers of a pipeline of `kvStages` x `qkStages` sub-stages
@@ -82,6 +85,8 @@ struct ConfigRequest {
   std::optional<bool> rebuildDescriptors;
   /// Number a persistent plan's tile pairs with the heads varying fastest.
   bool interleaveHeads = false;
+  /// Take a persistent plan's tiles from a counter as the CTAs come free.
+  bool dynamicSchedule = false;
 };
 
 /// Hardware limits of a target that plans are checked against.
@@ -124,8 +129,9 @@ constexpr StringLiteral kSharedMemoryBytesAttrName = "fa4.shared_memory_bytes";
 /// type, for whoever builds the map at launch.
 constexpr StringLiteral kTensorMapArgAttrName = "fa4.tensor_map";
 
-/// The unit attribute that marks a persistent kernel's loop over its tiles,
-/// set by fa4-persistent.
+/// The unit attribute that marks a persistent kernel's loop over its tiles
+/// (an scf.for of a static schedule, an scf.while of a dynamic one), set by
+/// fa4-persistent.
 constexpr StringLiteral kTileLoopAttrName = "fa4.tile_loop";
 
 /// The launch description (fa4/Runtime/KernelFile.h) a kernel carries to
@@ -144,6 +150,15 @@ constexpr StringLiteral kValueArgAttrName = "fa4.value";
 constexpr StringLiteral kShapeArgAttrName = "fa4.shape";
 constexpr StringLiteral kAccessArgAttrName = "fa4.access";
 constexpr StringLiteral kElementTypeArgAttrName = "fa4.element_type";
+
+/// On a kernel with a dynamic schedule: the rule (over its tensors, as
+/// `fa4.grid`'s) of how many (y, z) pairs of its logical grid the schedule
+/// takes together, the pairs varying fastest within a group (fa4-persistent;
+/// 1 without it). And the unit attribute on the argument that holds the
+/// schedule's tile counter (`fa4.claim_tile`), whose kernel-file parameter
+/// is a `counter`: an i32 the runtime provides, zero at each launch.
+constexpr StringLiteral kGridGroupAttrName = "fa4.grid_group";
+constexpr StringLiteral kCounterArgAttrName = "fa4.counter";
 
 /// The threads of a kernel's block, set by fa4-lower-warp-roles.
 constexpr StringLiteral kThreadsAttrName = "fa4.threads";
@@ -165,6 +180,12 @@ constexpr int64_t kNamedBarrierStandInBytes = 16 * 8;
 /// The most consumer warpgroups (Q tiles) a plan has on sm_90a: three of 64
 /// rows share the register file at 160 registers a thread.
 constexpr int64_t kMaxConsumerWarpgroups = 3;
+/// The stages of a dynamic plan's schedule pipeline: the producer hands
+/// out the next tile while the consumers run this one, as Q's two stages
+/// let it load the next tile's Q.
+constexpr int64_t kSchedulePipelineStages = 2;
+/// The i32 slots of one stage: the tile's x and its (y, z) pair.
+constexpr int64_t kScheduleSlots = 2;
 /// The named barriers of a kernel: 0 is the CTA-wide one of __syncthreads,
 /// kTurnBarrierId + w the turn of consumer warpgroup w in the ping-pong of
 /// its MMAs (fa4-overlap-softmax), and kEpilogueBarrierId + w the epilogue

@@ -67,6 +67,8 @@ static StringRef kindName(PipelineKind kind) {
     return "V";
   case PipelineKind::operand:
     return "operand";
+  case PipelineKind::schedule:
+    return "schedule";
   }
   llvm_unreachable("unknown pipeline kind");
 }
@@ -78,7 +80,8 @@ static StringRef kindName(PipelineKind kind) {
 LogicalResult PipelineCreateOp::verify() {
   PipelineType type = getPipeline().getType();
   ConfigAttr config = lookupConfig(*this);
-  if (!config || type.getKind() == PipelineKind::operand)
+  if (!config || type.getKind() == PipelineKind::operand ||
+      type.getKind() == PipelineKind::schedule)
     return success();
 
   // K arrives whole (one qk stage) from TMA pipelining, and in the plan's
@@ -111,7 +114,8 @@ LogicalResult PipelineCreateOp::verify() {
     meaning = "bn x head_dim_v";
     break;
   case PipelineKind::operand:
-    llvm_unreachable("operand pipelines are not checked");
+  case PipelineKind::schedule:
+    llvm_unreachable("operand and schedule pipelines are not checked");
   }
   for (unsigned i = 0, e = type.getTiles().size(); i < e; ++i) {
     MemRefType tile = type.getTile(i);
@@ -172,6 +176,9 @@ LogicalResult ProducerLoadOp::verify() {
   if (failed(verifyQkStage()))
     return failure();
   PipelineType type = getPipeline().getType();
+  if (type.getKind() == PipelineKind::schedule)
+    return emitOpError() << "cannot load a schedule pipeline's i32 slot "
+                            "through a tensor map; fa4.producer.put writes it";
   int64_t numTiles = type.getTiles().size();
   int64_t tileIndex = static_cast<int64_t>(getTile());
   if (tileIndex < 0 || tileIndex >= numTiles)
@@ -219,6 +226,25 @@ LogicalResult ConsumerWaitOp::verify() {
   if (getBuffers().getTypes() != type.getTiles())
     return emitOpError() << "results must be the pipeline's "
                          << type.getTiles().size() << " tile buffers, in order";
+  return success();
+}
+
+LogicalResult ProducerPutOp::verifyQkStage() {
+  return verifyQkStageOf(*this, getPipeline().getType(), getState(), 0);
+}
+
+LogicalResult ProducerPutOp::verify() {
+  if (failed(verifyQkStage()))
+    return failure();
+  PipelineType type = getPipeline().getType();
+  if (type.getKind() != PipelineKind::schedule)
+    return emitOpError() << "writes the i32 slots of a schedule pipeline, not "
+                            "the tiles of a "
+                         << kindName(type.getKind()) << " pipeline";
+  if (getValues().size() != type.getTiles().size())
+    return emitOpError() << "writes " << getValues().size()
+                         << " value(s) into a stage of "
+                         << type.getTiles().size() << " slot(s)";
   return success();
 }
 

@@ -36,7 +36,8 @@ def FA4_PipelineCreateOp : FA4_Op<"pipeline.create"> {
     Allocates the stage buffers of a pipeline in shared memory (one buffer per
     tile type for each of the `kv * qk` sub-stages) and its mbarrier array,
     and initialises the barriers: each full barrier expects one arrival per
-    tile of a sub-stage (the elected `arrive.expect_tx` of each load), each
+    tile of a sub-stage (the elected `arrive.expect_tx` of each load; one
+    for a schedule pipeline's stage, its `fa4.producer.put`), each
     empty barrier `consumers` arrivals (one per releasing thread or warp, as
     the consumer role releases). The lowering follows the initialisation
     with the fence that makes it visible to the async proxy (PTX ISA,
@@ -179,17 +180,20 @@ def FA4_ConsumerWaitOp : FA4_SubStageOp<"consumer.wait"> {
     The consumer waits on the full barrier of (stage, `qk`) at the state's
     phase (`mbarrier.try_wait.parity`); when it returns, the TMA copies into
     that sub-stage have landed. The results are the sub-stage's buffers, one
-    per tile type of the pipeline.
+    per tile type of the pipeline; on a schedule pipeline, the values of its
+    i32 slots (read after the wait, which acquires what the producer's
+    `fa4.producer.put` released).
 
     Example:
 
     ```mlir
     %kt = fa4.consumer.wait %k[%s] qk 0 : !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>> -> memref<128x64xbf16, 3>
+    %x, %yz = fa4.consumer.wait %sched[%t] : !fa4.pipeline<schedule, kv = 2, qk = 1, i32, i32> -> i32, i32
     ```
   }];
   let arguments = (ins FA4_PipelineType:$pipeline, FA4_StateOperand:$state,
                        DefaultValuedAttr<I64Attr, "0">:$qk);
-  let results = (outs Variadic<FA4_SharedTile>:$buffers);
+  let results = (outs Variadic<AnyTypeOf<[FA4_SharedTile, I32]>>:$buffers);
   let assemblyFormat = [{
     $pipeline `[` custom<State>($state, type($state)) `]` (`qk` $qk^)? attr-dict
     `:` qualified(type($pipeline)) `->` type($buffers)
@@ -215,6 +219,65 @@ def FA4_ConsumerReleaseOp : FA4_SubStageOp<"consumer.release"> {
   let assemblyFormat = [{
     $pipeline `[` custom<State>($state, type($state)) `]` (`qk` $qk^)? attr-dict
     `:` qualified(type($pipeline))
+  }];
+}
+
+def FA4_ProducerPutOp : FA4_SubStageOp<"producer.put", [AttrSizedOperandSegments]> {
+  let summary = "write a schedule pipeline's slots and mark their stage full";
+  let description = [{
+    One elected thread of the calling warp stores the values into the i32
+    slots of the stage, one each, and arrives on its full barrier (`mbarrier.arrive`, which
+    releases at CTA scope; PTX ISA "Parallel Synchronization and
+    Communication Instructions: mbarrier.arrive"): a consumer whose
+    `fa4.consumer.wait` on the stage returns reads the values. It follows the
+    `fa4.producer.acquire` of the stage, as a TMA load does. Only schedule
+    pipelines take it; their stages are filled by no copy.
+
+    Example:
+
+    ```mlir
+    fa4.producer.put %sched[%s], %x, %yz : !fa4.pipeline<schedule, kv = 2, qk = 1, i32, i32>
+    ```
+  }];
+  let arguments = (ins FA4_PipelineType:$pipeline, FA4_StateOperand:$state,
+                       Variadic<I32>:$values);
+  let assemblyFormat = [{
+    $pipeline `[` custom<State>($state, type($state)) `]` `,` $values attr-dict
+    `:` qualified(type($pipeline))
+  }];
+}
+
+def FA4_ClaimTileOp : FA4_Op<"claim_tile"> {
+  let summary = "claim the next tile of a dynamic persistent schedule";
+  let description = [{
+    The tiles of a persistent kernel's logical grid, numbered 0 to
+    `tiles - 1`, are shared out among its `programs` CTAs as they come free:
+    CTA c starts with tile c, and each further tile comes from the i32
+    `counter` in global memory, 0 when the kernel starts. Lane 0 of the
+    calling warp adds 1 to it (`atom.global.add`, PTX ISA "Parallel
+    Synchronization and Communication Instructions: atom") and every lane
+    gets `programs` plus the old value: the next tile, or an index past the
+    last when none is left.
+
+    A CTA claims once per tile it runs and stops at the first index past the
+    last, so a launch makes exactly `tiles` claims, and the one that takes
+    the counter's last value, `tiles - 1`, stores 0 back: the counter is
+    ready for the next launch on the same stream without a reset from the
+    host. Two launches that may run at once need two counters. One warp of
+    the CTA claims (the producer's); the others learn the tile through a
+    schedule pipeline.
+
+    Example:
+
+    ```mlir
+    %next = fa4.claim_tile %counter, %ctas, %tiles : !llvm.ptr<1>
+    ```
+  }];
+  let arguments = (ins LLVM_PointerInAddressSpace<1>:$counter, I32:$programs,
+                       I32:$tiles);
+  let results = (outs I32:$tile);
+  let assemblyFormat = [{
+    $counter `,` $programs `,` $tiles attr-dict `:` qualified(type($counter))
   }];
 }
 

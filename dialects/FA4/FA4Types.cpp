@@ -16,8 +16,18 @@ using namespace mlir::fa4;
 /// Shared memory in the NVVM numbering of address spaces.
 static constexpr unsigned kSharedMemorySpace = 3;
 
-static int64_t tileBytes(MemRefType tile) {
-  return tile.getNumElements() * tile.getElementTypeBitWidth() / 8;
+/// Bytes of one stage buffer: a shared-memory tile, or a schedule
+/// pipeline's i32 slot.
+static int64_t tileBytes(Type tile) {
+  if (auto memref = dyn_cast<MemRefType>(tile))
+    return memref.getNumElements() * memref.getElementTypeBitWidth() / 8;
+  return tile.getIntOrFloatBitWidth() / 8;
+}
+
+/// Where a stage buffer may start: a tile on the 1024 bytes of a 128-byte
+/// swizzle pattern, a slot after the one before.
+static int64_t tileAlignment(Type tile) {
+  return isa<MemRefType>(tile) ? PipelineType::kTileAlignment : tileBytes(tile);
 }
 
 LogicalResult PipelineType::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -31,6 +41,14 @@ LogicalResult PipelineType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "V pipelines are loaded complete: qk stages must be "
                           "1, got "
                        << qkStages;
+  if (kind == PipelineKind::schedule) {
+    if (qkStages != 1 || tiles.empty() ||
+        !llvm::all_of(tiles, [](Type t) { return t.isInteger(32); }))
+      return emitError() << "a schedule pipeline carries i32 slots in one qk "
+                            "stage, got qk = "
+                         << qkStages << " and stage types " << tiles;
+    return success();
+  }
   if (tiles.empty())
     return emitError() << "a pipeline stage needs at least one tile";
   for (Type type : tiles) {
@@ -48,20 +66,21 @@ LogicalResult PipelineType::verify(function_ref<InFlightDiagnostic()> emitError,
 
 int64_t PipelineType::getSubStageBytes() const {
   int64_t bytes = 0;
-  for (unsigned i = 0, e = getTiles().size(); i < e; ++i)
-    bytes += tileBytes(getTile(i));
+  for (Type tile : getTiles())
+    bytes += tileBytes(tile);
   return bytes;
 }
 
 int64_t PipelineType::getTileOffset(unsigned tile) const {
   int64_t offset = 0;
   for (unsigned i = 0; i < tile; ++i)
-    offset += llvm::alignTo(tileBytes(getTile(i)), kTileAlignment);
+    offset +=
+        llvm::alignTo(tileBytes(getTiles()[i]), tileAlignment(getTiles()[i]));
   return offset;
 }
 
 int64_t PipelineType::getSubStageStride() const {
-  return getTileOffset(getTiles().size());
+  return llvm::alignTo(getTileOffset(getTiles().size()), kBarrierBytes);
 }
 
 int64_t PipelineType::getBarrierOffset() const {
@@ -69,10 +88,7 @@ int64_t PipelineType::getBarrierOffset() const {
 }
 
 int64_t PipelineType::getRegionBytes() const {
-  SmallVector<int64_t> tiles;
-  for (unsigned i = 0, e = getTiles().size(); i < e; ++i)
-    tiles.push_back(tileBytes(getTile(i)));
-  return getPipelineBufferBytes(getKvStages(), getQkStages(), tiles) +
+  return getBarrierOffset() +
          getPipelineBarrierBytes(getKvStages(), getQkStages());
 }
 
@@ -86,7 +102,7 @@ int64_t mlir::fa4::getPipelineBufferBytes(int64_t kvStages, int64_t qkStages,
 
 int64_t mlir::fa4::getPipelineBarrierBytes(int64_t kvStages,
                                            int64_t qkStages) {
-  return 2 * kvStages * qkStages * 8;
+  return 2 * kvStages * qkStages * PipelineType::kBarrierBytes;
 }
 
 int64_t mlir::fa4::getAlignedRegionBytes(int64_t bytes) {

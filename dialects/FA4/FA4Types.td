@@ -23,10 +23,14 @@ def FA4_PipelineType : FA4_Type<"Pipeline", "pipeline"> {
 
     The kind says what the pipeline carries: K pipelines may be staged over
     the head dimension (`qk > 1`); V pipelines are always complete (`qk = 1`).
+    A schedule pipeline's stage holds `i32` slots instead of tiles (the
+    coordinates of a persistent kernel's next tile, which a producer thread
+    writes with `fa4.producer.put`).
 
     ```mlir
     !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
     !fa4.pipeline<operand, kv = 4, qk = 1, memref<128x64xbf16, 3>, memref<128x64xbf16, 3>>
+    !fa4.pipeline<schedule, kv = 2, qk = 1, i32, i32>
     ```
   }];
   let parameters = (ins EnumParameter<FA4_PipelineKind>:$kind,
@@ -37,21 +41,36 @@ def FA4_PipelineType : FA4_Type<"Pipeline", "pipeline"> {
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// The tile buffers as memref types.
+    /// The tile buffers as memref types (not of a schedule pipeline, whose
+    /// stage is an i32 slot).
     MemRefType getTile(unsigned index) const {
       return ::llvm::cast<MemRefType>(getTiles()[index]);
     }
     /// Bytes of every tile of one (stage, qk) sub-stage: what the producer's
     /// expect-tx announces when it loads them all.
     int64_t getSubStageBytes() const;
+    /// Arrivals that fill a sub-stage: the elected expect-tx of each tile's
+    /// load, or a schedule stage's one put.
+    int64_t getFullArrivals() const {
+      return getKind() == PipelineKind::schedule ? 1 : getTiles().size();
+    }
     /// Total number of mbarriers (full and empty).
     int64_t getNumBarriers() const { return 2 * getKvStages() * getQkStages(); }
 
     /// Layout of the pipeline's region of shared memory: the buffers of
     /// sub-stage (stage, qk) follow each other in the order
     /// `stage * qk_stages + qk`, each tile aligned to the 1024 bytes of a
-    /// 128-byte swizzle pattern; the mbarriers follow the buffers.
+    /// 128-byte swizzle pattern (a schedule pipeline's slots packed, each
+    /// stage rounded up to the 8 bytes of an mbarrier); the mbarriers
+    /// follow the buffers.
     static constexpr int64_t kTileAlignment = 1024;
+    static constexpr int64_t kBarrierBytes = 8;
+    /// Whether the region needs no 1024-byte alignment: a schedule
+    /// pipeline's, which fa4-allocate-shared-memory places in the padding
+    /// of another region.
+    bool isSlotPipeline() const {
+      return getKind() == PipelineKind::schedule;
+    }
     int64_t getTileOffset(unsigned tile) const;
     int64_t getSubStageStride() const;
     int64_t getBarrierOffset() const;

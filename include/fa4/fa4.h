@@ -3,10 +3,15 @@
 |* The stable C interface of libfa4: fa4's attention kernels on device       *|
 |* pointers, with shapes, strides, scalars and a CUDA stream. A kernel is    *|
 |* compiled on first use (or read from the compile cache, $FA4_CACHE_DIR),   *|
-|* loaded once per process and launched asynchronously; nothing allocates    *|
-|* or synchronizes, so a launch can be captured into a CUDA graph. Every     *|
-|* refusal returns non-zero before anything launches and leaves a message,   *|
-|* naming the argument and the numbers, in fa4_last_error().                 *|
+|* loaded once per process and launched asynchronously; nothing             *|
+|* synchronizes, so a launch can be captured into a CUDA graph. The window   *|
+|* and packed-sequence kernels take their tiles from a counter: libfa4       *|
+|* keeps one per kernel and stream (256 B allocated and zeroed once per      *|
+|* kernel, a counter given to a stream at its first launch), and in a       *|
+|* stream capture each launch gets one of the graph's own (allocated and     *|
+|* zeroed by the graph). Every refusal returns non-zero before anything      *|
+|* launches and leaves a message, naming the argument and the numbers, in    *|
+|* fa4_last_error().                                                         *|
 |*                                                                            *|
 |* The structs only grow at their end; callers set `struct_size` to the      *|
 |* sizeof they were built with.                                              *|

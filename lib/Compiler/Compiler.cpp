@@ -105,6 +105,11 @@ OwningOpRef<ModuleOp> mlir::fa4::buildShippedProgram(MLIRContext &context,
     choices.blockN = ::fa4::dsl::attentionBlockN(options);
     if (!choices.persistent)
       choices.persistent = ::fa4::dsl::attentionPersistent(options);
+    // The static order is the one interleave_heads numbers.
+    if (!choices.dynamicSchedule)
+      choices.dynamicSchedule = *choices.persistent &&
+                                !choices.interleaveHeads.value_or(false) &&
+                                ::fa4::dsl::attentionDynamicSchedule(options);
     module = ::fa4::dsl::buildAttention(&context, options);
   }
   if (!module || failed(attachPlan(*module, width, elementType, choices)))
@@ -126,6 +131,7 @@ LogicalResult mlir::fa4::attachPlan(ModuleOp module, int64_t width,
   request.debugHangs = plan.debugHangs;
   request.rebuildDescriptors = plan.rebuildDescriptors;
   request.interleaveHeads = plan.interleaveHeads.value_or(false);
+  request.dynamicSchedule = plan.dynamicSchedule.value_or(false);
   // A kernel that stores through a tensor map does so by TMA.
   WalkResult walk = module->walk([&](func::FuncOp function) {
     request.tmaStore = storesThroughTensorMap(function);

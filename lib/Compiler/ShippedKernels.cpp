@@ -55,6 +55,8 @@ std::string describeRequest(const ShippedKernelRequest &request) {
     os << " rebuild_descriptors=" << *plan.rebuildDescriptors;
   if (plan.interleaveHeads)
     os << " interleave_heads=" << *plan.interleaveHeads;
+  if (plan.dynamicSchedule)
+    os << " dynamic_schedule=" << *plan.dynamicSchedule;
   os << " arch=" << target.arch
      << " ptx=" << target.ptxVersion << " opt=" << target.optLevel
      << " ptxas=" << target.ptxasPath;

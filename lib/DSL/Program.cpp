@@ -276,6 +276,15 @@ void Program::grid(ArrayRef<Extent> dims, SourceLoc loc) {
   kernel->setAttr("fa4.grid", builder.getStringAttr(text));
 }
 
+void Program::gridGroup(const Extent &size, SourceLoc loc) {
+  if (kernel->hasAttr("fa4.grid_group")) {
+    emitError(loc) << "the grid group is declared twice";
+    return;
+  }
+  if (checkRule(size, "the grid group", loc))
+    kernel->setAttr("fa4.grid_group", builder.getStringAttr(size.str()));
+}
+
 void Program::require(const Extent &condition, SourceLoc loc) {
   if (checkRule(condition, "the requirement", loc))
     requirements.push_back(builder.getStringAttr(condition.str()));

@@ -455,6 +455,8 @@ std::string fa4::runner::describeLaunch(const KernelFile &file) {
     } else if (param.kind == ParamKind::Pointer) {
       text += param.tensor.empty() ? ", given by the caller\n"
                                    : " to tensor " + param.tensor + "\n";
+    } else if (param.kind == ParamKind::Counter) {
+      text += ", the runtime's tile counter (zero at each launch)\n";
     } else {
       text += param.value.empty() ? ", given by the caller (--arg " +
                                         param.name + "=NUMBER)\n"

@@ -8,6 +8,8 @@
 
 #include "fa4/Runtime/Binding.h"
 
+#include "DriverApi.h"
+
 #include <cmath>
 #include <cstdio>
 
@@ -120,7 +122,8 @@ Status Binding::setScalar(std::string_view name, double value) {
   auto what = [&] { return "parameter '" + std::string(name) + "'"; };
   if (!param)
     return Status::error("kernel '" + file.entry + "' has no " + what());
-  if (param->kind == ParamKind::Pointer || param->kind == ParamKind::TensorMap)
+  if (param->kind == ParamKind::Pointer ||
+      param->kind == ParamKind::TensorMap || param->kind == ParamKind::Counter)
     return Status::error(
         what() + " is a " + paramKindName(param->kind) + ", not a scalar" +
         (param->tensor.empty() ? std::string()
@@ -147,7 +150,7 @@ Status Binding::setPointer(std::string_view name, CUdeviceptr address) {
   auto what = [&] { return "parameter '" + std::string(name) + "'"; };
   if (!param)
     return Status::error("kernel '" + file.entry + "' has no " + what());
-  if (param->kind != ParamKind::Pointer)
+  if (param->kind != ParamKind::Pointer && param->kind != ParamKind::Counter)
     return Status::error(what() + " is " + paramKindName(param->kind) +
                          ", not a pointer");
   if (!param->tensor.empty())
@@ -239,7 +242,7 @@ Expected<ResolvedLaunch> Binding::resolve(const DeviceInfo &device) const {
   for (const KernelParam &param : file.params) {
     bool callerScalar = param.kind != ParamKind::Pointer &&
                         param.kind != ParamKind::TensorMap &&
-                        param.value.empty();
+                        param.kind != ParamKind::Counter && param.value.empty();
     if (callerScalar && !scalars.count(param.name))
       return Status::error("parameter '" + param.name + "' (" +
                            paramKindName(param.kind) + ") of kernel '" +
@@ -305,6 +308,11 @@ Expected<ResolvedLaunch> Binding::resolve(const DeviceInfo &device) const {
       resolved.address = param.tensor.empty()
                              ? pointers.find(param.name)->second
                              : tensors.find(param.tensor)->second.address;
+      break;
+    case ParamKind::Counter:
+      // 0: the launcher's counter for the stream.
+      if (auto it = pointers.find(param.name); it != pointers.end())
+        resolved.address = it->second;
       break;
     case ParamKind::F32:
       resolved.real = float(scalars.find(param.name)->second);
@@ -387,18 +395,77 @@ static bool sameSpec(const TensorMapSpec &a, const TensorMapSpec &b) {
          a.swizzle == b.swizzle && a.oobFill == b.oobFill;
 }
 
-Status Launcher::prepare() {
-  if (preparedGeneration && *preparedGeneration == bound.generation())
+Expected<CUdeviceptr> Launcher::counterFor(CUstream stream) {
+  if (auto it = counters.find(stream); it != counters.end())
+    return it->second;
+  if (counterChunks.empty() || counterChunks.back().used == kCountersPerChunk) {
+    Expected<DeviceBuffer> chunk = DeviceBuffer::allocate(
+        kernel->driver(), kCountersPerChunk * sizeof(int32_t));
+    if (!chunk.ok())
+      return chunk.status();
+    if (Status s = chunk->fill8(0); !s.ok())
+      return s;
+    counterChunks.push_back({chunk.take(), 0});
+  }
+  CounterChunk &chunk = counterChunks.back();
+  CUdeviceptr address = chunk.buffer.address() + chunk.used++ * sizeof(int32_t);
+  counters.emplace(stream, address);
+  return address;
+}
+
+Status Launcher::useCounterOf(CUstream stream) {
+  capturedCounter = 0;
+  if (!streamCounter)
     return Status::success();
+  const Driver &driver = kernel->driver();
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (Status s = FA4_CU_CHECK(driver, "asking whether the stream captures",
+                              cuStreamIsCapturing, stream, &capture);
+      !s.ok())
+    return s;
+  CUdeviceptr counter = 0;
+  if (capture == CU_STREAM_CAPTURE_STATUS_NONE) {
+    Expected<CUdeviceptr> kept = counterFor(stream);
+    if (!kept.ok())
+      return kept.status();
+    counter = *kept;
+  } else {
+    // A graph may replay the launch at any time, beside launches on this
+    // stream: the graph allocates and zeroes a counter of its own each
+    // replay, and frees it after the launch.
+    const char *what = "making a captured launch's tile counter";
+    if (Status s = FA4_CU_CHECK(driver, what, cuMemAllocAsync, &counter,
+                                sizeof(int32_t), stream);
+        !s.ok())
+      return s;
+    capturedCounter = counter;
+    if (Status s =
+            FA4_CU_CHECK(driver, what, cuMemsetD32Async, counter, 0, 1, stream);
+        !s.ok())
+      return s;
+  }
+  arguments.setAddress(*streamCounter, counter);
+  return Status::success();
+}
+
+Status Launcher::prepare(CUstream stream) {
+  if (preparedGeneration && *preparedGeneration == bound.generation())
+    return useCounterOf(stream);
   Expected<ResolvedLaunch> resolved = bound.resolve(kernel->driver().device());
   if (!resolved.ok())
     return resolved.status();
+  streamCounter.reset();
   KernelArgs args;
   for (size_t i = 0; i < resolved->params.size(); ++i) {
     const ResolvedParam &param = resolved->params[i];
     switch (param.kind) {
     case ParamKind::Pointer:
       args.addPointer(param.address);
+      break;
+    case ParamKind::Counter:
+      args.addCounter(param.address);
+      if (!param.address)
+        streamCounter = i;
       break;
     case ParamKind::I32:
       args.addI32(int32_t(param.integer));
@@ -434,12 +501,23 @@ Status Launcher::prepare() {
   launchConfig.block = bound.file().block;
   launchConfig.dynamicSharedBytes = bound.file().dynamicSharedBytes;
   preparedGeneration = bound.generation();
-  return Status::success();
+  return useCounterOf(stream);
 }
 
 Status Launcher::launch(CUstream stream) {
-  if (Status s = prepare(); !s.ok())
-    return s;
-  launchConfig.stream = stream;
-  return fa4::runtime::launch(*kernel, launchConfig, arguments);
+  Status s = prepare(stream);
+  if (s.ok()) {
+    launchConfig.stream = stream;
+    s = fa4::runtime::launch(*kernel, launchConfig, arguments);
+  }
+  if (capturedCounter) {
+    Status freed = FA4_CU_CHECK(kernel->driver(),
+                                "freeing a captured "
+                                "launch's tile counter",
+                                cuMemFreeAsync, capturedCounter, stream);
+    capturedCounter = 0;
+    if (s.ok())
+      s = freed;
+  }
+  return s;
 }

@@ -64,6 +64,7 @@ uint32_t paramBytes(ParamKind kind) {
   case ParamKind::TensorMap:
     return 128;
   case ParamKind::Pointer:
+  case ParamKind::Counter:
   case ParamKind::I64:
     return 8;
   case ParamKind::I32:

@@ -720,7 +720,8 @@ static Expected<KernelParam> parseParam(std::string_view text) {
   std::optional<ParamKind> kind = parseParamKind(parts[0]);
   if (!kind)
     return Status::error("unknown parameter kind '" + std::string(parts[0]) +
-                         "' (expected pointer, tensor_map, i32, i64 or f32)");
+                         "' (expected pointer, tensor_map, i32, i64, f32 or "
+                         "counter)");
   KernelParam param;
   param.kind = *kind;
   param.name = parts[1];

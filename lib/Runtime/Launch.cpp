@@ -26,6 +26,14 @@ KernelArgs &KernelArgs::addPointer(CUdeviceptr address) {
   return add(ParamKind::Pointer, &address);
 }
 
+KernelArgs &KernelArgs::addCounter(CUdeviceptr address) {
+  return add(ParamKind::Counter, &address);
+}
+
+void KernelArgs::setAddress(size_t index, CUdeviceptr address) {
+  std::memcpy(slots[index].bytes, &address, sizeof(address));
+}
+
 KernelArgs &KernelArgs::addTensorMap(const CUtensorMap &map) {
   static_assert(sizeof(map) == 128, "CUtensorMap is 128 bytes");
   return add(ParamKind::TensorMap, &map);

@@ -78,13 +78,16 @@ const char *fa4::runtime::paramKindName(ParamKind kind) {
     return "i64";
   case ParamKind::F32:
     return "f32";
+  case ParamKind::Counter:
+    return "counter";
   }
   return "?";
 }
 
 std::optional<ParamKind> fa4::runtime::parseParamKind(std::string_view name) {
-  for (ParamKind kind : {ParamKind::Pointer, ParamKind::TensorMap,
-                         ParamKind::I32, ParamKind::I64, ParamKind::F32})
+  for (ParamKind kind :
+       {ParamKind::Pointer, ParamKind::TensorMap, ParamKind::I32,
+        ParamKind::I64, ParamKind::F32, ParamKind::Counter})
     if (name == paramKindName(kind))
       return kind;
   return std::nullopt;
@@ -93,6 +96,7 @@ std::optional<ParamKind> fa4::runtime::parseParamKind(std::string_view name) {
 size_t fa4::runtime::paramKindSize(ParamKind kind) {
   switch (kind) {
   case ParamKind::Pointer:
+  case ParamKind::Counter:
   case ParamKind::I64:
     return 8;
   case ParamKind::TensorMap:

@@ -227,6 +227,11 @@ describeParam(LLVM::LLVMFuncOp kernel, unsigned index,
   }
   bool byValue = static_cast<bool>(
       kernel.getArgAttr(index, LLVM::LLVMDialect::getByValAttrName()));
+  // The fa4 dialect checks that a counter is a global pointer.
+  if (kernel.getArgAttr(index, kCounterArgAttrName)) {
+    param.kind = rt::ParamKind::Counter;
+    return param;
+  }
   if (pointer && !byValue && pointer.getAddressSpace() <= 1) {
     param.kind = rt::ParamKind::Pointer;
     auto shape = kernel.getArgAttrOfType<StringAttr>(index, kShapeArgAttrName);

@@ -4,10 +4,12 @@
 // and every staging buffer (`fa4.shared_buffer`), the offset of its region
 // in the kernel's dynamic shared memory, each region rounded up to 1024 B,
 // and records the total the kernel needs, checked
-// against the target's limit: the same sum the plan verifier checks. A
-// kernel built to diagnose hangs that has named barriers also gets the
-// mbarriers that stand in for them, in the padding after the first region
-// with room (so the total does not change), else in a region of their own.
+// against the target's limit: the same sum the plan verifier checks. The
+// regions that need no such alignment go in the padding after the first
+// region with room (so the total does not change), else in a region of
+// their own: a schedule pipeline's slots and barriers, and, in a kernel
+// built to diagnose hangs that has named barriers, the mbarriers that stand
+// in for them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,15 +40,23 @@ struct AllocateSharedMemoryPass
           standIns |=
               isa<NamedBarrierSyncOp, NamedBarrierArriveOp, TmaStoreOp>(op);
         });
-      std::optional<int64_t> standInOffset;
       int64_t offset = 0;
       bool any = false;
+      // The padding after each aligned region: (start, bytes), 8-aligned.
+      SmallVector<std::pair<int64_t, int64_t>> gaps;
+      SmallVector<PipelineCreateOp> small;
       function->walk([&](Operation *op) {
         int64_t bytes;
         // Every region before is rounded up: this one starts aligned.
         if (auto create = dyn_cast<PipelineCreateOp>(op)) {
+          PipelineType type = create.getPipeline().getType();
+          if (type.isSlotPipeline()) {
+            small.push_back(create);
+            any = true;
+            return;
+          }
           create.setOffsetAttr(builder.getI64IntegerAttr(offset));
-          bytes = create.getPipeline().getType().getRegionBytes();
+          bytes = type.getRegionBytes();
         } else if (auto buffer = dyn_cast<SharedBufferOp>(op)) {
           buffer.setOffsetAttr(builder.getI64IntegerAttr(offset));
           MemRefType type = buffer.getBuffer().getType();
@@ -57,18 +67,31 @@ struct AllocateSharedMemoryPass
         any = true;
         int64_t aligned = getAlignedRegionBytes(bytes);
         int64_t end = llvm::alignTo(bytes, 8);
-        if (standIns && !standInOffset &&
-            aligned - end >= kNamedBarrierStandInBytes)
-          standInOffset = offset + end;
+        gaps.push_back({offset + end, aligned - end});
         offset += aligned;
       });
-      if (standIns && !standInOffset) {
-        standInOffset = offset;
-        offset += getAlignedRegionBytes(kNamedBarrierStandInBytes);
-      }
-      if (standInOffset)
-        function->setAttr(kNamedBarrierOffsetAttrName,
-                          builder.getI64IntegerAttr(*standInOffset));
+      // `bytes` in the first gap with room, else at the end.
+      auto place = [&](int64_t bytes) {
+        bytes = llvm::alignTo(bytes, 8);
+        for (auto &[start, room] : gaps) {
+          if (room < bytes)
+            continue;
+          int64_t at = start;
+          start += bytes;
+          room -= bytes;
+          return at;
+        }
+        int64_t at = offset;
+        offset += getAlignedRegionBytes(bytes);
+        return at;
+      };
+      for (PipelineCreateOp create : small)
+        create.setOffsetAttr(builder.getI64IntegerAttr(
+            place(create.getPipeline().getType().getRegionBytes())));
+      if (standIns)
+        function->setAttr(
+            kNamedBarrierOffsetAttrName,
+            builder.getI64IntegerAttr(place(kNamedBarrierStandInBytes)));
       if (!any && !standIns && !function->hasAttr(kKernelAttrName))
         continue;
       Target target = config ? config.getTarget() : Target::sm_90a;

@@ -65,6 +65,7 @@ struct AttachConfigPass
       request.qStages = qStages;
     request.debugHangs = debugHangs;
     request.interleaveHeads = interleaveHeads;
+    request.dynamicSchedule = dynamicSchedule;
     if (rebuildDescriptors == "true" || rebuildDescriptors == "false")
       request.rebuildDescriptors = rebuildDescriptors == "true";
     else if (rebuildDescriptors != "derived") {

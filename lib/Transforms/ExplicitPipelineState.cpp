@@ -118,7 +118,8 @@ struct ExplicitPipelineStatePass
     RewritePatternSet patterns(context);
     patterns
         .add<StartLowering, StepLowering, SubStageLowering<ProducerAcquireOp>,
-             SubStageLowering<ProducerLoadOp>, SubStageLowering<ConsumerWaitOp>,
+             SubStageLowering<ProducerLoadOp>, SubStageLowering<ProducerPutOp>,
+             SubStageLowering<ConsumerWaitOp>,
              SubStageLowering<ConsumerReleaseOp>>(converter, context);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);

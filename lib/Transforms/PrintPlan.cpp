@@ -33,16 +33,20 @@ static void printPlan(llvm::raw_ostream &os, Operation *op, ConfigAttr config) {
      << config.getBk1() << ", " << config.getKvStages()
      << " kv stages, swizzle " << config.getSwizzle() << " B\n";
   os << "  schedule: "
-     << (!config.getPersistent() ? "one tile per CTA"
+     << (!config.getPersistent()       ? "one tile per CTA"
+         : config.getDynamicSchedule() ? "persistent (dynamic: tiles claimed "
+                                         "from a counter, handed on through "
+                                         "a schedule pipeline)"
          : config.getInterleaveHeads()
              ? "persistent (folded static order, heads interleaved)"
              : "persistent (folded static order)")
      << ", " << config.getQStages() << " Q stage(s)"
-     << (!config.getTmaStore()        ? ""
-         : config.getPersistent() ? ", TMA-store epilogue (O staged in a buffer "
-                                    "of its own)"
-                                  : ", TMA-store epilogue (O staged in the Q "
-                                    "stage)")
+     << (!config.getTmaStore() ? ""
+         : config.getPersistent()
+             ? ", TMA-store epilogue (O staged in a buffer "
+               "of its own)"
+             : ", TMA-store epilogue (O staged in the Q "
+               "stage)")
      << (config.getDebugHangs() ? ", bounded waits (debug_hangs)" : "")
      << (config.getRebuildDescriptors()
              ? ", MMA descriptors rebuilt each step (rebuild_descriptors)"
@@ -53,6 +57,8 @@ static void printPlan(llvm::raw_ostream &os, Operation *op, ConfigAttr config) {
      << smem.v << " B";
   if (smem.o)
     os << " + O staging " << smem.o << " B";
+  if (smem.schedule)
+    os << " + schedule slots " << smem.schedule << " B";
   os << " + barriers " << smem.barriers << " B + alignment "
      << smem.padding << " B = " << smem.total()
      << " B of " << smem.limit << " B\n";

@@ -149,6 +149,32 @@ class Attention(unittest.TestCase):
             ref, _ = reference(q, k, v, causal=True)
             self.assertLess(rel_err(out, ref), 1e-2)
 
+    def test_cuda_graph_dynamic_schedule(self):
+        # A window kernel takes its tiles from a counter: captured, each
+        # replay gets a zeroed counter of the graph's own, and the eager
+        # launches on the capturing stream before and after keep theirs.
+        q, k, v = inputs(2, 1500, 1500, 4, 2, 128)
+        window = (300, 0)
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            fa4.attention(q, k, v, causal=True, window_size=window)
+        torch.cuda.current_stream().wait_stream(stream)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, stream=stream):
+            out = fa4.attention(q, k, v, causal=True, window_size=window)
+        for seed in (1, 2):
+            q2, k2, v2 = inputs(2, 1500, 1500, 4, 2, 128, seed=seed)
+            q.copy_(q2), k.copy_(k2), v.copy_(v2)
+            out.fill_(float("nan"))
+            graph.replay()
+            eager = fa4.attention(q, k, v, causal=True, window_size=window)
+            graph.replay()
+            torch.cuda.synchronize()
+            ref, _ = reference(q, k, v, causal=True, window=window)
+            self.assertLess(rel_err(out, ref), 1e-2, seed)
+            self.assertLess(rel_err(eager, ref), 1e-2, seed)
+
     def test_torch_compile(self):
         q, k, v = inputs(2, 513, 513, 8, 2, 64)
 

@@ -1103,6 +1103,37 @@ static int runBinding() {
     }
   }
   {
+    // A dynamic schedule's tile counter: a pointer the launcher gives
+    // (resolved as 0 until then) unless the caller binds one; never a
+    // scalar.
+    std::string text = *serializeKernelFile(file);
+    text = replaced(text, "param = i32 causal\n",
+                    "param = i32 causal\nparam = counter tile_counter\n");
+    Expected<KernelFile> dynamic = parseKernelFile(text);
+    report("counter-file", dynamic.status());
+    if (dynamic.ok()) {
+      std::printf("counter param: %s %s\n",
+                  paramKindName(dynamic->params.back().kind),
+                  dynamic->params.back().name.c_str());
+      std::printf("counter round trip: %s\n",
+                  *serializeKernelFile(*dynamic) == text ? "identical"
+                                                         : "different");
+      Binding b = Binding::create(*dynamic).take();
+      bindAll(b);
+      Expected<ResolvedLaunch> launch = b.resolve(device);
+      report("counter-unbound", launch.status());
+      if (launch.ok())
+        std::printf("counter resolved to %#llx\n",
+                    (unsigned long long)launch->params.back().address);
+      report("counter-bound", b.setPointer("tile_counter", 0x7f0000000100));
+      launch = b.resolve(device);
+      if (launch.ok())
+        std::printf("counter resolved to %#llx\n",
+                    (unsigned long long)launch->params.back().address);
+      report("counter-as-scalar", b.setScalar("tile_counter", 0));
+    }
+  }
+  {
     KernelFile noGrid = file;
     noGrid.grid.clear();
     noGrid.version = 1;

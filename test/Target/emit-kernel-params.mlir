@@ -1,7 +1,7 @@
 // Every parameter kind a kernel file holds, named by fa4.name or arg<N>: a
 // tensor map (its f16 type, its box reversed to innermost first, its swizzle,
 // the tensor named like the parameter), global and generic pointers, i64, i32
-// and f32; a block of fewer than three dims, no fa4.shared_memory_bytes
+// and f32, a dynamic schedule's tile counter; a block of fewer than three dims, no fa4.shared_memory_bytes
 // (0 bytes), and the target that --arch names. The launch description: the
 // grid and requirement rules in canonical form, the tensors' access and
 // shapes, a pointer to a contiguous f32 tensor, a size made by a rule.
@@ -26,6 +26,7 @@
 // CHECK-NEXT: param = i64 seq_len value=q_map.dim1
 // CHECK-NEXT: param = i32 arg4
 // CHECK-NEXT: param = f32 scale
+// CHECK-NEXT: param = counter tile_counter
 // CHECK-NEXT: require = seq_len%32==0
 // CHECK-NEXT: binary = {{[1-9][0-9]+}}
 
@@ -44,7 +45,8 @@ llvm.func @all_kinds(
                         fa4.element_type = f32},
     %generic: !llvm.ptr,
     %n: i64 {fa4.name = "seq_len", fa4.value = "q_map.dim1"}, %flag: i32,
-    %scale: f32 {fa4.name = "scale"})
+    %scale: f32 {fa4.name = "scale"},
+    %counter: !llvm.ptr<1> {fa4.name = "tile_counter", fa4.counter})
     attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 2>,
                 fa4.grid = "cdiv(q_map.dim1, 32), min(num_sms, 4), 1",
                 fa4.require = ["seq_len % 32 == 0"]} {

@@ -17,6 +17,32 @@ func.func @attention() attributes {fa4.kernel} {
   return
 }
 
+// A schedule pipeline (2 x 8 B of slots and 4 barriers, 48 B) needs no
+// 1024-byte alignment: it goes in the padding after the first region with
+// room, here K's (98400 B, then 928 B free), and the total stays the same;
+// a kernel whose regions leave no room gives it one of its own at the end.
+// CHECK-LABEL: func.func @schedule_in_padding
+// CHECK-SAME: fa4.shared_memory_bytes = 198656
+func.func @schedule_in_padding() attributes {fa4.kernel} {
+  // CHECK: fa4.pipeline.create consumers(256) {offset = 0 : i64} : !fa4.pipeline<k
+  %k = fa4.pipeline.create consumers(256) : !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
+  // CHECK: fa4.pipeline.create consumers(256) {offset = 98400 : i64} : !fa4.pipeline<schedule
+  %s = fa4.pipeline.create consumers(256) : !fa4.pipeline<schedule, kv = 2, qk = 1, i32, i32>
+  // CHECK: fa4.pipeline.create consumers(256) {offset = 99328 : i64} : !fa4.pipeline<v
+  %v = fa4.pipeline.create consumers(256) : !fa4.pipeline<v, kv = 3, qk = 1, memref<128x128xbf16, 3>>
+  return
+}
+
+// CHECK-LABEL: func.func @schedule_at_end
+// CHECK-SAME: fa4.shared_memory_bytes = 33792
+func.func @schedule_at_end() attributes {fa4.kernel} {
+  // CHECK: fa4.shared_buffer {offset = 0 : i64}
+  %o = fa4.shared_buffer : memref<128x128xbf16, 3>
+  // CHECK: fa4.pipeline.create consumers(256) {offset = 32768 : i64} : !fa4.pipeline<schedule
+  %s = fa4.pipeline.create consumers(256) : !fa4.pipeline<schedule, kv = 2, qk = 1, i32, i32>
+  return
+}
+
 // CHECK-LABEL: func.func @empty_kernel
 // CHECK-SAME: fa4.shared_memory_bytes = 0
 func.func @empty_kernel() attributes {fa4.kernel} {

@@ -20,6 +20,9 @@
 // RUN: fa4-opt %s --fa4-attach-config="head-dim=128 rebuild-descriptors=true" | FileCheck %s --check-prefix=REBUILD
 // RUN: fa4-opt %s --fa4-attach-config="head-dim=128 persistent=true interleave-heads=true" | FileCheck %s --check-prefix=HEADS
 // RUN: not fa4-opt %s --fa4-attach-config="head-dim=128 interleave-heads=true" 2>&1 | FileCheck %s --check-prefix=HEADS-ONE-TILE
+// RUN: fa4-opt %s --fa4-attach-config="head-dim=128 persistent=true dynamic-schedule=true" | FileCheck %s --check-prefix=DYNAMIC
+// RUN: not fa4-opt %s --fa4-attach-config="head-dim=128 dynamic-schedule=true" 2>&1 | FileCheck %s --check-prefix=DYNAMIC-ONE-TILE
+// RUN: fa4-opt %s --fa4-attach-config="head-dim=128 persistent=true dynamic-schedule=true" --fa4-print-plan -o /dev/null 2>&1 | FileCheck %s --check-prefix=DYNAMIC-PLAN
 // RUN: fa4-opt %s --fa4-attach-config="head-dim=64 rebuild-descriptors=false" | FileCheck %s --check-prefix=ONE-ADD
 // RUN: not fa4-opt %s --fa4-attach-config="head-dim=64 rebuild-descriptors=maybe" 2>&1 | FileCheck %s --check-prefix=REBUILD-BAD
 // consumer-warpgroups: one consumer warpgroup per 64-row Q tile, sharing
@@ -45,6 +48,12 @@
 // ONE-ADD: head_dim = 64, {{.*}} regs = 240>]>}
 // HEADS: persistent = true, q_stages = 2, interleave_heads = true>
 // HEADS-ONE-TILE: error: interleave_heads orders the tiles of a persistent plan, but this plan runs one tile per CTA
+// DYNAMIC: persistent = true, q_stages = 2, dynamic_schedule = true>
+// DYNAMIC-ONE-TILE: error: dynamic_schedule hands out the tiles of a persistent plan, but this plan runs one tile per CTA
+// The schedule pipeline's slots and barriers (48 B) come out of the
+// padding: the total is the static plan's 199680 B.
+// DYNAMIC-PLAN: schedule: persistent (dynamic: tiles claimed from a counter, handed on through a schedule pipeline), 2 Q stage(s)
+// DYNAMIC-PLAN-NEXT: shared memory: Q 65536 B + K 65536 B + V 65536 B + schedule slots 16 B + barriers 160 B + alignment 2896 B = 199680 B of 232448 B
 // REBUILD-BAD: error: rebuild-descriptors 'maybe' is not true, false or derived
 // BOX: error: K band of 192 B (bk0 96 x 2 B) is neither within nor a whole number of 128 B swizzle spans
 

@@ -13,6 +13,9 @@
 // RUN: sed 's/attributes {fa4.kernel}/attributes {fa4.kernel, fa4.grid = "1, 1, 2"}/' %S/Inputs/attention-tile.mlir | not fa4-opt --fa4-attach-config="head-dim=128 persistent=true" --fa4-tile-to-fa4 2>&1 | FileCheck %s --check-prefix=GRID-Z
 // RUN: fa4-opt %S/Inputs/persistent-3d.mlir --fa4-persistent --allow-unregistered-dialect | FileCheck %s --check-prefix=GRID3
 // RUN: sed 's/persistent = true>/persistent = true, interleave_heads = true>/' %S/Inputs/persistent-3d.mlir | fa4-opt --fa4-persistent --allow-unregistered-dialect | FileCheck %s --check-prefix=HEADS
+// RUN: sed 's/persistent = true>}/persistent = true, dynamic_schedule = true>, fa4.grid_group = "4"}/' %S/Inputs/persistent-3d.mlir | fa4-opt --fa4-persistent --allow-unregistered-dialect | FileCheck %s --check-prefix=DYNAMIC
+// RUN: sed 's/persistent = true>}/persistent = true, dynamic_schedule = true>}/' %S/Inputs/persistent-3d.mlir | fa4-opt --fa4-persistent --allow-unregistered-dialect | FileCheck %s --check-prefix=DYNAMIC-NO-GROUP
+// RUN: fa4-opt %S/Inputs/attention-tile.mlir --fa4-attach-config="head-dim=128 persistent=true dynamic-schedule=true" --fa4-tile-to-fa4 --fa4-to-llvm | FileCheck %s --check-prefix=DYNAMIC-LLVM
 // RUN: fa4-opt %s --split-input-file --verify-diagnostics --fa4-persistent
 
 // With a launch description, the tile grid's rules make the two arguments
@@ -63,6 +66,89 @@
 // GRID3: %[[ZZ:.*]] = arith.index_castui %[[ZI]] : i32 to index
 // GRID3: "use"(%[[XX]], %[[YY]], %[[ZZ]], %[[GZ]])
 // GRID3: } {fa4.tile_loop}
+
+// A dynamic schedule: the grid group and the tile counter as two more
+// arguments, a schedule pipeline of two stages of (x, pair) that the
+// consumers release, each role's body in an scf.while. The producer starts
+// at its CTA's tile, numbers tile t in groups of G = clamp(group, 1, Y·Z)
+// pairs, the pairs fastest within a group: (x, pair) = (r / size, gG +
+// r mod size) for t = g·G·X + r, size = min(G, Y·Z - gG); it puts them,
+// runs the tile and claims the next; past the last it puts x = X. The
+// consumers wait for each (x, pair) and stop at x = X.
+// DYNAMIC-LABEL: func.func @grid_3d(
+// DYNAMIC-SAME: %[[GX:arg[0-9]+]]: index {fa4.name = "grid_x", fa4.value = "cdiv(a.dim0, 128)"}, %[[GY:arg[0-9]+]]: index {fa4.name = "grid_y", fa4.value = "a.dim1"}, %[[GZ:arg[0-9]+]]: index {fa4.name = "grid_z", fa4.value = "a.dim2"}, %[[GG:arg[0-9]+]]: index {fa4.name = "grid_group", fa4.value = "4"}, %[[COUNTER:arg[0-9]+]]: !llvm.ptr<1> {fa4.counter, fa4.name = "tile_counter"})
+// DYNAMIC-NOT: fa4.grid_group =
+// DYNAMIC: %[[S:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<schedule, kv = 2, qk = 1, i32, i32>
+// DYNAMIC: fa4.role producer
+// DYNAMIC-NEXT: %[[X:.*]] = arith.index_castui %[[GX]] : index to i32
+// DYNAMIC-NEXT: %[[START:.*]] = fa4.pipeline.start %[[S]] producer
+// DYNAMIC-NEXT: %[[Y:.*]] = arith.index_castui %[[GY]] : index to i32
+// DYNAMIC-NEXT: %[[Z:.*]] = arith.index_castui %[[GZ]] : index to i32
+// DYNAMIC-NEXT: %[[YZ:.*]] = arith.muli %[[Y]], %[[Z]] : i32
+// DYNAMIC-NEXT: %[[TILES:.*]] = arith.muli %[[X]], %[[YZ]] : i32
+// DYNAMIC-NEXT: %[[G0:.*]] = arith.index_castui %[[GG]] : index to i32
+// DYNAMIC-NEXT: %[[G1:.*]] = arith.minui %[[G0]], %[[YZ]] : i32
+// DYNAMIC-NEXT: %[[ONE:.*]] = arith.constant 1 : i32
+// DYNAMIC-NEXT: %[[G:.*]] = arith.maxui %[[G1]], %[[ONE]] : i32
+// DYNAMIC-NEXT: %[[SPAN:.*]] = arith.muli %[[G]], %[[X]] : i32
+// DYNAMIC-NEXT: %[[CTA_ID:.*]] = tile.program_id 0
+// DYNAMIC-NEXT: %[[CTA:.*]] = arith.index_castui %[[CTA_ID]] : index to i32
+// DYNAMIC-NEXT: %[[LAST:.*]]:2 = scf.while (%[[T:.*]] = %[[CTA]], %[[SS:.*]] = %[[START]]) : (i32, !fa4.pipeline_state) -> (i32, !fa4.pipeline_state) {
+// DYNAMIC-NEXT: %[[MORE:.*]] = arith.cmpi ult, %[[T]], %[[TILES]] : i32
+// DYNAMIC-NEXT: scf.condition(%[[MORE]]) %[[T]], %[[SS]]
+// DYNAMIC-NEXT: } do {
+// DYNAMIC-NEXT: ^bb0(%[[TT:.*]]: i32, %[[TS:.*]]: !fa4.pipeline_state):
+// DYNAMIC-NEXT: %[[GI:.*]] = arith.divui %[[TT]], %[[SPAN]] : i32
+// DYNAMIC-NEXT: %[[FIRST:.*]] = arith.muli %[[GI]], %[[G]] : i32
+// DYNAMIC-NEXT: %[[GS:.*]] = arith.muli %[[GI]], %[[SPAN]] : i32
+// DYNAMIC-NEXT: %[[R:.*]] = arith.subi %[[TT]], %[[GS]] : i32
+// DYNAMIC-NEXT: %[[LEFT:.*]] = arith.subi %[[YZ]], %[[FIRST]] : i32
+// DYNAMIC-NEXT: %[[SIZE:.*]] = arith.minui %[[G]], %[[LEFT]] : i32
+// DYNAMIC-NEXT: %[[XI:.*]] = arith.divui %[[R]], %[[SIZE]] : i32
+// DYNAMIC-NEXT: %[[XS:.*]] = arith.muli %[[XI]], %[[SIZE]] : i32
+// DYNAMIC-NEXT: %[[IN:.*]] = arith.subi %[[R]], %[[XS]] : i32
+// DYNAMIC-NEXT: %[[PAIR:.*]] = arith.addi %[[FIRST]], %[[IN]] : i32
+// DYNAMIC-NEXT: fa4.producer.acquire %[[S]][%[[TS]]]
+// DYNAMIC-NEXT: fa4.producer.put %[[S]][%[[TS]]], %[[XI]], %[[PAIR]]
+// DYNAMIC-NEXT: %[[NS:.*]] = fa4.pipeline.step %[[S]][%[[TS]]]
+// DYNAMIC: %[[CTAS_ID:.*]] = tile.num_programs 0
+// DYNAMIC-NEXT: %[[CTAS:.*]] = arith.index_castui %[[CTAS_ID]] : index to i32
+// DYNAMIC-NEXT: %[[NEXT:.*]] = fa4.claim_tile %[[COUNTER]], %[[CTAS]], %[[TILES]] : !llvm.ptr<1>
+// DYNAMIC-NEXT: scf.yield %[[NEXT]], %[[NS]] : i32, !fa4.pipeline_state
+// DYNAMIC-NEXT: } attributes {fa4.tile_loop}
+// DYNAMIC-NEXT: fa4.producer.acquire %[[S]][%[[LAST]]#1]
+// DYNAMIC-NEXT: %[[ZERO:.*]] = arith.constant 0 : i32
+// DYNAMIC-NEXT: fa4.producer.put %[[S]][%[[LAST]]#1], %[[X]], %[[ZERO]]
+// DYNAMIC: fa4.role consumer
+// DYNAMIC-NEXT: %[[CX:.*]] = arith.index_castui %[[GX]] : index to i32
+// DYNAMIC-NEXT: %[[CSTART:.*]] = fa4.pipeline.start %[[S]] consumer
+// DYNAMIC-NEXT: scf.while (%[[CS:.*]] = %[[CSTART]]) : (!fa4.pipeline_state) -> (i32, i32, !fa4.pipeline_state) {
+// DYNAMIC-NEXT: %[[GOT:.*]]:2 = fa4.consumer.wait %[[S]][%[[CS]]]
+// DYNAMIC-NEXT: fa4.consumer.release %[[S]][%[[CS]]]
+// DYNAMIC-NEXT: %[[CN:.*]] = fa4.pipeline.step %[[S]][%[[CS]]]
+// DYNAMIC-NEXT: %[[GO:.*]] = arith.cmpi ult, %[[GOT]]#0, %[[CX]] : i32
+// DYNAMIC-NEXT: scf.condition(%[[GO]]) %[[GOT]]#0, %[[GOT]]#1, %[[CN]]
+// DYNAMIC-NEXT: } do {
+// DYNAMIC-NEXT: ^bb0(%[[CXI:.*]]: i32, %[[CP:.*]]: i32, %{{.*}}: !fa4.pipeline_state):
+// DYNAMIC-NEXT: %[[XX:.*]] = arith.index_castui %[[CXI]] : i32 to index
+// DYNAMIC-NEXT: %[[Y2:.*]] = arith.index_castui %[[GY]] : index to i32
+// DYNAMIC-NEXT: %[[YI:.*]] = arith.remui %[[CP]], %[[Y2]] : i32
+// DYNAMIC-NEXT: %[[YY:.*]] = arith.index_castui %[[YI]] : i32 to index
+// DYNAMIC-NEXT: %[[ZI:.*]] = arith.divui %[[CP]], %[[Y2]] : i32
+// DYNAMIC-NEXT: %[[ZZ:.*]] = arith.index_castui %[[ZI]] : i32 to index
+// DYNAMIC-NEXT: "use"(%[[XX]], %[[YY]], %[[ZZ]], %[[GZ]])
+// DYNAMIC: } attributes {fa4.tile_loop}
+
+// Without a grid group rule, G is 1: no argument.
+// DYNAMIC-NO-GROUP-NOT: grid_group
+// DYNAMIC-NO-GROUP: !llvm.ptr<1> {fa4.counter, fa4.name = "tile_counter"})
+// DYNAMIC-NO-GROUP: arith.minui %c1_i32
+
+// The lowered dynamic kernel passes the counter as a global pointer and
+// claims with one atomic add.
+// DYNAMIC-LLVM: llvm.func @attention({{.*}}, %{{.*}}: !llvm.ptr<1> {fa4.counter, fa4.name = "tile_counter"})
+// DYNAMIC-LLVM: llvm.atomicrmw add
+// DYNAMIC-LLVM: nvvm.mbarrier.arrive
 
 // HEADS: %[[YZ:.*]] = arith.muli %{{.*}}, %{{.*}} : i32
 // HEADS: %[[SLOTS:.*]] = arith.select

@@ -73,6 +73,8 @@ static constexpr OptionSpec kOptions[] = {
     {"no-rebuild-descriptors", false, Scope::Any},
     {"interleave-heads", false, Scope::Any},
     {"no-interleave-heads", false, Scope::Any},
+    {"dynamic-schedule", false, Scope::Any},
+    {"static-schedule", false, Scope::Any},
     {"no-cache", false, Scope::Any},
     {"ctas", true, Scope::Any},
     {"emit", true, Scope::Any},
@@ -444,10 +446,9 @@ static Status readRunOptions(const Given &given, Arguments &args) {
   if (!args.kernelPath.empty())
     for (const char *name :
          {"kv-stages", "qk-stages", "block-n", "consumer-warpgroups",
-          "persistent", "no-persistent",
-          "q-stages", "debug-hangs", "rebuild-descriptors",
-          "no-rebuild-descriptors", "interleave-heads",
-          "no-interleave-heads"})
+          "persistent", "no-persistent", "q-stages", "debug-hangs",
+          "rebuild-descriptors", "no-rebuild-descriptors", "interleave-heads",
+          "no-interleave-heads", "dynamic-schedule", "static-schedule"})
       if (given.count(name))
         return Status::error("--" + std::string(name) +
                              " chooses the plan of fa4's own kernel; it does "
@@ -512,6 +513,19 @@ static Status readRunOptions(const Given &given, Arguments &args) {
       !args.plan.persistent.value_or(true))
     return Status::error("--interleave-heads orders a persistent kernel's "
                          "tiles; it does not apply with --no-persistent");
+  if (given.count("dynamic-schedule") && given.count("static-schedule"))
+    return Status::error("--dynamic-schedule and --static-schedule "
+                         "contradict each other");
+  if (given.count("dynamic-schedule") || given.count("static-schedule"))
+    args.plan.dynamicSchedule = given.count("dynamic-schedule") != 0;
+  if (args.plan.dynamicSchedule.value_or(false) &&
+      !args.plan.persistent.value_or(true))
+    return Status::error("--dynamic-schedule hands out a persistent kernel's "
+                         "tiles; it does not apply with --no-persistent");
+  if (args.plan.dynamicSchedule.value_or(false) &&
+      args.plan.interleaveHeads.value_or(false))
+    return Status::error("--interleave-heads numbers the static schedule's "
+                         "tiles; it does not apply with --dynamic-schedule");
   args.noCache = given.count("no-cache");
   if (auto it = given.find("emit"); it != given.end()) {
     if (!args.kernelPath.empty())

@@ -57,6 +57,7 @@ struct PlanChoices {
   bool debugHangs = false;
   std::optional<bool> rebuildDescriptors;
   std::optional<bool> interleaveHeads;
+  std::optional<bool> dynamicSchedule;
 };
 
 /// Compile fa4's shipped kernel `name` (`gemm`, `attention-hd64`,

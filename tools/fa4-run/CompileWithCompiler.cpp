@@ -54,6 +54,7 @@ fa4::run::compileShipped(const std::string &name, const std::string &dumpDir,
   request.plan.debugHangs = plan.debugHangs;
   request.plan.rebuildDescriptors = plan.rebuildDescriptors;
   request.plan.interleaveHeads = plan.interleaveHeads;
+  request.plan.dynamicSchedule = plan.dynamicSchedule;
   request.cacheDirectory = cacheDir;
   request.keepStages = refresh || !dumpDir.empty();
   request.refresh = refresh;

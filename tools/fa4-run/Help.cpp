@@ -217,6 +217,14 @@ OPTIONS
                          their K and V (a window as wide as S = 4096: -8 %)
   --no-interleave-heads  query blocks first, a head's tiles run together
                          (the default)
+  --dynamic-schedule     a persistent kernel's CTAs take their tiles one at
+                         a time as they come free, from a counter the
+                         runtime keeps (the kernel's tile_counter), so
+                         that uneven work (causal blocks, windows, packed
+                         sequences) ends evenly; attention runs the query
+                         blocks of as many heads as keep their K and V
+                         within 32 MiB of L2 together, longest first
+  --static-schedule      the fixed, folded order of tiles per CTA
   --ctas N               a persistent kernel runs on N CTAs, at most one per
                          tile (default: one per SM)
   --causal               attention: the causal mask above

@@ -60,6 +60,9 @@ struct PlanOptions {
   /// A persistent kernel's tiles numbered with the heads varying fastest
   /// (not by default: see fa4-run --help).
   std::optional<bool> interleaveHeads;
+  /// A persistent kernel's CTAs take their tiles as they come free, from a
+  /// counter; unset: the program's measured choice (attention), else not.
+  std::optional<bool> dynamicSchedule;
 };
 
 /// Builds the shipped program `name` at the tile level with its plan

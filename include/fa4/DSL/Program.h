@@ -109,6 +109,11 @@ public:
   /// The grid the kernel is launched on, one to three extents (the rest are
   /// 1), e.g. `{cdiv(q.dim(1), 128), q.dim(0)}`.
   void grid(llvm::ArrayRef<Extent> dims, SourceLoc loc = SourceLoc::current());
+  /// How many (y, z) programs of the grid a persistent kernel with a
+  /// dynamic schedule runs together, the pairs varying fastest within a
+  /// group and x slowest, e.g. the heads whose K and V fit in L2 (without
+  /// it: 1, all of one (y, z) before the next).
+  void gridGroup(const Extent &size, SourceLoc loc = SourceLoc::current());
   /// A condition a launch must meet, e.g. `n % 128 == 0`; a launch where it
   /// is 0 is refused with the condition and its values.
   void require(const Extent &condition, SourceLoc loc = SourceLoc::current());

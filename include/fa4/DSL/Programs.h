@@ -64,6 +64,10 @@ int64_t attentionConsumerWarpgroups(const AttentionOptions &options);
 /// measured choice; the plan can say otherwise).
 bool attentionPersistent(const AttentionOptions &options);
 
+/// Whether a persistent attention kernel for `options` takes its tiles as
+/// its CTAs come free (the measured choice; the plan can say otherwise).
+bool attentionDynamicSchedule(const AttentionOptions &options);
+
 /// Forward attention as a tile program, `@attention(q, k, v, o, lse, seq_q,
 /// seq_k, batch, heads, group, o_stride_b, o_stride_h, o_stride_s,
 /// scale_log2, causal[, window_left, window_right][, softcap])`: Q is a

@@ -24,6 +24,7 @@
 #ifndef FA4_RUNTIME_BINDING_H
 #define FA4_RUNTIME_BINDING_H
 
+#include "fa4/Runtime/Buffer.h"
 #include "fa4/Runtime/Driver.h"
 #include "fa4/Runtime/Kernel.h"
 #include "fa4/Runtime/KernelFile.h"
@@ -91,7 +92,9 @@ public:
   /// value rule: `value` must be an integer in range; an f32: finite or not,
   /// as given).
   Status setScalar(std::string_view name, double value);
-  /// Binds the caller-given pointer parameter `name` (one without a tensor).
+  /// Binds the caller-given pointer parameter `name` (one without a tensor),
+  /// or a tile counter, which then replaces the launcher's (it must be zero
+  /// at each launch, and no two launches that may run at once may share it).
   Status setPointer(std::string_view name, CUdeviceptr address);
   /// Sets the value of `num_sms` in the rules (default: the device's).
   void setNumSms(int64_t count) {
@@ -162,13 +165,16 @@ public:
   void setNumSms(int64_t count) { bound.setNumSms(count); }
 
   /// Resolves the binding and builds the arguments, unless nothing changed
-  /// since the last call.
-  Status prepare();
+  /// since the last call, with this launcher's tile counter for `stream`
+  /// where the kernel has one the caller did not bind (one launch at a time
+  /// per stream uses it: the kernel leaves it zero for the next).
+  Status prepare(CUstream stream = nullptr);
   /// `prepare`, then one asynchronous launch on `stream`.
   Status launch(CUstream stream = nullptr);
 
-  /// After `prepare`: the arguments and the launch shape (on the default
-  /// stream; set `stream` to launch elsewhere).
+  /// After `prepare`: the arguments (for the stream it was given) and the
+  /// launch shape (on the default stream; set `stream` to launch
+  /// elsewhere).
   const KernelArgs &args() const { return arguments; }
   const LaunchConfig &config() const { return launchConfig; }
   /// After `prepare`: the resolved parameters.
@@ -179,6 +185,15 @@ public:
 private:
   Launcher(const Kernel &kernel, Binding binding)
       : kernel(&kernel), bound(std::move(binding)) {}
+
+  /// This launcher's tile counter for `stream`: a zeroed i32 of its own
+  /// (the kernels leave it zero), made at the stream's first launch.
+  Expected<CUdeviceptr> counterFor(CUstream stream);
+  /// Points the counter argument the caller did not bind, if any, at
+  /// `stream`'s counter, or, while the stream captures a graph, at one the
+  /// graph allocates and zeroes (`capturedCounter`, which `launch` frees
+  /// in the graph after the kernel).
+  Status useCounterOf(CUstream stream);
 
   const Kernel *kernel;
   Binding bound;
@@ -195,6 +210,17 @@ private:
   KernelArgs arguments;
   LaunchConfig launchConfig;
   uint64_t encodes = 0;
+  /// The counter argument the launcher fills in, by parameter index.
+  std::optional<size_t> streamCounter;
+  /// The counters, by stream, in chunks of device memory.
+  static constexpr size_t kCountersPerChunk = 64;
+  struct CounterChunk {
+    DeviceBuffer buffer;
+    size_t used = 0;
+  };
+  std::vector<CounterChunk> counterChunks;
+  std::map<CUstream, CUdeviceptr> counters;
+  CUdeviceptr capturedCounter = 0;
 };
 
 } // namespace fa4::runtime

@@ -30,6 +30,9 @@ namespace fa4::runtime {
 class KernelArgs {
 public:
   KernelArgs &addPointer(CUdeviceptr address);
+  KernelArgs &addCounter(CUdeviceptr address);
+  /// Sets pointer or counter argument `index` to `address`.
+  void setAddress(size_t index, CUdeviceptr address);
   KernelArgs &addTensorMap(const CUtensorMap &map);
   KernelArgs &addI32(int32_t value);
   KernelArgs &addI64(int64_t value);

@@ -52,11 +52,14 @@ const char *oobFillName(OobFill fill);
 std::optional<OobFill> parseOobFill(std::string_view name);
 
 /// What a kernel parameter is. A tensor map is passed by value: the 128-byte
-/// `CUtensorMap` itself is the parameter.
-enum class ParamKind { Pointer, TensorMap, I32, I64, F32 };
+/// `CUtensorMap` itself is the parameter. A counter is a pointer to the i32
+/// from which a dynamically scheduled kernel claims its tiles: zero at each
+/// launch, and left zero by the kernel, so the runtime keeps one per stream
+/// (Binding.h) unless the caller binds one.
+enum class ParamKind { Pointer, TensorMap, I32, I64, F32, Counter };
 
-/// Name in kernel files and messages: "pointer", "tensor_map", "i32", "i64"
-/// or "f32".
+/// Name in kernel files and messages: "pointer", "tensor_map", "i32", "i64",
+/// "f32" or "counter".
 const char *paramKindName(ParamKind kind);
 /// Inverse of `paramKindName`; nullopt for any other text.
 std::optional<ParamKind> parseParamKind(std::string_view name);

@@ -61,6 +61,9 @@ def FA4AttachConfig : Pass<"fa4-attach-config", "ModuleOp"> {
     Option<"interleaveHeads", "interleave-heads", "bool", /*default=*/"false",
            "a persistent kernel numbers its tiles with the heads (y, z) "
            "varying fastest">,
+    Option<"dynamicSchedule", "dynamic-schedule", "bool", /*default=*/"false",
+           "a persistent kernel's CTAs take their tiles from a counter as "
+           "they come free">,
   ];
 }
 
@@ -223,8 +226,20 @@ def FA4Persistent : Pass<"fa4-persistent", "ModuleOp"> {
     stepped by the consumer after its last use, so the producer loads the
     next tile's Q (into the other stage with `q_stages = 2`), K and V while
     the consumers finish the current tile.
+
+    With `dynamic_schedule = true` the CTAs take the tiles one at a time as
+    they come free instead: the kernel also takes `grid_group` (when the
+    program gives its rule in `fa4.grid_group`; 1 otherwise) and the tile
+    counter `tile_counter` (`fa4.counter`, a global pointer); tile t is
+    numbered in groups of G (y, z) pairs, the pairs fastest within a group.
+    Each role's body runs in an `scf.while`: the producer starts with its
+    CTA's tile, puts each tile's (x, pair) into a schedule pipeline of two
+    stages (`fa4.producer.put`) before loading it and claims the next after
+    it (`fa4.claim_tile`); past the last tile it puts x = gx. The other roles
+    wait for each (x, pair), hand the slot back at once and stop at x = gx.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::fa4::tile::TileDialect"];
 }

@@ -1,8 +1,9 @@
 //===- Pipelines.cpp - fa4 pipelines to mbarriers and TMA -----------------===//
 //
 // Lowering of pipeline creation (barrier init), the producer side (acquire,
-// elected expect-tx and TMA box copies) and the consumer side (wait,
-// release), and of shared-memory views, to NVVM.
+// elected expect-tx and TMA box copies, a schedule slot's elected store and
+// arrive) and the consumer side (wait, release), of the dynamic schedule's
+// tile claim, and of shared-memory views, to NVVM.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,7 +49,7 @@ struct CreateLowering : public ConvertOpToLLVMPattern<PipelineCreateOp> {
     Value leader = LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::eq, threadId(b),
                                         i32Const(b, 0));
     int64_t subStages = type.getKvStages() * type.getQkStages();
-    Value fullCount = i32Const(b, type.getTiles().size());
+    Value fullCount = i32Const(b, type.getFullArrivals());
     Value emptyCount = i32Const(b, op.getConsumerArrivals());
     Value barriers = offsetPtr(b, base, type.getBarrierOffset());
     for (int64_t i = 0; i < subStages; ++i) {
@@ -98,10 +99,17 @@ struct WaitOnBarrier : public ConvertOpToLLVMPattern<OpT> {
       NVVM::MBarrierTryWaitParityOp::create(b, barrier, (*state)[1],
                                             i32Const(b, kWaitTicks));
     }
+    // The buffers' addresses; a schedule slot's value, which the wait's
+    // acquire made visible.
     SmallVector<Value> buffers;
     if constexpr (!kEmpty)
-      for (unsigned t = 0, e = type.getTiles().size(); t < e; ++t)
-        buffers.push_back(bufferPtr(b, type, base, (*state)[0], qk, t));
+      for (unsigned t = 0, e = type.getTiles().size(); t < e; ++t) {
+        Value buffer = bufferPtr(b, type, base, (*state)[0], qk, t);
+        Type tile = type.getTiles()[t];
+        buffers.push_back(isa<MemRefType>(tile)
+                              ? buffer
+                              : LLVM::LoadOp::create(b, tile, buffer));
+      }
     rewriter.replaceOp(op, buffers);
     return success();
   }
@@ -195,6 +203,88 @@ struct LoadLowering : public ConvertOpToLLVMPattern<ProducerLoadOp> {
   }
 };
 
+/// One elected thread writes the schedule slots, then arrives on the full
+/// barrier; the arrive's release orders the stores before the phase flips.
+struct PutLowering : public ConvertOpToLLVMPattern<ProducerPutOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(ProducerPutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<ValueRange> state = explicitState(op, adaptor.getState());
+    if (failed(state))
+      return failure();
+    Block *current = rewriter.getInsertionBlock();
+    Block *after = rewriter.splitBlock(current, rewriter.getInsertionPoint());
+    Block *issue = rewriter.createBlock(after);
+    rewriter.setInsertionPointToEnd(current);
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Value elected = NVVM::ElectSyncOp::create(b, b.getI1Type(), Value());
+    LLVM::CondBrOp::create(b, elected, issue, after);
+
+    b.setInsertionPointToStart(issue);
+    PipelineType type = op.getPipeline().getType();
+    Value base = adaptor.getPipeline();
+    for (auto [slot, value] : llvm::enumerate(adaptor.getValues()))
+      LLVM::StoreOp::create(b, value,
+                            bufferPtr(b, type, base, (*state)[0], 0, slot));
+    NVVM::MBarrierArriveOp::create(
+        b, b.getI64Type(),
+        barrierPtr(b, type, base, (*state)[0], 0, /*empty=*/false), Value());
+    LLVM::BrOp::create(b, after);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Lane 0 adds 1 to the counter (and stores 0 back when it took the last
+/// value); every lane gets `programs` plus the old value from it.
+struct ClaimTileLowering : public ConvertOpToLLVMPattern<ClaimTileOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(ClaimTileOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    Block *current = rewriter.getInsertionBlock();
+    Block *after = rewriter.splitBlock(current, rewriter.getInsertionPoint());
+    Block *claim = rewriter.createBlock(after);
+    Block *reset = rewriter.createBlock(after);
+    Block *join = rewriter.createBlock(after, {i32}, {loc});
+    rewriter.setInsertionPointToEnd(current);
+    ImplicitLocOpBuilder b(loc, rewriter);
+    Value lane = NVVM::LaneIdOp::create(b, i32);
+    Value first =
+        LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::eq, lane, i32Const(b, 0));
+    LLVM::CondBrOp::create(b, first, claim, ValueRange(), join,
+                           ValueRange{i32Const(b, 0)});
+
+    b.setInsertionPointToStart(claim);
+    Value counter = adaptor.getCounter();
+    Value old = LLVM::AtomicRMWOp::create(b, LLVM::AtomicBinOp::add, counter,
+                                          i32Const(b, 1),
+                                          LLVM::AtomicOrdering::monotonic);
+    Value last = LLVM::SubOp::create(b, adaptor.getTiles(), i32Const(b, 1));
+    Value tookLast =
+        LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::eq, old, last);
+    LLVM::CondBrOp::create(b, tookLast, reset, ValueRange(), join,
+                           ValueRange{old});
+
+    b.setInsertionPointToStart(reset);
+    LLVM::AtomicRMWOp::create(b, LLVM::AtomicBinOp::xchg, counter,
+                              i32Const(b, 0), LLVM::AtomicOrdering::monotonic);
+    LLVM::BrOp::create(b, ValueRange{old}, join);
+
+    b.setInsertionPointToStart(join);
+    Value taken = NVVM::ShflOp::create(
+        b, i32, i32Const(b, -1), join->getArgument(0), i32Const(b, 0),
+        i32Const(b, 31), NVVM::ShflKind::idx, UnitAttr());
+    Value tile = LLVM::AddOp::create(b, adaptor.getPrograms(), taken);
+    LLVM::BrOp::create(b, after);
+    rewriter.replaceOp(op, tile);
+    return success();
+  }
+};
+
 /// A view of a swizzled tile: whole column blocks of 128 bytes, whole
 /// groups of rows.
 struct SubtileLowering : public ConvertOpToLLVMPattern<SubtileOp> {
@@ -223,5 +313,5 @@ void mlir::fa4::populatePipelineToNVVMPatterns(LLVMTypeConverter &converter,
                                                RewritePatternSet &patterns) {
   patterns.add<CreateLowering, WaitOnBarrier<ProducerAcquireOp>,
                WaitOnBarrier<ConsumerWaitOp>, ReleaseLowering, LoadLowering,
-               SubtileLowering>(converter);
+               PutLowering, ClaimTileLowering, SubtileLowering>(converter);
 }

@@ -9,15 +9,17 @@
 // What each variant costs the program: grouped-query attention 3 lines (the
 // group as a rule, the KV head h / group, the K and V coordinates); any
 // layout of Q, K, V and O no line at all (Q, K and V are read and O is
-// written through tensor maps, which take the strides); the sliding window 14 lines (its two sizes, the effective
-// right bound, the first and last blocks, the window edges in the mask);
-// the logit softcap 4 lines; packed sequences of variable lengths about 45
-// (their tensors and launch rules, reading a block's sequence and offsets,
-// loads and stores at element offsets, O written through its strides (a
-// tensor map would write past a sequence's end), no block past a
-// sequence's end). The
-// passes know none of them (a tanh is one more elementwise op, an offset one
-// more scalar load).
+// written through tensor maps, which take the strides); the sliding window
+// 14 lines (its two sizes, the effective right bound, the first and last
+// blocks, the window edges in the mask); the logit softcap 4 lines; packed
+// sequences of variable lengths about 45 (their tensors and launch rules,
+// reading a block's sequence and offsets, loads and stores at element
+// offsets, O written through its strides (a tensor map would write past a
+// sequence's end), no block past a sequence's end). The passes know none of
+// them (a tanh is one more elementwise op, an offset one more scalar load).
+// The window and packed-sequence kernels' plans take their tiles as their
+// CTAs come free (a dynamic schedule, fa4-persistent): the program says
+// only how many heads to run together (`gridGroup`, 2 lines).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +29,14 @@
 #include <limits>
 
 using namespace fa4::dsl;
+
+/// The L2 share (of the H200's 50 MiB) a dynamically scheduled attention
+/// gives the K and V of the heads it runs together (grid group): 8 heads at
+/// S = 4096, d128, as many as the static order has running. Measured on the
+/// H200 (bench/RESULTS.md, 2026-12-03, dynamic schedule, d128, H = 16): 32
+/// MiB 8 % behind 16 and 8 at S = 4096 without a mask (592 against 643 and
+/// 646 TFLOP/s); 16, 8 and one head at a time within 2 % elsewhere.
+static constexpr int64_t kGroupL2Bytes = 16 << 20;
 
 /// The algorithm, for one head dim and element type.
 static mlir::OwningOpRef<mlir::ModuleOp>
@@ -109,6 +119,13 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bm,
   }
   if (!varlen) {
     p.grid({cdiv(q.dim(2), bm), q.dim(1), q.dim(0)});
+    // A dynamic schedule runs the query blocks of as many heads together
+    // as keep their K and V (D columns of 2 bytes each) within
+    // kGroupL2Bytes of L2: the longest blocks of several heads start first
+    // and the short ones end the kernel, and the heads' K and V are read
+    // from memory about once.
+    p.gridGroup(max(1, kGroupL2Bytes / (k.dim(2) * (4 * d))) *
+                (q.dim(1) / k.dim(1)));
     p.require(q.dim(1) % k.dim(1) == 0);
   } else {
     p.grid({tiles.dim(0), q.dim(0)});
@@ -302,6 +319,18 @@ int64_t fa4::dsl::attentionConsumerWarpgroups(const AttentionOptions &) {
 /// 256 (one Q stage: two do not fit) it is 5-14 % behind: not persistent.
 bool fa4::dsl::attentionPersistent(const AttentionOptions &options) {
   return options.headDim <= 128;
+}
+
+/// A dynamic schedule for the kernels whose tiles carry uneven work that
+/// no static order balances: sliding windows (a head's first query blocks
+/// see fewer keys) and packed sequences. Measured on the H200
+/// (bench/RESULTS.md, 2026-12-03, d128, H = 16): a window of 4096 keys at
+/// S = 16384 564 -> 619 TFLOP/s, packed causal 472 -> 495 (non-causal 562
+/// -> 538); plain attention 4-10 % slower at every shape (d128 S = 4096:
+/// 684 -> 646, d64: 494 -> 450), where the folded static order already
+/// balances causal blocks.
+bool fa4::dsl::attentionDynamicSchedule(const AttentionOptions &options) {
+  return options.window || options.varlen;
 }
 
 mlir::OwningOpRef<mlir::ModuleOp>

@@ -153,3 +153,21 @@ func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_di
 // A persistent plan's O staging tile counts: three kv stages no longer fit.
 // expected-error @below {{shared memory plan needs 265216 B (Q 32768 B, K 98304 B, V 98304 B, O staging 32768 B, barriers 160 B, alignment 2912 B) but sm_90a allows 232448 B}}
 func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>], persistent = true, tma_store = true>} { return }
+
+// -----
+
+// expected-error @below {{dynamic_schedule hands out the tiles of a persistent plan, but this plan runs one tile per CTA}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 2, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>], dynamic_schedule = true>} { return }
+
+// -----
+
+// expected-error @below {{interleave_heads numbers the pairs of the static schedule; a dynamic_schedule takes its tiles in groups of heads (grid_group) instead}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 2, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>], persistent = true, interleave_heads = true, dynamic_schedule = true>} { return }
+
+// -----
+
+// The schedule pipeline fits the padding of the Q region; with three kv
+// stages the plan is over the limit as it would be without it, and says so
+// with the slots and their barriers counted.
+// expected-error @below {{shared memory plan needs 265216 B (Q 32768 B, K 98304 B, V 98304 B, O staging 32768 B, schedule slots 16 B, barriers 192 B, alignment 2864 B) but sm_90a allows 232448 B}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>], persistent = true, tma_store = true, dynamic_schedule = true>} { return }

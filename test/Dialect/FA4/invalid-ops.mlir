@@ -441,3 +441,43 @@ func.func @tma_store_columns(%o: tensor<64x128xbf16, #fa4.acc>, %buf: memref<128
   fa4.tma_store %o, %buf[%i], %map[%i, %i] barrier(%i) : tensor<64x128xbf16, #fa4.acc>, memref<128x64xbf16, 3>, !fa4.tensor_map<bf16, box = [64, 64], swizzle = 128>
   return
 }
+
+// -----
+
+func.func @put_into_tiles(%p: !fa4.pipeline<q, kv = 2, qk = 1, memref<128x128xbf16, 3>>, %s: !fa4.pipeline_state, %v: i32) {
+  // expected-error @below {{writes the i32 slots of a schedule pipeline, not the tiles of a Q pipeline}}
+  fa4.producer.put %p[%s], %v : !fa4.pipeline<q, kv = 2, qk = 1, memref<128x128xbf16, 3>>
+  return
+}
+
+// -----
+
+func.func @put_count(%p: !fa4.pipeline<schedule, kv = 2, qk = 1, i32, i32>, %s: !fa4.pipeline_state, %v: i32) {
+  // expected-error @below {{writes 1 value(s) into a stage of 2 slot(s)}}
+  fa4.producer.put %p[%s], %v : !fa4.pipeline<schedule, kv = 2, qk = 1, i32, i32>
+  return
+}
+
+// -----
+
+func.func @load_schedule(%p: !fa4.pipeline<schedule, kv = 2, qk = 1, i32>, %s: !fa4.pipeline_state, %m: !fa4.tensor_map<bf16, box = [128, 64], swizzle = 128>, %i: index) {
+  // expected-error @below {{cannot load a schedule pipeline's i32 slot through a tensor map; fa4.producer.put writes it}}
+  fa4.producer.load %p[%s], %m[%i, %i] : !fa4.pipeline<schedule, kv = 2, qk = 1, i32>, !fa4.tensor_map<bf16, box = [128, 64], swizzle = 128>
+  return
+}
+
+// -----
+
+func.func @wait_schedule_types(%p: !fa4.pipeline<schedule, kv = 2, qk = 1, i32, i32>, %s: !fa4.pipeline_state) {
+  // expected-error @below {{results must be the pipeline's 2 tile buffers, in order}}
+  %v = fa4.consumer.wait %p[%s] : !fa4.pipeline<schedule, kv = 2, qk = 1, i32, i32> -> i32
+  return
+}
+
+// -----
+
+func.func @claim_shared(%c: !llvm.ptr<3>, %n: i32) {
+  // expected-error @below {{operand #0 must be LLVM pointer in address space 1}}
+  %t = fa4.claim_tile %c, %n, %n : !llvm.ptr<3>
+  return
+}

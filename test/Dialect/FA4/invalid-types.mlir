@@ -44,3 +44,18 @@ func.func @f(%m: !fa4.tensor_map<bf16, box = [128, 12], swizzle = 0>) { return }
 
 // expected-error @below {{TMA box inner extent 256 B exceeds the 128 B swizzle span}}
 func.func @f(%m: !fa4.tensor_map<bf16, box = [128, 128], swizzle = 128>) { return }
+
+// -----
+
+// expected-error @below {{a schedule pipeline carries i32 slots in one qk stage, got qk = 2 and stage types 'i32'}}
+func.func @f(%p: !fa4.pipeline<schedule, kv = 2, qk = 2, i32>) { return }
+
+// -----
+
+// expected-error @below {{a schedule pipeline carries i32 slots in one qk stage, got qk = 1 and stage types 'memref<128x64xbf16, 3>'}}
+func.func @f(%p: !fa4.pipeline<schedule, kv = 2, qk = 1, memref<128x64xbf16, 3>>) { return }
+
+// -----
+
+// expected-error @below {{pipeline tile 'i32' must be a statically shaped 2-d memref in shared memory (address space 3)}}
+func.func @f(%p: !fa4.pipeline<q, kv = 2, qk = 1, i32>) { return }

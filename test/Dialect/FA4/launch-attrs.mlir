@@ -58,3 +58,25 @@ func.func @bad_element_type(%o: !llvm.ptr {fa4.element_type = i8}) { return }
 
 // expected-error @below {{unknown fa4 argument attribute 'fa4.strides' on argument 0}}
 func.func @unknown(%o: !llvm.ptr {fa4.strides = "1"}) { return }
+
+// -----
+
+// A dynamic schedule's grid group is a rule; its tile counter a global
+// pointer.
+// CHECK-LABEL: func.func @dynamic
+// CHECK-SAME: {fa4.counter, fa4.name = "tile_counter"}
+// CHECK-SAME: fa4.grid_group = "max(1, 1024 / k.dim1)"
+func.func @dynamic(%c: !llvm.ptr<1> {fa4.name = "tile_counter", fa4.counter})
+    attributes {fa4.grid_group = "max(1, 1024 / k.dim1)"} {
+  return
+}
+
+// -----
+
+// expected-error @below {{'fa4.grid_group': bad rule 'max(1)'}}
+func.func @bad_group() attributes {fa4.grid_group = "max(1)"} { return }
+
+// -----
+
+// expected-error @below {{'fa4.counter' of argument 0 is unit; it must be a unit attribute on a global !llvm.ptr<1>}}
+func.func @counter_not_global(%c: !llvm.ptr<3> {fa4.counter}) { return }

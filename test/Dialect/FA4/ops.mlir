@@ -176,3 +176,27 @@ func.func @warpgroup_rows(%q: tensor<128x128xbf16>) -> tensor<64x128xbf16>
   %r = fa4.warpgroup_rows %q : tensor<128x128xbf16> -> tensor<64x128xbf16>
   return %r : tensor<64x128xbf16>
 }
+
+// The schedule pipeline of a dynamically scheduled persistent kernel: the
+// producer claims a tile and puts its coordinates into a stage's i32 slots;
+// a consumer's wait on the stage gives the values.
+!S = !fa4.pipeline<schedule, kv = 2, qk = 1, i32, i32>
+// CHECK-LABEL: func.func @schedule
+func.func @schedule(%counter: !llvm.ptr<1>, %ctas: i32, %tiles: i32, %x: i32,
+                    %yz: i32) -> (i32, i32, i32) {
+  // CHECK: %[[S:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<schedule, kv = 2, qk = 1, i32, i32>
+  %s = fa4.pipeline.create consumers(256) : !S
+  %p = fa4.pipeline.start %s producer : !S
+  %c = fa4.pipeline.start %s consumer : !S
+  // CHECK: %[[NEXT:.*]] = fa4.claim_tile %{{.*}}, %{{.*}}, %{{.*}} : !llvm.ptr<1>
+  %next = fa4.claim_tile %counter, %ctas, %tiles : !llvm.ptr<1>
+  // CHECK: fa4.producer.acquire %[[S]][%{{.*}}] : !fa4.pipeline<schedule
+  fa4.producer.acquire %s[%p] : !S
+  // CHECK: fa4.producer.put %[[S]][%{{.*}}], %{{.*}}, %{{.*}} : !fa4.pipeline<schedule
+  fa4.producer.put %s[%p], %x, %yz : !S
+  // CHECK: %{{.*}}:2 = fa4.consumer.wait %[[S]][%{{.*}}] : !fa4.pipeline<schedule, kv = 2, qk = 1, i32, i32> -> i32, i32
+  %v:2 = fa4.consumer.wait %s[%c] : !S -> i32, i32
+  // CHECK: fa4.consumer.release %[[S]][%{{.*}}] : !fa4.pipeline<schedule
+  fa4.consumer.release %s[%c] : !S
+  return %next, %v#0, %v#1 : i32, i32, i32
+}
