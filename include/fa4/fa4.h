@@ -6,8 +6,8 @@
 |* loaded once per process and launched asynchronously; nothing             *|
 |* synchronizes, so a launch can be captured into a CUDA graph. The window   *|
 |* and packed-sequence kernels take their tiles from a counter: libfa4       *|
-|* keeps one per kernel and stream (256 B allocated and zeroed once per      *|
-|* kernel, a counter given to a stream at its first launch), and in a       *|
+|* keeps one per kernel and stream (256 B allocated once per kernel, each    *|
+|* counter zeroed on its stream at the stream's first launch), and in a      *|
 |* stream capture each launch gets one of the graph's own (allocated and     *|
 |* zeroed by the graph). Every refusal returns non-zero before anything      *|
 |* launches and leaves a message, naming the argument and the numbers, in    *|

@@ -403,12 +403,17 @@ Expected<CUdeviceptr> Launcher::counterFor(CUstream stream) {
         kernel->driver(), kCountersPerChunk * sizeof(int32_t));
     if (!chunk.ok())
       return chunk.status();
-    if (Status s = chunk->fill8(0); !s.ok())
-      return s;
     counterChunks.push_back({chunk.take(), 0});
   }
+  // Zeroed on the stream itself, so the stream's first launch finds it so
+  // whatever the stream's flags.
   CounterChunk &chunk = counterChunks.back();
-  CUdeviceptr address = chunk.buffer.address() + chunk.used++ * sizeof(int32_t);
+  CUdeviceptr address = chunk.buffer.address() + chunk.used * sizeof(int32_t);
+  if (Status s = FA4_CU_CHECK(kernel->driver(), "zeroing a tile counter",
+                              cuMemsetD32Async, address, 0, 1, stream);
+      !s.ok())
+    return s;
+  ++chunk.used;
   counters.emplace(stream, address);
   return address;
 }

@@ -186,8 +186,9 @@ private:
   Launcher(const Kernel &kernel, Binding binding)
       : kernel(&kernel), bound(std::move(binding)) {}
 
-  /// This launcher's tile counter for `stream`: a zeroed i32 of its own
-  /// (the kernels leave it zero), made at the stream's first launch.
+  /// This launcher's tile counter for `stream`: an i32 of its own, zeroed on
+  /// the stream at its first launch (the kernels leave it zero), from chunks
+  /// of device memory the launcher allocates.
   Expected<CUdeviceptr> counterFor(CUstream stream);
   /// Points the counter argument the caller did not bind, if any, at
   /// `stream`'s counter, or, while the stream captures a graph, at one the
