@@ -7,8 +7,12 @@ least as many pairs as CTAs, the pairs are numbered x first (or, with the
 plan's `interleave_heads`, (y, z) first), and CTA c takes pairs c, c + P,
 c + 2P, ... A tile's work is the number of key blocks it visits. Balance is
 the mean CTA load over the largest: the share of the kernel's time the CTAs
-are busy if every key block costs the same. No GPU needed; it predicts, the
-benchmark measures (bench/RESULTS.md).
+are busy if every key block costs the same. The last column models the
+dynamic schedule (`dynamic_schedule`): the tiles numbered in groups of G
+(y, z) pairs, the pairs fastest within a group (G = the heads whose K and V
+fit 16 MiB at d128, as the attention program's grid group; 1 for packed
+sequences), each taken by the first CTA to come free. No GPU needed; it
+predicts, the benchmark measures (bench/RESULTS.md).
 
     python3 bench/schedule_balance.py [--ctas 132] [--block-q 128] [--block-n 128]
 
@@ -19,6 +23,7 @@ in the runner's order: the sequences with the most work first, each one's
 last block first).
 """
 import argparse
+import heapq
 import os
 import sys
 
@@ -47,6 +52,27 @@ def balance(work, heads, ctas, heads_first, fold):
             tiles.append(x_tiles - 1 - k)
         loads[v % ctas] += sum(work[x] for x in tiles)
     return sum(loads) / ctas / max(loads)
+
+
+def dynamic(work, heads, ctas, group):
+    """The dynamic schedule's balance: tile t of group g = t / (G X) is
+    (x, pair) = (r / size, gG + r mod size), and each tile goes to the CTA
+    that comes free first."""
+    order = []
+    for first in range(0, heads, group):
+        size = min(group, heads - first)
+        order += [work[x] for x in range(len(work)) for _ in range(size)]
+    ctas = min(ctas, len(order))
+    loads = [0] * ctas
+    heapq.heapify(loads)
+    for tile in order:
+        heapq.heappush(loads, heapq.heappop(loads) + tile)
+    return sum(loads) / ctas / max(loads)
+
+
+def group_of(seq, head_dim=128, budget=16 << 20):
+    """The attention program's grid group: heads whose K and V fit."""
+    return max(1, budget // (seq * 4 * head_dim))
 
 
 def dense(seq, block_q, block_n, causal, left=None):
@@ -91,20 +117,23 @@ def main():
         batch = 16384 // seq
         for causal in (False, True):
             shapes.append((f"S={seq} B={batch} {'causal' if causal else 'full'}",
-                           dense(seq, bq, bn, causal), 16 * batch))
+                           dense(seq, bq, bn, causal), 16 * batch, group_of(seq)))
     for seq in (4096, 16384):
         for left in (1024, 4096):
             shapes.append((f"S={seq} window {left},0 causal",
-                           dense(seq, bq, bn, True, left), 16 * (16384 // seq)))
+                           dense(seq, bq, bn, True, left), 16 * (16384 // seq),
+                           group_of(seq)))
     lengths = packed_lengths(64, 128, 8192, 1)
     for causal in (False, True):
         shapes.append((f"varlen 64 of 128..8192 {'causal' if causal else 'full'}",
-                       varlen(lengths, bq, bn, causal), 16))
-    print("| shape | x first, folded | x first | heads first, folded | heads first |")
-    print("|---|---:|---:|---:|---:|")
-    for name, work, heads in shapes:
+                       varlen(lengths, bq, bn, causal), 16, 1))
+    print("| shape | x first, folded | x first | heads first, folded | heads first "
+          "| dynamic |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, work, heads, group in shapes:
         cells = [balance(work, heads, args.ctas, heads_first, fold)
                  for heads_first in (False, True) for fold in (True, False)]
+        cells.append(dynamic(work, heads, args.ctas, group))
         print(f"| {name} | " + " | ".join(f"{c:.3f}" for c in cells) + " |")
 
 
