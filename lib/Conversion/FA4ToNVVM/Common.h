@@ -103,6 +103,14 @@ inline Value barrierPtr(ImplicitLocOpBuilder &b, PipelineType type, Value base,
   return offsetPtr(b, offsetPtr(b, base, type.getBarrierOffset()), bytes);
 }
 
+/// Branches around a block that only the threads where `condition` holds
+/// run (one elected thread, a warpgroup's first): splits the block at the
+/// rewriter's insertion point, after `condition`, into one that branches on
+/// it and one where every thread goes on, and leaves the rewriter in the new
+/// block, before its branch to the latter.
+void beginConditionalBlock(ConversionPatternRewriter &rewriter, Location loc,
+                           Value condition);
+
 /// Buffer `tile` of sub-stage (stage, qk).
 inline Value bufferPtr(ImplicitLocOpBuilder &b, PipelineType type, Value base,
                        Value stage, int64_t qk, unsigned tile) {

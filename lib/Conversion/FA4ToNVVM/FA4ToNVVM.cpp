@@ -45,6 +45,17 @@ using namespace mlir::fa4::detail;
 static constexpr int64_t kTensorMapBytes = 128;
 static constexpr int64_t kTensorMapAlign = 64;
 
+void mlir::fa4::detail::beginConditionalBlock(
+    ConversionPatternRewriter &rewriter, Location loc, Value condition) {
+  Block *current = rewriter.getInsertionBlock();
+  Block *after = rewriter.splitBlock(current, rewriter.getInsertionPoint());
+  Block *only = rewriter.createBlock(after);
+  rewriter.setInsertionPointToEnd(current);
+  LLVM::CondBrOp::create(rewriter, loc, condition, only, after);
+  rewriter.setInsertionPointToEnd(only);
+  rewriter.setInsertionPoint(LLVM::BrOp::create(rewriter, loc, after));
+}
+
 void mlir::fa4::addFA4TypeConversions(LLVMTypeConverter &converter) {
   MLIRContext *context = &converter.getContext();
   auto shared = LLVM::LLVMPointerType::get(context, kSharedSpace);

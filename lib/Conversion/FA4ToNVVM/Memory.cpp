@@ -237,15 +237,13 @@ struct TmaStoreLowering : public ConvertOpToLLVMPattern<TmaStoreOp> {
         NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
     meet();
 
-    Block *current = rewriter.getInsertionBlock();
-    Block *after = rewriter.splitBlock(current, rewriter.getInsertionPoint());
-    Block *issue = rewriter.createBlock(after);
-    rewriter.setInsertionPointToEnd(current);
-    b.setInsertionPoint(current, current->end());
-    Value leader =
-        LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::eq, inGroup, i32Const(b, 0));
-    LLVM::CondBrOp::create(b, leader, issue, after);
-    b.setInsertionPointToStart(issue);
+    b.setInsertionPoint(rewriter.getInsertionBlock(),
+                        rewriter.getInsertionPoint());
+    beginConditionalBlock(rewriter, op.getLoc(),
+                          LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::eq,
+                                               inGroup, i32Const(b, 0)));
+    b.setInsertionPoint(rewriter.getInsertionBlock(),
+                        rewriter.getInsertionPoint());
     // TMA coordinates are innermost first, in i32.
     SmallVector<Value> coords;
     for (Value coord : llvm::reverse(adaptor.getCoords()))
@@ -262,7 +260,6 @@ struct TmaStoreLowering : public ConvertOpToLLVMPattern<TmaStoreOp> {
           boxCoords, Value(), NVVM::TMAStoreMode::TILE, Value());
     }
     NVVM::CpAsyncBulkCommitGroupOp::create(b);
-    LLVM::BrOp::create(b, after);
     rewriter.eraseOp(op);
     return success();
   }

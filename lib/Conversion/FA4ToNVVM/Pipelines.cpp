@@ -154,16 +154,12 @@ struct LoadLowering : public ConvertOpToLLVMPattern<ProducerLoadOp> {
     ArrayRef<int64_t> box = map.getBox();
     int64_t boxRows = box[box.size() - 2], boxCols = box.back();
 
-    // Split the block: the elected thread issues, every thread goes on.
-    Block *current = rewriter.getInsertionBlock();
-    Block *after = rewriter.splitBlock(current, rewriter.getInsertionPoint());
-    Block *issue = rewriter.createBlock(after);
-    rewriter.setInsertionPointToEnd(current);
+    // The elected thread issues, every thread goes on.
     ImplicitLocOpBuilder b(loc, rewriter);
-    Value elected = NVVM::ElectSyncOp::create(b, b.getI1Type(), Value());
-    LLVM::CondBrOp::create(b, elected, issue, after);
-
-    b.setInsertionPointToStart(issue);
+    beginConditionalBlock(rewriter, loc,
+                          NVVM::ElectSyncOp::create(b, b.getI1Type(), Value()));
+    b.setInsertionPoint(rewriter.getInsertionBlock(),
+                        rewriter.getInsertionPoint());
     Value base = adaptor.getPipeline();
     int64_t qk = static_cast<int64_t>(op.getQk());
     Value full = barrierPtr(b, type, base, (*state)[0], qk, /*empty=*/false);
@@ -197,7 +193,6 @@ struct LoadLowering : public ConvertOpToLLVMPattern<ProducerLoadOp> {
             NVVM::CTAGroupKindAttr(), Value());
       }
     }
-    LLVM::BrOp::create(b, after);
     rewriter.eraseOp(op);
     return success();
   }
@@ -213,15 +208,11 @@ struct PutLowering : public ConvertOpToLLVMPattern<ProducerPutOp> {
     FailureOr<ValueRange> state = explicitState(op, adaptor.getState());
     if (failed(state))
       return failure();
-    Block *current = rewriter.getInsertionBlock();
-    Block *after = rewriter.splitBlock(current, rewriter.getInsertionPoint());
-    Block *issue = rewriter.createBlock(after);
-    rewriter.setInsertionPointToEnd(current);
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    Value elected = NVVM::ElectSyncOp::create(b, b.getI1Type(), Value());
-    LLVM::CondBrOp::create(b, elected, issue, after);
-
-    b.setInsertionPointToStart(issue);
+    beginConditionalBlock(rewriter, op.getLoc(),
+                          NVVM::ElectSyncOp::create(b, b.getI1Type(), Value()));
+    b.setInsertionPoint(rewriter.getInsertionBlock(),
+                        rewriter.getInsertionPoint());
     PipelineType type = op.getPipeline().getType();
     Value base = adaptor.getPipeline();
     for (auto [slot, value] : llvm::enumerate(adaptor.getValues()))
@@ -230,7 +221,6 @@ struct PutLowering : public ConvertOpToLLVMPattern<ProducerPutOp> {
     NVVM::MBarrierArriveOp::create(
         b, b.getI64Type(),
         barrierPtr(b, type, base, (*state)[0], 0, /*empty=*/false), Value());
-    LLVM::BrOp::create(b, after);
     rewriter.eraseOp(op);
     return success();
   }
