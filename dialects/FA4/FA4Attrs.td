@@ -139,7 +139,7 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
     argument `tile_counter`, which the runtime keeps zero between
     launches) and hands its coordinates to the consumers through a
     schedule pipeline of two stages of two i32 slots, placed in the padding
-    of another region. The tiles are
+    of another region (or a region of its own when none has room). The tiles are
     numbered in groups of `grid_group` (y, z) pairs, the pairs varying
     fastest within a group and x (the query blocks, longest first) slowest,
     a kernel

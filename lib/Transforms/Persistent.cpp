@@ -66,6 +66,8 @@ static Value pipelineOf(Value state) {
     return step.getPipeline();
   if (auto loop = dyn_cast<scf::ForOp>(def))
     return pipelineOf(loop.getInitArgs()[index]);
+  if (auto loop = dyn_cast<scf::WhileOp>(def))
+    return pipelineOf(loop.getConditionOp().getArgs()[index]);
   if (auto branch = dyn_cast<scf::IfOp>(def))
     return pipelineOf(branch.thenYield().getOperand(index));
   return nullptr;
@@ -542,10 +544,20 @@ struct PersistentPass
                                  UnitAttr::get(context)));
               if (!schedule.counter)
                 return failure();
-              int64_t readers = 0;
-              for (RoleOp role : roles)
-                if (role.getKind() != RoleKind::producer)
+              // One producer claims and puts; the others read.
+              int64_t producers = 0, readers = 0;
+              for (RoleOp role : roles) {
+                if (role.getKind() == RoleKind::producer)
+                  ++producers;
+                else
                   readers += role.getWarps() * 32;
+              }
+              if (producers != 1 || readers == 0)
+                return function.emitOpError()
+                       << "is planned with a dynamic schedule but has "
+                       << producers << " producer role(s) and " << readers
+                       << " threads in other roles; one producer claims "
+                          "the tiles and hands them to the others";
               auto specialize =
                   roles.front()->getParentOfType<WarpSpecializeOp>();
               OpBuilder b(specialize);

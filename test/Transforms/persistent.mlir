@@ -205,3 +205,16 @@
 func.func @no_roles() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 64, head_dim_v = 64, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 2, qk_stages = 1, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>], persistent = true>} {
   return
 }
+
+// -----
+
+// A dynamic schedule needs one producer to claim the tiles and other roles
+// to hand them to.
+// expected-error @below {{'func.func' op is planned with a dynamic schedule but has 1 producer role(s) and 0 threads in other roles; one producer claims the tiles and hands them to the others}}
+func.func @dynamic_no_readers() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 64, head_dim_v = 64, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 2, qk_stages = 1, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>], persistent = true, dynamic_schedule = true>} {
+  fa4.warp_specialize {
+    fa4.role producer warps(4) regs(24) {
+    }
+  }
+  return
+}

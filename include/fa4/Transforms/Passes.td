@@ -228,9 +228,10 @@ def FA4Persistent : Pass<"fa4-persistent", "ModuleOp"> {
     the consumers finish the current tile.
 
     With `dynamic_schedule = true` the CTAs take the tiles one at a time as
-    they come free instead: the kernel also takes `grid_group` (when the
-    program gives its rule in `fa4.grid_group`; 1 otherwise) and the tile
-    counter `tile_counter` (`fa4.counter`, a global pointer); tile t is
+    they come free instead: the kernel also takes `grid_group` (only when
+    the program gives its rule in `fa4.grid_group`; without it the group is
+    1) and the tile counter `tile_counter` (`fa4.counter`, a global
+    pointer); one producer role and at least one other are needed; tile t is
     numbered in groups of G (y, z) pairs, the pairs fastest within a group.
     Each role's body runs in an `scf.while`: the producer starts with its
     CTA's tile, puts each tile's (x, pair) into a schedule pipeline of two
