@@ -3,15 +3,15 @@
 |* The stable C interface of libfa4: fa4's attention kernels on device       *|
 |* pointers, with shapes, strides, scalars and a CUDA stream. A kernel is    *|
 |* compiled on first use (or read from the compile cache, $FA4_CACHE_DIR),   *|
-|* loaded once per process and launched asynchronously; nothing             *|
-|* synchronizes, so a launch can be captured into a CUDA graph. The window   *|
+|* loaded once per process and launched asynchronously; nothing waits for   *|
+|* the device, so a launch can be captured into a CUDA graph. The window     *|
 |* and packed-sequence kernels take their tiles from a counter: libfa4       *|
-|* keeps one per kernel and stream (256 B allocated once per kernel, each    *|
-|* counter zeroed on its stream at the stream's first launch), and in a      *|
-|* stream capture each launch gets one of the graph's own (allocated and     *|
-|* zeroed by the graph). Every refusal returns non-zero before anything      *|
-|* launches and leaves a message, naming the argument and the numbers, in    *|
-|* fa4_last_error().                                                         *|
+|* keeps one per kernel and stream (a 256 B allocation for every 64 streams  *|
+|* a kernel meets, each counter zeroed on its stream at the stream's first   *|
+|* launch), and in a stream capture each launch gets one of the graph's own  *|
+|* (allocated and zeroed by the graph). Every refusal returns non-zero       *|
+|* before anything launches and leaves a message, naming the argument and    *|
+|* the numbers, in fa4_last_error().                                         *|
 |*                                                                            *|
 |* The structs only grow at their end; callers set `struct_size` to the      *|
 |* sizeof they were built with.                                              *|

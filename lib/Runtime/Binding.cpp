@@ -396,11 +396,19 @@ static bool sameSpec(const TensorMapSpec &a, const TensorMapSpec &b) {
 }
 
 Expected<CUdeviceptr> Launcher::counterFor(CUstream stream) {
-  if (auto it = counters.find(stream); it != counters.end())
+  // By the stream's id, not its handle: the per-thread default stream is
+  // one handle for a stream per thread, and a handle may be reused.
+  const Driver &driver = kernel->driver();
+  unsigned long long id = 0;
+  if (Status s = FA4_CU_CHECK(driver, "identifying the stream", cuStreamGetId,
+                              stream, &id);
+      !s.ok())
+    return s;
+  if (auto it = counters.find(id); it != counters.end())
     return it->second;
   if (counterChunks.empty() || counterChunks.back().used == kCountersPerChunk) {
-    Expected<DeviceBuffer> chunk = DeviceBuffer::allocate(
-        kernel->driver(), kCountersPerChunk * sizeof(int32_t));
+    Expected<DeviceBuffer> chunk =
+        DeviceBuffer::allocate(driver, kCountersPerChunk * sizeof(int32_t));
     if (!chunk.ok())
       return chunk.status();
     counterChunks.push_back({chunk.take(), 0});
@@ -409,17 +417,16 @@ Expected<CUdeviceptr> Launcher::counterFor(CUstream stream) {
   // whatever the stream's flags.
   CounterChunk &chunk = counterChunks.back();
   CUdeviceptr address = chunk.buffer.address() + chunk.used * sizeof(int32_t);
-  if (Status s = FA4_CU_CHECK(kernel->driver(), "zeroing a tile counter",
+  if (Status s = FA4_CU_CHECK(driver, "zeroing a tile counter",
                               cuMemsetD32Async, address, 0, 1, stream);
       !s.ok())
     return s;
   ++chunk.used;
-  counters.emplace(stream, address);
+  counters.emplace(id, address);
   return address;
 }
 
-Status Launcher::useCounterOf(CUstream stream) {
-  capturedCounter = 0;
+Status Launcher::useCounterOf(CUstream stream, CUdeviceptr *captured) {
   if (!streamCounter)
     return Status::success();
   const Driver &driver = kernel->driver();
@@ -428,34 +435,34 @@ Status Launcher::useCounterOf(CUstream stream) {
                               cuStreamIsCapturing, stream, &capture);
       !s.ok())
     return s;
-  CUdeviceptr counter = 0;
   if (capture == CU_STREAM_CAPTURE_STATUS_NONE) {
     Expected<CUdeviceptr> kept = counterFor(stream);
     if (!kept.ok())
       return kept.status();
-    counter = *kept;
-  } else {
-    // A graph may replay the launch at any time, beside launches on this
-    // stream: the graph allocates and zeroes a counter of its own each
-    // replay, and frees it after the launch.
-    const char *what = "making a captured launch's tile counter";
-    if (Status s = FA4_CU_CHECK(driver, what, cuMemAllocAsync, &counter,
-                                sizeof(int32_t), stream);
-        !s.ok())
-      return s;
-    capturedCounter = counter;
-    if (Status s =
-            FA4_CU_CHECK(driver, what, cuMemsetD32Async, counter, 0, 1, stream);
-        !s.ok())
-      return s;
+    arguments.setAddress(*streamCounter, *kept);
+    return Status::success();
   }
-  arguments.setAddress(*streamCounter, counter);
+  // A graph may replay the launch at any time, beside launches on this
+  // stream: the graph allocates and zeroes a counter of its own each
+  // replay, which the launch frees after the kernel. Only a launch does.
+  if (!captured)
+    return Status::success();
+  const char *what = "making a captured launch's tile counter";
+  if (Status s = FA4_CU_CHECK(driver, what, cuMemAllocAsync, captured,
+                              sizeof(int32_t), stream);
+      !s.ok())
+    return s;
+  if (Status s =
+          FA4_CU_CHECK(driver, what, cuMemsetD32Async, *captured, 0, 1, stream);
+      !s.ok())
+    return s;
+  arguments.setAddress(*streamCounter, *captured);
   return Status::success();
 }
 
-Status Launcher::prepare(CUstream stream) {
+Status Launcher::prepareArguments() {
   if (preparedGeneration && *preparedGeneration == bound.generation())
-    return useCounterOf(stream);
+    return Status::success();
   Expected<ResolvedLaunch> resolved = bound.resolve(kernel->driver().device());
   if (!resolved.ok())
     return resolved.status();
@@ -506,21 +513,28 @@ Status Launcher::prepare(CUstream stream) {
   launchConfig.block = bound.file().block;
   launchConfig.dynamicSharedBytes = bound.file().dynamicSharedBytes;
   preparedGeneration = bound.generation();
-  return useCounterOf(stream);
+  return Status::success();
+}
+
+Status Launcher::prepare(CUstream stream) {
+  if (Status s = prepareArguments(); !s.ok())
+    return s;
+  return useCounterOf(stream, nullptr);
 }
 
 Status Launcher::launch(CUstream stream) {
-  Status s = prepare(stream);
+  if (Status s = prepareArguments(); !s.ok())
+    return s;
+  CUdeviceptr captured = 0;
+  Status s = useCounterOf(stream, &captured);
   if (s.ok()) {
     launchConfig.stream = stream;
     s = fa4::runtime::launch(*kernel, launchConfig, arguments);
   }
-  if (capturedCounter) {
+  if (captured) {
     Status freed = FA4_CU_CHECK(kernel->driver(),
-                                "freeing a captured "
-                                "launch's tile counter",
-                                cuMemFreeAsync, capturedCounter, stream);
-    capturedCounter = 0;
+                                "freeing a captured launch's tile counter",
+                                cuMemFreeAsync, captured, stream);
     if (s.ok())
       s = freed;
   }

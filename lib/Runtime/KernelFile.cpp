@@ -262,8 +262,16 @@ Status fa4::runtime::verifyDescription(const KernelFile &file) {
 
   std::set<std::string> names;
   const KernelParam plain;
+  const KernelParam *counter = nullptr;
   for (size_t i = 0; i < file.params.size(); ++i) {
     const KernelParam &param = file.params[i];
+    // One counter a launch: the runtime keeps one per stream.
+    if (param.kind == ParamKind::Counter && counter)
+      return Status::error("parameters '" + counter->name + "' and '" +
+                           param.name +
+                           "' are both counters; a kernel takes at most one");
+    if (param.kind == ParamKind::Counter)
+      counter = &param;
     if (Status s =
             checkToken("name of parameter " + std::to_string(i), param.name);
         !s.ok())
@@ -704,13 +712,16 @@ static Status parsePlainAttribute(std::string_view attr, KernelParam &param) {
     param.value = rule.take();
     return Status::success();
   }
-  return Status::error("parameter '" + param.name + "' of kind " +
-                       paramKindName(param.kind) + " takes " +
-                       (param.kind == ParamKind::Pointer ? "tensor="
-                        : integer                        ? "value="
-                                                         : "no attributes") +
-                       (param.kind == ParamKind::F32 ? "" : " once") +
-                       ", got '" + std::string(attr) + "'");
+  return Status::error(
+      "parameter '" + param.name + "' of kind " + paramKindName(param.kind) +
+      " takes " +
+      (param.kind == ParamKind::Pointer ? "tensor="
+       : integer                        ? "value="
+                                        : "no attributes") +
+      (param.kind == ParamKind::F32 || param.kind == ParamKind::Counter
+           ? ""
+           : " once") +
+      ", got '" + std::string(attr) + "'");
 }
 
 static Expected<KernelParam> parseParam(std::string_view text) {

@@ -1131,6 +1131,11 @@ static int runBinding() {
         std::printf("counter resolved to %#llx\n",
                     (unsigned long long)launch->params.back().address);
       report("counter-as-scalar", b.setScalar("tile_counter", 0));
+      report("two-counters",
+             parseKernelFile(replaced(text, "param = counter tile_counter\n",
+                                      "param = counter tile_counter\n"
+                                      "param = counter other\n"))
+                 .status());
     }
   }
   {

@@ -167,7 +167,9 @@ public:
   /// Resolves the binding and builds the arguments, unless nothing changed
   /// since the last call, with this launcher's tile counter for `stream`
   /// where the kernel has one the caller did not bind (one launch at a time
-  /// per stream uses it: the kernel leaves it zero for the next).
+  /// per stream uses it: the kernel leaves it zero for the next). On a
+  /// stream that captures a graph, only `launch` gives the kernel a
+  /// counter (one of the graph's own).
   Status prepare(CUstream stream = nullptr);
   /// `prepare`, then one asynchronous launch on `stream`.
   Status launch(CUstream stream = nullptr);
@@ -186,15 +188,18 @@ private:
   Launcher(const Kernel &kernel, Binding binding)
       : kernel(&kernel), bound(std::move(binding)) {}
 
-  /// This launcher's tile counter for `stream`: an i32 of its own, zeroed on
-  /// the stream at its first launch (the kernels leave it zero), from chunks
-  /// of device memory the launcher allocates.
+  /// Resolves the binding and builds the arguments (no counter yet),
+  /// unless nothing changed since the last call.
+  Status prepareArguments();
+  /// This launcher's tile counter for `stream` (by its id): an i32 of its
+  /// own, zeroed on the stream at its first launch (the kernels leave it
+  /// zero), from chunks of device memory the launcher allocates.
   Expected<CUdeviceptr> counterFor(CUstream stream);
   /// Points the counter argument the caller did not bind, if any, at
-  /// `stream`'s counter, or, while the stream captures a graph, at one the
-  /// graph allocates and zeroes (`capturedCounter`, which `launch` frees
-  /// in the graph after the kernel).
-  Status useCounterOf(CUstream stream);
+  /// `stream`'s counter, or, while the stream captures a graph and
+  /// `captured` is given, at one the graph allocates and zeroes, returned
+  /// in `*captured` for the launch to free after the kernel.
+  Status useCounterOf(CUstream stream, CUdeviceptr *captured);
 
   const Kernel *kernel;
   Binding bound;
@@ -220,8 +225,8 @@ private:
     size_t used = 0;
   };
   std::vector<CounterChunk> counterChunks;
-  std::map<CUstream, CUdeviceptr> counters;
-  CUdeviceptr capturedCounter = 0;
+  /// By stream id (cuStreamGetId).
+  std::map<unsigned long long, CUdeviceptr> counters;
 };
 
 } // namespace fa4::runtime
