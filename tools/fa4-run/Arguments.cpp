@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <map>
 #include <string_view>
+#include <tuple>
 
 using namespace fa4::run;
 namespace runner = fa4::runner;
@@ -146,6 +147,18 @@ static Status collect(int argc, const char *const *argv, Given &given,
 }
 
 /// The decimal integer of option `name` in [min, max].
+/// A choice of two flags, `--on` and `--off`: `target` is set when one is
+/// given; both are refused.
+static Status flagPair(const Given &given, const char *on, const char *off,
+                       std::optional<bool> &target) {
+  if (given.count(on) && given.count(off))
+    return Status::error(std::string("--") + on + " and --" + off +
+                         " contradict each other");
+  if (given.count(on) || given.count(off))
+    target = given.count(on) != 0;
+  return Status::success();
+}
+
 static Expected<uint64_t> integer(const Given &given, const char *name,
                                   uint64_t min, uint64_t max) {
   const std::string &text = given.find(name)->second;
@@ -481,11 +494,10 @@ static Status readRunOptions(const Given &given, Arguments &args) {
       return value.status();
     args.plan.consumerWarpgroups = int64_t(*value);
   }
-  if (given.count("persistent") && given.count("no-persistent"))
-    return Status::error("--persistent and --no-persistent contradict each "
-                         "other");
-  if (given.count("persistent") || given.count("no-persistent"))
-    args.plan.persistent = given.count("persistent") != 0;
+  if (Status s =
+          flagPair(given, "persistent", "no-persistent", args.plan.persistent);
+      !s.ok())
+    return s;
   if (given.count("q-stages")) {
     Expected<uint64_t> value = integer(given, "q-stages", 1, 2);
     if (!value.ok())
@@ -497,27 +509,19 @@ static Status readRunOptions(const Given &given, Arguments &args) {
     args.plan.qStages = int64_t(*value);
   }
   args.plan.debugHangs = given.count("debug-hangs");
-  if (given.count("rebuild-descriptors") &&
-      given.count("no-rebuild-descriptors"))
-    return Status::error("--rebuild-descriptors and --no-rebuild-descriptors "
-                         "contradict each other");
-  if (given.count("rebuild-descriptors") ||
-      given.count("no-rebuild-descriptors"))
-    args.plan.rebuildDescriptors = given.count("rebuild-descriptors") != 0;
-  if (given.count("interleave-heads") && given.count("no-interleave-heads"))
-    return Status::error("--interleave-heads and --no-interleave-heads "
-                         "contradict each other");
-  if (given.count("interleave-heads") || given.count("no-interleave-heads"))
-    args.plan.interleaveHeads = given.count("interleave-heads") != 0;
+  for (auto [on, off, target] :
+       {std::tuple{"rebuild-descriptors", "no-rebuild-descriptors",
+                   &args.plan.rebuildDescriptors},
+        std::tuple{"interleave-heads", "no-interleave-heads",
+                   &args.plan.interleaveHeads},
+        std::tuple{"dynamic-schedule", "static-schedule",
+                   &args.plan.dynamicSchedule}})
+    if (Status s = flagPair(given, on, off, *target); !s.ok())
+      return s;
   if (args.plan.interleaveHeads.value_or(false) &&
       !args.plan.persistent.value_or(true))
     return Status::error("--interleave-heads orders a persistent kernel's "
                          "tiles; it does not apply with --no-persistent");
-  if (given.count("dynamic-schedule") && given.count("static-schedule"))
-    return Status::error("--dynamic-schedule and --static-schedule "
-                         "contradict each other");
-  if (given.count("dynamic-schedule") || given.count("static-schedule"))
-    args.plan.dynamicSchedule = given.count("dynamic-schedule") != 0;
   if (args.plan.dynamicSchedule.value_or(false) &&
       !args.plan.persistent.value_or(true))
     return Status::error("--dynamic-schedule hands out a persistent kernel's "
