@@ -100,15 +100,17 @@ struct WaitOnBarrier : public ConvertOpToLLVMPattern<OpT> {
                                             i32Const(b, kWaitTicks));
     }
     // The buffers' addresses; a schedule slot's value, which the wait's
-    // acquire made visible.
+    // acquire made visible, the same in every thread (and so reduced over
+    // the warp, for ptxas's sake).
     SmallVector<Value> buffers;
     if constexpr (!kEmpty)
       for (unsigned t = 0, e = type.getTiles().size(); t < e; ++t) {
         Value buffer = bufferPtr(b, type, base, (*state)[0], qk, t);
         Type tile = type.getTiles()[t];
-        buffers.push_back(isa<MemRefType>(tile)
-                              ? buffer
-                              : LLVM::LoadOp::create(b, tile, buffer));
+        buffers.push_back(
+            isa<MemRefType>(tile)
+                ? buffer
+                : warpUniform(b, LLVM::LoadOp::create(b, tile, buffer)));
       }
     rewriter.replaceOp(op, buffers);
     return success();

@@ -1,9 +1,10 @@
 // The dynamic schedule to NVVM: a schedule pipeline's full barriers expect
 // the one arrival of a put; the put's elected thread stores both slots and
 // then arrives (its release orders the stores); a consumer's wait reads the
-// slots after the barrier; the claim is lane 0's atomic add on the counter,
-// with the counter set back to 0 by the claim that took its last value, and
-// the old value broadcast to the warp plus the CTAs.
+// slots after the barrier, each reduced over the warp; the claim is lane 0's
+// atomic add on the counter, with the counter set back to 0 by the claim
+// that took its last value, and the old value broadcast to the warp plus
+// the CTAs.
 // RUN: fa4-opt %s --convert-fa4-to-nvvm | FileCheck %s
 
 !S = !fa4.pipeline<schedule, kv = 2, qk = 1, i32, i32>
@@ -39,10 +40,15 @@ func.func @put(%s: !S, %stage: i32, %phase: i32, %x: i32, %yz: i32) {
 
 // CHECK-LABEL: llvm.func @wait
 func.func @wait(%s: !S, %stage: i32, %phase: i32) -> (i32, i32) {
+  // Each slot, the same in every thread, is reduced over the warp
+  // (redux.sync leaves it in a uniform register).
   // CHECK: nvvm.mbarrier.try_wait.parity
   // CHECK: %[[X:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+  // CHECK: %[[XALL:.*]] = nvvm.redux.sync  umin %[[X]], %{{.*}} : i32 -> i32
   // CHECK: %[[YZ:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> i32
-  // CHECK: llvm.return
+  // CHECK: %[[YZALL:.*]] = nvvm.redux.sync  umin %[[YZ]], %{{.*}} : i32 -> i32
+  // CHECK: llvm.insertvalue %[[XALL]], %{{.*}}[0]
+  // CHECK: llvm.insertvalue %[[YZALL]], %{{.*}}[1]
   %v:2 = fa4.consumer.wait %s[%stage, %phase] : !S -> i32, i32
   return %v#0, %v#1 : i32, i32
 }
