@@ -10,11 +10,17 @@ and packed sequences of mixed lengths against a dense batch of the same
 flops (SDPA takes no cu_seqlens).
 
   bench/variants.py --fa4-run PATH --kernel-dir DIR [--iters N] [--out FILE]
-                    [--sections gqa,window,varlen]
+                    [--sections gqa,window,varlen] [--rounds R]
+
+With --rounds R the window and varlen tables time each kernel R times,
+taking turns with the kernel they are compared with, and show the medians:
+a ratio of two kernels timed apart moves by several per cent from one run to
+the next on the same card, one of two timed by turns much less.
 """
 
 import argparse
 import re
+import statistics
 import subprocess
 
 from attention import queued_ms
@@ -55,6 +61,24 @@ def fa4_ms(args, b, h, hkv, s, causal, window=None, tflops=False,
     return (tf, ms) if tflops else ms
 
 
+def by_turns(rounds, runs):
+    """Calls each of `runs` (functions giving (TFLOP/s, ms)) `rounds` times,
+    one after the other, and returns each one's median (TFLOP/s, ms), or
+    (None, None) when any of its runs failed."""
+    results = [[] for _ in runs]
+    for _ in range(rounds):
+        for run, got in zip(runs, results):
+            got.append(run())
+    medians = []
+    for got in results:
+        if any(tf is None for tf, _ in got):
+            medians.append((None, None))
+        else:
+            medians.append((statistics.median(tf for tf, _ in got),
+                            statistics.median(ms for _, ms in got)))
+    return medians
+
+
 def packed_lengths(count, low, high, seed):
     """`count` sequence lengths drawn log-uniformly from [low, high]."""
     import math
@@ -90,6 +114,9 @@ def main():
     parser.add_argument("--out")
     parser.add_argument("--sections", default="gqa,window,varlen",
                         help="which tables, comma separated")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="window and varlen: time each kernel this many "
+                        "times by turns and show the medians")
     args = parser.parse_args()
     sections = args.sections.split(",")
     import torch
@@ -123,17 +150,23 @@ def main():
     wlines = []
     if "window" in sections:
         wlines = ["", "| S | B | window | fa4 window TFLOP/s | ms | "
-                  "fa4 causal ms | window/causal time |",
-                  "|---:|---:|---:|---:|---:|---:|---:|"]
+                  "fa4 causal ms | window/causal time | "
+                  "window/causal TFLOP/s |",
+                  "|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for s in (4096, 16384) if "window" in sections else ():
         b = 16384 // s
-        full = fa4_ms(args, b, 16, 16, s, True)
-        for left in (1024, 4096):
-            tf, ms = fa4_ms(args, b, 16, 16, s, True, f"{left},0", tflops=True)
+        runs = [lambda: fa4_ms(args, b, 16, 16, s, True, tflops=True)]
+        runs += [lambda left=left: fa4_ms(args, b, 16, 16, s, True,
+                                          f"{left},0", tflops=True)
+                 for left in (1024, 4096)]
+        measured = by_turns(args.rounds, runs)
+        full_tf, full = measured[0]
+        for left, (tf, ms) in zip((1024, 4096), measured[1:]):
             ratio = f"{ms / full:.2f}" if ms and full else "-"
+            per_flop = f"{tf / full_tf:.2f}" if tf and full_tf else "-"
             wlines.append(f"| {s} | {b} | {left},0 causal | {fmt(tf)} | "
                           f"{ms if ms else '-'} | {full if full else '-'} | "
-                          f"{ratio} |")
+                          f"{ratio} | {per_flop} |")
             print(wlines[-1], flush=True)
     lines += wlines
     # Packed sequences of mixed lengths (64 drawn log-uniformly from 128 to
@@ -150,13 +183,15 @@ def main():
         dense_b = max(1, round(sum(n * n for n in lengths) / 4096 ** 2))
         for causal in (False, True):
             mask = ["--causal"] if causal else []
-            tf, ms = fa4_run(args, "attention-hd128-varlen",
-                             ["--heads", "16", "--head-dim", "128",
-                              "--seqlens", ",".join(map(str, lengths))] + mask)
-            dense, _ = fa4_run(args, "attention-hd128",
-                               ["--batch", str(dense_b), "--heads", "16",
-                                "--seq-q", "4096", "--seq-k", "4096",
-                                "--head-dim", "128"] + mask)
+            (tf, ms), (dense, _) = by_turns(args.rounds, [
+                lambda: fa4_run(args, "attention-hd128-varlen",
+                                ["--heads", "16", "--head-dim", "128",
+                                 "--seqlens", ",".join(map(str, lengths))]
+                                + mask),
+                lambda: fa4_run(args, "attention-hd128",
+                                ["--batch", str(dense_b), "--heads", "16",
+                                 "--seq-q", "4096", "--seq-k", "4096",
+                                 "--head-dim", "128"] + mask)])
             ratio = f"{tf / dense:.2f}" if tf and dense else "-"
             vlines.append(f"| 64 of 128..8192 | {sum(lengths)} | "
                           f"{'yes' if causal else 'no'} | {fmt(tf)} | "
