@@ -139,11 +139,11 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
     argument `tile_counter`, which the runtime keeps zero between
     launches) and hands its coordinates to the consumers through a
     schedule pipeline of two stages of two i32 slots, placed in the padding
-    of another region (or a region of its own when none has room). The tiles are
-    numbered in groups of `grid_group` (y, z) pairs, the pairs varying
-    fastest within a group and x (the query blocks, longest first) slowest,
-    a kernel
-    argument (1 when the program gives no rule): the attention programs
+    of another region (or a region of its own when none has room). The
+    tiles are numbered in groups of `grid_group` (y, z) pairs, the pairs
+    varying fastest within a group and x (the query blocks, longest first)
+    slowest, a kernel argument (1 when the program gives no rule): the
+    attention programs
     group as many heads as keep their K and V within L2 together, so the
     longest query blocks of several heads run first and the short ones end
     the kernel.

@@ -266,12 +266,13 @@ Status fa4::runtime::verifyDescription(const KernelFile &file) {
   for (size_t i = 0; i < file.params.size(); ++i) {
     const KernelParam &param = file.params[i];
     // One counter a launch: the runtime keeps one per stream.
-    if (param.kind == ParamKind::Counter && counter)
-      return Status::error("parameters '" + counter->name + "' and '" +
-                           param.name +
-                           "' are both counters; a kernel takes at most one");
-    if (param.kind == ParamKind::Counter)
+    if (param.kind == ParamKind::Counter) {
+      if (counter)
+        return Status::error("parameters '" + counter->name + "' and '" +
+                             param.name +
+                             "' are both counters; a kernel takes at most one");
       counter = &param;
+    }
     if (Status s =
             checkToken("name of parameter " + std::to_string(i), param.name);
         !s.ok())

@@ -146,7 +146,6 @@ static Status collect(int argc, const char *const *argv, Given &given,
   return Status::success();
 }
 
-/// The decimal integer of option `name` in [min, max].
 /// A choice of two flags, `--on` and `--off`: `target` is set when one is
 /// given; both are refused.
 static Status flagPair(const Given &given, const char *on, const char *off,
@@ -159,6 +158,7 @@ static Status flagPair(const Given &given, const char *on, const char *off,
   return Status::success();
 }
 
+/// The decimal integer of option `name` in [min, max].
 static Expected<uint64_t> integer(const Given &given, const char *name,
                                   uint64_t min, uint64_t max) {
   const std::string &text = given.find(name)->second;
@@ -494,10 +494,16 @@ static Status readRunOptions(const Given &given, Arguments &args) {
       return value.status();
     args.plan.consumerWarpgroups = int64_t(*value);
   }
-  if (Status s =
-          flagPair(given, "persistent", "no-persistent", args.plan.persistent);
-      !s.ok())
-    return s;
+  for (auto [on, off, target] :
+       {std::tuple{"persistent", "no-persistent", &args.plan.persistent},
+        std::tuple{"rebuild-descriptors", "no-rebuild-descriptors",
+                   &args.plan.rebuildDescriptors},
+        std::tuple{"interleave-heads", "no-interleave-heads",
+                   &args.plan.interleaveHeads},
+        std::tuple{"dynamic-schedule", "static-schedule",
+                   &args.plan.dynamicSchedule}})
+    if (Status s = flagPair(given, on, off, *target); !s.ok())
+      return s;
   if (given.count("q-stages")) {
     Expected<uint64_t> value = integer(given, "q-stages", 1, 2);
     if (!value.ok())
@@ -509,15 +515,6 @@ static Status readRunOptions(const Given &given, Arguments &args) {
     args.plan.qStages = int64_t(*value);
   }
   args.plan.debugHangs = given.count("debug-hangs");
-  for (auto [on, off, target] :
-       {std::tuple{"rebuild-descriptors", "no-rebuild-descriptors",
-                   &args.plan.rebuildDescriptors},
-        std::tuple{"interleave-heads", "no-interleave-heads",
-                   &args.plan.interleaveHeads},
-        std::tuple{"dynamic-schedule", "static-schedule",
-                   &args.plan.dynamicSchedule}})
-    if (Status s = flagPair(given, on, off, *target); !s.ok())
-      return s;
   if (args.plan.interleaveHeads.value_or(false) &&
       !args.plan.persistent.value_or(true))
     return Status::error("--interleave-heads orders a persistent kernel's "

@@ -63,11 +63,11 @@ inline WarpgroupThread warpgroupThread(ImplicitLocOpBuilder &b, Type type) {
 }
 
 /// An i32 that every lane of the warp holds (all must be here), as the
-/// warp's minimum of it: `redux.sync` leaves its result in a uniform
-/// register, so ptxas need not keep the value, and what the code derives
-/// from it, in a register per thread. Measured on the schedule slots
-/// (bench/RESULTS.md, 2026-12-03): 1-2 % faster than the plain read, where
-/// a broadcast from lane 0 (`shfl.sync`) was not.
+/// warp's minimum of it (`redux.sync`), which tells ptxas it is the same in
+/// every lane. Measured on the schedule slots (bench/RESULTS.md,
+/// 2026-12-03): 1-2 % faster than the plain read, where a broadcast from
+/// lane 0 (`shfl.sync`) was not; the main loop's states stay out of uniform
+/// registers either way.
 inline Value warpUniform(ImplicitLocOpBuilder &b, Value value) {
   return NVVM::ReduxOp::create(b, b.getI32Type(), value, NVVM::ReduxKind::UMIN,
                                i32Const(b, -1));
