@@ -5,15 +5,20 @@
     out, lse = fa4.attention(q, k, v, return_lse=True)        # lse (B, H, S)
     out = fa4.attention_varlen(q, k, v, cu_q, cu_k, max_q, max_k)  # (T, H, D)
 
-The arguments are FlashAttention's: q (B, SQ, H, D), k and v (B, SK, HKV, D)
-with H a multiple of HKV (grouped-query attention), bf16 or f16, head dim 64,
-128 or 256, any strides whose last is 1 (SDPA's (B, H, S, D) tensors pass as
-``x.transpose(1, 2)``). The output is allocated like q (same memory layout)
-and the kernel is launched on ``torch.cuda.current_stream()``; nothing
-synchronizes, so `attention` can be captured into a CUDA graph, and it is a
-``torch.library`` custom op (``torch.ops.fa4.attention``) that
-``torch.compile`` calls as one node. Bad arguments raise ValueError or
-TypeError naming the argument and the numbers before anything launches.
+The arguments are FlashAttention's: q (B, SQ, H, D), k (B, SK, HKV, D) and
+v (B, SK, HKV, Dv) with H a multiple of HKV (grouped-query attention), bf16
+or f16, head dims D and Dv each a multiple of 16 from 32 to 256 (Dv may
+differ from D: DeepSeek's MLA prefill has 192 and 128), any strides whose
+last is 1 (SDPA's (B, H, S, D) tensors pass as ``x.transpose(1, 2)``). The
+output (B, SQ, H, Dv) is allocated in q's memory layout and the kernel is
+launched on ``torch.cuda.current_stream()``; nothing synchronizes, so
+`attention` can be captured into a CUDA graph, and it is a ``torch.library``
+custom op (``torch.ops.fa4.attention``) that ``torch.compile`` calls as one
+node. Bad arguments raise ValueError or TypeError naming the argument and the
+numbers before anything launches. Empty inputs (B, SQ, SK or H of 0) give
+empty outputs, or out 0 and lse -inf for queries with no key, without a
+launch. fa4 has no backward: inputs that require grad while grad mode is on
+raise RuntimeError (call it under ``torch.no_grad()`` for inference).
 
 The kernels come from libfa4 (see _lib.py), which compiles each on first use
 or reads it from the compile cache ($FA4_CACHE_DIR, default ~/.cache/fa4).
@@ -33,7 +38,8 @@ __all__ = ["attention", "attention_varlen", "gemm", "prepare", "varlen_tiles",
            "version", "Fa4Error"]
 
 _DTYPES = {torch.bfloat16: _lib.FA4_BF16, torch.float16: _lib.FA4_F16}
-_HEAD_DIMS = (64, 128, 256)
+# The head dims of q and k, and on its own of v: a multiple of 16 from 32 to 256.
+_HEAD_DIMS = range(32, 257, 16)
 
 _compiler = getattr(torch, "compiler", None)
 _compiling = getattr(_compiler, "is_compiling", None) or (lambda: False)
@@ -44,7 +50,8 @@ def version():
     return _lib.library().fa4_version().decode()
 
 
-def _check_tensor(name, x, rank, layout, address=True):
+def _check_tensor(name, x, rank, layout):
+    """Type, rank and dtype."""
     if not isinstance(x, torch.Tensor):
         raise TypeError("%s must be a torch.Tensor, not %s" % (name, type(x).__name__))
     if x.dim() != rank:
@@ -53,41 +60,79 @@ def _check_tensor(name, x, rank, layout, address=True):
     if x.dtype not in _DTYPES:
         raise TypeError("%s is %s; fa4 runs torch.bfloat16 and torch.float16" %
                         (name, x.dtype))
+
+
+def _check_layout(name, x, address=True):
+    """The strides TMA takes; with `address` the alignment of a non-empty
+    tensor (an empty one is never read)."""
     if x.stride(-1) != 1:
         raise ValueError("%s has stride %d in its last dimension; it must be 1 "
                          "(contiguous head dim)" % (name, x.stride(-1)))
-    for i in range(rank - 1):
+    for i in range(x.dim() - 1):
         if x.stride(i) * x.element_size() % 16 and x.shape[i] > 1:
             raise ValueError(
                 "%s has stride %d (%d bytes) in dimension %d; TMA needs strides "
                 "of a multiple of 16 bytes" %
                 (name, x.stride(i), x.stride(i) * x.element_size(), i))
-    if address and x.data_ptr() % 16:
+    if address and x.numel() and x.data_ptr() % 16:
         raise ValueError("%s starts at an address %d bytes past a 16-byte boundary; "
                          "TMA needs 16-byte aligned tensors" % (name, x.data_ptr() % 16))
 
 
+def _check_no_grad(function, q, k, v):
+    """Refuses inputs that require grad while grad mode is on: fa4 has no
+    backward, and an output that does not require grad would drop their
+    gradients without a word."""
+    if not torch.is_grad_enabled():
+        return
+    names = [name for name, x in (("q", q), ("k", k), ("v", v))
+             if getattr(x, "requires_grad", False)]
+    if names:
+        listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        raise RuntimeError("%s has no backward yet: %s %s grad; call it under "
+                           "torch.no_grad() (or detach the inputs) for inference" %
+                           (function, listed, "requires" if len(names) == 1 else "require"))
+
+
+def _check_head_dim(d, of):
+    """Refuses a head dim that fa4's kernels do not have; `of` says whose."""
+    if d not in _HEAD_DIMS:
+        raise ValueError("head dim %d of %s is not a multiple of %d in [%d, %d]" %
+                         (d, of, _HEAD_DIMS.step, _HEAD_DIMS.start, _HEAD_DIMS[-1]))
+
+
 def _check_inputs(q, k, v, rank, layout, address=True):
-    """Types, ranks, dtypes, strides, head dims and counts; with `address`
-    the alignment too (not while torch.compile traces: fake tensors have
-    no address)."""
-    for name, x in (("q", q), ("k", k), ("v", v)):
-        _check_tensor(name, x, rank, layout, address)
+    """Types, ranks, dtypes, head dims, counts and strides; with `address`
+    the alignment of non-empty tensors too (not while torch.compile traces:
+    fake tensors have no address)."""
+    named = (("q", q), ("k", k), ("v", v))
+    for name, x in named:
+        _check_tensor(name, x, rank, layout)
     if not (q.dtype == k.dtype == v.dtype):
         raise TypeError("q, k and v have dtypes %s, %s and %s; they must agree" %
                         (q.dtype, k.dtype, v.dtype))
-    d = q.shape[-1]
-    if k.shape[-1] != d or v.shape[-1] != d:
-        raise ValueError("head dims differ: q %d, k %d, v %d" %
-                         (d, k.shape[-1], v.shape[-1]))
-    if d not in _HEAD_DIMS:
-        raise ValueError("head dim %d: fa4's kernels have head dims 64, 128 and 256" % d)
-    if k.shape != v.shape:
-        raise ValueError("k %s and v %s differ in shape" % (tuple(k.shape), tuple(v.shape)))
+    if k.shape[-1] != q.shape[-1]:
+        raise ValueError("head dims of q and k differ: q %d, k %d (v's may differ)" %
+                         (q.shape[-1], k.shape[-1]))
+    _check_head_dim(q.shape[-1], "q and k")
+    _check_head_dim(v.shape[-1], "v")
+    if k.shape[:-1] != v.shape[:-1]:
+        raise ValueError("k %s and v %s differ in shape before the head dim" %
+                         (tuple(k.shape), tuple(v.shape)))
     heads, kv_heads = q.shape[-2], k.shape[-2]
-    if heads % kv_heads:
+    # Only 0 is a multiple of 0 heads (a call with no heads is empty).
+    if heads % kv_heads if kv_heads else heads:
         raise ValueError("q has %d heads, not a multiple of the %d heads of k and v" %
                          (heads, kv_heads))
+    for name, x in named:
+        _check_layout(name, x, address)
+
+
+def _check_dense(q, k, v, address=True):
+    """_check_inputs of a dense call, and its batches."""
+    _check_inputs(q, k, v, 4, "(B, S, H, D)", address)
+    if k.shape[0] != q.shape[0]:
+        raise ValueError("q has batch %d, k and v %d" % (q.shape[0], k.shape[0]))
 
 
 def _check_device(tensors):
@@ -138,6 +183,35 @@ def _options(args, q, causal, softmax_scale, window_size, softcap):
     args.softmax_scale = float(softmax_scale or 0.0)
 
 
+def _output_layout(q, dv):
+    """The shape and strides of q's output: q's shape with head dim dv, laid
+    out densely in the order of q's strides, the head dim innermost (SDPA's
+    (B, H, S, D) memory passed as a (B, S, H, D) view gets an output of that
+    memory too)."""
+    shape = tuple(q.shape[:-1]) + (dv,)
+    strides = [1] * q.dim()
+    size = dv
+    # Innermost first; of equal strides (dimensions of size 1) the later.
+    for i in sorted(range(q.dim() - 1), key=lambda i: (q.stride(i), -i)):
+        strides[i] = size
+        size *= shape[i]
+    return shape, tuple(strides)
+
+
+def _output(q, dv):
+    """An uninitialized output for q with head dim dv (_output_layout)."""
+    return q.new_empty_strided(*_output_layout(q, dv))
+
+
+def _no_key_result(q, v, lse_shape):
+    """out and lse of a call with nothing to compute (no batch, query, head
+    or key), without a launch: out 0 and lse -inf, as fa4's kernels give
+    rows that see no key."""
+    out = _output(q, v.shape[-1]).zero_()
+    lse = torch.full(lse_shape, float("-inf"), dtype=torch.float32, device=q.device)
+    return out, lse
+
+
 def _tensor(x, order):
     """An fa4_tensor over x, its dimensions taken in `order`."""
     t = _lib.Tensor()
@@ -184,20 +258,18 @@ def _pack_dense(q, k, v, out, lse, causal, scale, left, right, softcap):
 
 # Plans of the calls seen, by everything but the tensors' addresses: a call
 # like an earlier one skips the checks and the packing (libfa4 binds its
-# arguments once per plan). Bounded; cleared when full.
+# arguments once per plan). Each is (libfa4's plan, out's shape and strides,
+# lse's shape). Empty calls have none. Bounded; cleared when full.
 _plans = {}
 _MAX_PLANS = 1024
 
 
 def _plan(key, q, k, v, causal, softmax_scale, window_left, window_right, softcap):
-    """The plan of a call whose signature is `key`, made after the checks."""
-    _check_inputs(q, k, v, 4, "(B, S, H, D)")
-    if k.shape[0] != q.shape[0]:
-        raise ValueError("q has batch %d, k and v %d" % (q.shape[0], k.shape[0]))
-    _check_device((("q", q), ("k", k), ("v", v)))
-    out = torch.empty_like(q)
+    """The plan of a checked, non-empty call whose signature is `key`."""
+    shape, strides = _output_layout(q, v.shape[-1])
     b, s, h, _ = q.shape
-    lse = torch.empty((b, h, s), dtype=torch.float32, device=q.device)
+    out = q.new_empty_strided(shape, strides)
+    lse = q.new_empty((b, h, s), dtype=torch.float32)
     packed = _pack_dense(q, k, v, out, lse, causal, softmax_scale or 0.0,
                          window_left, window_right, softcap)
     lib = _lib.library()
@@ -205,10 +277,11 @@ def _plan(key, q, k, v, causal, softmax_scale, window_left, window_right, softca
     _lib.check(lib.fa4_attention_plan_create(packed, ctypes.byref(handle)))
     if len(_plans) >= _MAX_PLANS:
         for old in _plans.values():
-            lib.fa4_attention_plan_destroy(old)
+            lib.fa4_attention_plan_destroy(old[0])
         _plans.clear()
-    _plans[key] = handle.value
-    return handle.value
+    plan = (handle.value, shape, strides, (b, h, s))
+    _plans[key] = plan
+    return plan
 
 
 def _attention(q, k, v, causal, softmax_scale, window_left, window_right, softcap):
@@ -220,13 +293,18 @@ def _attention(q, k, v, causal, softmax_scale, window_left, window_right, softca
     except (AttributeError, TypeError):  # not tensors: the checks say so
         key, plan = None, None
     if plan is None or (q.data_ptr() | k.data_ptr() | v.data_ptr()) % 16:
+        _check_dense(q, k, v)
+        _check_device((("q", q), ("k", k), ("v", v)))
+        if q.numel() == 0 or k.numel() == 0:
+            b, s, h, _ = q.shape
+            return _no_key_result(q, v, (b, h, s))
         plan = _plan(key, q, k, v, causal, softmax_scale, window_left, window_right,
                      softcap)
-    out = torch.empty_like(q)
-    b, s, h, _ = q.shape
-    lse = torch.empty((b, h, s), dtype=torch.float32, device=q.device)
+    handle, shape, strides, lse_shape = plan
+    out = q.new_empty_strided(shape, strides)
+    lse = q.new_empty(lse_shape, dtype=torch.float32)
     _lib.check(_lib.library().fa4_attention_plan_launch(
-        plan, q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr(),
+        handle, q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr(), lse.data_ptr(),
         _current_stream()))
     return out, lse
 
@@ -243,7 +321,7 @@ if hasattr(torch, "library") and hasattr(torch.library, "custom_op"):
     def _attention_fake(q, k, v, causal, softmax_scale, window_left,
                         window_right, softcap):
         b, s, h, _ = q.shape
-        return torch.empty_like(q), q.new_empty((b, h, s), dtype=torch.float32)
+        return _output(q, v.shape[-1]), q.new_empty((b, h, s), dtype=torch.float32)
 else:  # torch < 2.4: a plain function
     _attention_op = _attention
 
@@ -252,16 +330,19 @@ def attention(q, k, v, causal=False, softmax_scale=None, window_size=(-1, -1),
               softcap=0.0, return_lse=False):
     """FlashAttention's flash_attn_func: softmax(scale q k^T [mask]) v.
 
-    q (B, SQ, H, D), k and v (B, SK, HKV, D); causal is bottom-right aligned
-    (FlashAttention's); window_size (left, right), -1 unbounded; softcap:
-    scores cap * tanh(s / cap). Returns out (B, SQ, H, D), and with
-    return_lse the natural log-sum-exp of each row's scaled scores, float32
-    (B, H, SQ).
+    q (B, SQ, H, D), k (B, SK, HKV, D), v (B, SK, HKV, Dv); causal is
+    bottom-right aligned (FlashAttention's); window_size (left, right), -1
+    unbounded; softcap: scores cap * tanh(s / cap). Returns out (B, SQ, H,
+    Dv), and with return_lse the natural log-sum-exp of each row's scaled
+    scores, float32 (B, H, SQ); a row that sees no key (all of them when SK
+    is 0) has out 0 and lse -inf. Raises RuntimeError for inputs that
+    require grad while grad mode is on (fa4 has no backward).
     """
+    _check_no_grad("fa4.attention", q, k, v)
     if _compiling():
         # Traced by torch.compile: fake tensors, checked without addresses;
         # the op is one node of the graph.
-        _check_inputs(q, k, v, 4, "(B, S, H, D)", address=False)
+        _check_dense(q, k, v, address=False)
         left, right = _check_options(causal, softmax_scale, window_size, softcap)
         scale = softmax_scale if softmax_scale is not None else 1.0 / math.sqrt(q.shape[-1])
         out, lse = _attention_op(q, k, v, causal, float(scale), left, right, float(softcap))
@@ -271,17 +352,39 @@ def attention(q, k, v, causal=False, softmax_scale=None, window_size=(-1, -1),
     return (out, lse) if return_lse else out
 
 
+def _check_cu_seqlens(cu_q, cu_k):
+    """cu_seqlens_q and cu_seqlens_k as lists: B + 1 int32 offsets each,
+    from 0, never decreasing."""
+    if len(cu_q) != len(cu_k):
+        raise ValueError("cu_seqlens_q has %d entries, cu_seqlens_k %d; they must agree" %
+                         (len(cu_q), len(cu_k)))
+    if len(cu_q) < 2:
+        raise ValueError("cu_seqlens_q has %d entries; B sequences have B + 1" % len(cu_q))
+    for name, cu in (("cu_seqlens_q", cu_q), ("cu_seqlens_k", cu_k)):
+        if cu[0] != 0:
+            raise ValueError("%s starts at %d, not 0; offsets must be cumulative lengths" %
+                             (name, cu[0]))
+        for i in range(1, len(cu)):
+            if cu[i] < cu[i - 1]:
+                raise ValueError("%s decreases at index %d (%d after %d); offsets must be "
+                                 "cumulative lengths" % (name, i, cu[i], cu[i - 1]))
+        if cu[-1] > 2**31 - 1:
+            raise ValueError("%s ends at %d, past the int32 offsets fa4 reads" %
+                             (name, cu[-1]))
+
+
 def varlen_tiles(cu_seqlens_q, cu_seqlens_k, causal=False):
     """The (sequence, query block) pairs of packed sequences, in the order
     fa4's varlen kernels run them, as an int32 list of pairs."""
     cu_q = [int(x) for x in cu_seqlens_q]
     cu_k = [int(x) for x in cu_seqlens_k]
-    if len(cu_q) != len(cu_k):
-        raise ValueError("cu_seqlens_q has %d entries, cu_seqlens_k %d; they must agree" %
-                         (len(cu_q), len(cu_k)))
+    _check_cu_seqlens(cu_q, cu_k)
+    return _varlen_tiles(cu_q, cu_k, causal)
+
+
+def _varlen_tiles(cu_q, cu_k, causal):
+    """varlen_tiles of checked offsets."""
     batch = len(cu_q) - 1
-    if batch < 1:
-        raise ValueError("cu_seqlens_q has %d entries; B sequences have B + 1" % len(cu_q))
     arrays = [(ctypes.c_int32 * len(cu))(*cu) for cu in (cu_q, cu_k)]
     count = ctypes.c_int64(0)
     capacity = sum(max(0, (b - a + 127) // 128) for a, b in zip(cu_q, cu_q[1:]))
@@ -297,14 +400,18 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
                      window_size=(-1, -1), softcap=0.0, return_lse=False):
     """FlashAttention's flash_attn_varlen_func: packed sequences.
 
-    q (TQ, H, D), k and v (TK, HKV, D), the tokens of one sequence after
-    the other; cu_seqlens_q and cu_seqlens_k int32 (B + 1) CUDA tensors of
-    cumulative lengths; max_seqlen_q/k at least the longest lengths. Each
-    sequence has its own causal and window arithmetic. Returns out (TQ, H,
-    D), and with return_lse float32 (H, TQ). The tile order is built on the
-    host from the offsets, so this call copies cu_seqlens to the host (and
-    cannot be captured into a CUDA graph).
+    q (TQ, H, D), k (TK, HKV, D) and v (TK, HKV, Dv), the tokens of one
+    sequence after the other; cu_seqlens_q and cu_seqlens_k int32 (B + 1)
+    CUDA tensors of cumulative lengths; max_seqlen_q/k at least the longest
+    lengths. Each sequence has its own causal and window arithmetic.
+    Returns out (TQ, H, Dv), and with return_lse float32 (H, TQ); rows that
+    see no key have out 0 and lse -inf. The tile order is built on the host
+    from the offsets, so this call copies cu_seqlens to the host (and cannot
+    be captured into a CUDA graph); the offsets are checked there, before
+    the devices. Raises RuntimeError for inputs that require grad while grad
+    mode is on (fa4 has no backward).
     """
+    _check_no_grad("fa4.attention_varlen", q, k, v)
     _check_inputs(q, k, v, 3, "(T, H, D)")
     for name, cu in (("cu_seqlens_q", cu_seqlens_q), ("cu_seqlens_k", cu_seqlens_k)):
         if not isinstance(cu, torch.Tensor):
@@ -314,30 +421,32 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
                             (name, cu.dtype, tuple(cu.shape)))
         if not cu.is_contiguous():
             raise ValueError("%s must be contiguous" % name)
-    _check_device((("q", q), ("k", k), ("v", v), ("cu_seqlens_q", cu_seqlens_q),
-                   ("cu_seqlens_k", cu_seqlens_k)))
-    if torch.cuda.is_current_stream_capturing():
+    if ((cu_seqlens_q.is_cuda or cu_seqlens_k.is_cuda) and
+            torch.cuda.is_current_stream_capturing()):
         raise ValueError("attention_varlen reads cu_seqlens on the host to order its "
                          "tiles, which a CUDA graph capture cannot do; call it outside "
                          "the capture")
     cu_q, cu_k = cu_seqlens_q.tolist(), cu_seqlens_k.tolist()
+    _check_cu_seqlens(cu_q, cu_k)
     for name, cu, total, longest in (("cu_seqlens_q", cu_q, q.shape[0], max_seqlen_q),
                                      ("cu_seqlens_k", cu_k, k.shape[0], max_seqlen_k)):
-        if cu and cu[-1] != total:
+        if cu[-1] != total:
             raise ValueError("%s ends at %d, not at the %d tokens of its tensor" %
                              (name, cu[-1], total))
         lengths = [b - a for a, b in zip(cu, cu[1:])]
-        if lengths and max(lengths) > longest:
+        if max(lengths) > longest:
             raise ValueError("%s has a sequence of %d tokens, longer than max_seqlen %d" %
                              (name, max(lengths), longest))
-    tiles = varlen_tiles(cu_q, cu_k, causal)
-    tiles_dev = torch.tensor(tiles if tiles else [(0, 0)], dtype=torch.int32,
-                             device=q.device)
-    out = torch.empty_like(q)
+    _check_device((("q", q), ("k", k), ("v", v), ("cu_seqlens_q", cu_seqlens_q),
+                   ("cu_seqlens_k", cu_seqlens_k)))
+    empty = q.numel() == 0 or k.numel() == 0
+    tiles = [] if empty else _varlen_tiles(cu_q, cu_k, causal)
+    if not tiles:  # no query, head or key, or no tile: no row sees a key
+        out, lse = _no_key_result(q, v, (q.shape[1], q.shape[0]))
+        return (out, lse) if return_lse else out
+    tiles_dev = torch.tensor(tiles, dtype=torch.int32, device=q.device)
+    out = _output(q, v.shape[-1])
     lse = torch.empty((q.shape[1], q.shape[0]), dtype=torch.float32, device=q.device)
-    if not tiles:
-        lse.fill_(float("-inf"))
-        return (out.zero_(), lse) if return_lse else out.zero_()
     args = _lib.AttentionArgs()
     _options(args, q, causal, softmax_scale, window_size, softcap)
     thd = (1, 0, 2)
@@ -353,16 +462,23 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
 
 
 def prepare(head_dim=128, dtype=torch.bfloat16, varlen=False, window=False,
-            softcap=False, kv_stages=0, block_n=0):
+            softcap=False, kv_stages=0, block_n=0, head_dim_v=None):
     """Gets the kernel of these options ahead of the first call (compiled, or
-    from the compile cache; no GPU needed). Returns (source, seconds), source
-    one of "compiled", "cache", "process", "kernel-dir"."""
+    from the compile cache; no GPU needed): head_dim of q and k, head_dim_v
+    of v and out where it differs (None: head_dim). Returns (source,
+    seconds), source one of "compiled", "cache", "process", "kernel-dir"."""
     if dtype not in _DTYPES:
         raise TypeError("dtype %s: fa4 runs torch.bfloat16 and torch.float16" % (dtype,))
+    head_dim_v = head_dim if head_dim_v is None else head_dim_v
+    _check_head_dim(head_dim, "q and k (head_dim)")
+    _check_head_dim(head_dim_v, "v (head_dim_v)")
     args = _lib.AttentionArgs()
     args.dtype = _DTYPES[dtype]
-    args.q.rank = 3 if varlen else 4
-    args.q.shape[args.q.rank - 1] = head_dim
+    rank = 3 if varlen else 4
+    for tensor, d in ((args.q, head_dim), (args.k, head_dim), (args.v, head_dim_v),
+                      (args.o, head_dim_v)):
+        tensor.rank = rank
+        tensor.shape[rank - 1] = d
     if varlen:
         args.cu_seqlens_q = 1
     if window:
@@ -394,7 +510,7 @@ def gemm(a, b):
         raise ValueError("b has %d rows (N); fa4's gemm takes N a multiple of 128" %
                          b.shape[0])
     for name, x in (("a", a), ("b", b)):
-        _check_tensor(name, x, 2, "(rows, K)")
+        _check_layout(name, x)
     _check_device((("a", a), ("b", b)))
     c = torch.empty((a.shape[0], b.shape[0]), dtype=torch.bfloat16, device=a.device)
     args = _lib.GemmArgs()

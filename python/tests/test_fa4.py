@@ -1,6 +1,9 @@
-"""CPU tests of the fa4 Python package: argument checking (each message), the
-layout and stride arithmetic of the kernel's views, the varlen tile order,
-and the compile cache through libfa4 (compiles need ptxas, not a GPU).
+"""CPU tests of the fa4 Python package: argument checking (each message, the
+refusal of inputs that require grad, empty inputs checked like others), the
+layout and stride arithmetic of the kernel's views and of the output (v's
+head dim in q's layout), the result of a call with no key, the varlen tile
+order and its offsets' checks, and the compile cache through libfa4
+(compiles need ptxas, not a GPU).
 
     python3 -m unittest discover -s python/tests -v
 """
@@ -46,15 +49,81 @@ class ArgumentChecks(unittest.TestCase):
 
     def test_shapes(self):
         q = bshd(2, 100, 4, 64)
-        self.refuses(ValueError, "head dims differ: q 64, k 128, v 128",
+        self.refuses(ValueError, "head dims of q and k differ: q 64, k 128 (v's may differ)",
                      q, bshd(2, 100, 4, 128), bshd(2, 100, 4, 128))
-        self.refuses(ValueError, "head dim 96: fa4's kernels have head dims 64, 128 and 256",
-                     bshd(2, 100, 4, 96), bshd(2, 100, 4, 96), bshd(2, 100, 4, 96))
-        self.refuses(ValueError, "k (2, 100, 4, 64) and v (2, 50, 4, 64) differ in shape",
-                     q, q, bshd(2, 50, 4, 64))
+        self.refuses(ValueError, "k (2, 100, 4, 64) and v (2, 50, 4, 64) differ in shape "
+                     "before the head dim", q, q, bshd(2, 50, 4, 64))
+        self.refuses(ValueError, "k (2, 100, 4, 64) and v (2, 100, 2, 128) differ in shape "
+                     "before the head dim", q, q, bshd(2, 100, 2, 128))
         self.refuses(ValueError, "q has 6 heads, not a multiple of the 4 heads of k and v",
                      bshd(2, 100, 6, 64), q, q)
         self.refuses(ValueError, "q has batch 3, k and v 2", bshd(3, 100, 4, 64), q, q)
+
+    def test_head_dims(self):
+        # Every multiple of 16 from 32 to 256, v's on its own (MLA prefill:
+        # 192 for q and k, 128 for v): accepted up to the device check.
+        for d, dv in ((96, 96), (192, 128), (32, 256), (256, 32), (64, 64)):
+            q, kv = bshd(2, 100, 4, d), bshd(2, 100, 4, dv)
+            self.refuses(ValueError, "q is on cpu", q, q, kv)
+        for d in (100, 272, 16, 0):
+            x = bshd(1, 8, 2, d)
+            self.refuses(ValueError, "head dim %d of q and k is not a multiple of 16 in "
+                         "[32, 256]" % d, x, x, bshd(1, 8, 2, 64))
+        q = bshd(1, 8, 2, 192)
+        for dv in (100, 272, 16):
+            self.refuses(ValueError, "head dim %d of v is not a multiple of 16 in [32, 256]"
+                         % dv, q, q, bshd(1, 8, 2, dv))
+
+    def test_gradients(self):
+        # fa4 has no backward: an output without one is refused while grad
+        # mode is on, naming the inputs; under no_grad or inference_mode
+        # the call goes on (here to the device check).
+        x = bshd(1, 64, 2, 64)
+        q = x.clone().requires_grad_()
+        self.refuses(RuntimeError, "fa4.attention has no backward yet: q requires grad; "
+                     "call it under torch.no_grad() (or detach the inputs)", q, x, x)
+        self.refuses(RuntimeError, "q and v require grad", q, x, q)
+        self.refuses(RuntimeError, "q, k and v require grad", q, q, q)
+        self.refuses(RuntimeError, "k requires grad", x, q, x)
+        # Before every other check.
+        self.refuses(RuntimeError, "q requires grad", q, x, x, causal=1)
+        with torch.no_grad():
+            self.refuses(ValueError, "q is on cpu", q, q, q)
+        with torch.inference_mode():
+            self.refuses(ValueError, "q is on cpu", q, q, q)
+        t = torch.randn(300, 4, 64).to(torch.bfloat16)
+        cu = torch.tensor([0, 100, 300], dtype=torch.int32)
+        with self.assertRaises(RuntimeError) as raised:
+            fa4.attention_varlen(t, t.clone().requires_grad_(), t, cu, cu, 200, 200)
+        self.assertIn("fa4.attention_varlen has no backward yet: k requires grad",
+                      str(raised.exception))
+        with torch.no_grad(), self.assertRaises(ValueError) as raised:
+            fa4.attention_varlen(t, t.clone().requires_grad_(), t, cu, cu, 200, 200)
+        self.assertIn("q is on cpu", str(raised.exception))
+
+    def test_empty_inputs(self):
+        # Empty inputs get every check; only an empty tensor's address (0,
+        # or anywhere) is not one. CPU tensors end at the device check.
+        x = bshd(2, 100, 4, 64)
+        for q, k in ((bshd(0, 100, 4, 64), bshd(0, 70, 4, 64)),
+                     (bshd(2, 0, 4, 64), x), (x, bshd(2, 0, 4, 64)),
+                     (bshd(2, 100, 0, 64), x)):
+            self.refuses(ValueError, "q is on cpu", q, k, k)
+        self.refuses(ValueError, "head dim 100 of q and k", bshd(0, 8, 2, 100),
+                     bshd(0, 8, 2, 100), bshd(0, 8, 2, 64))
+        self.refuses(ValueError, "q has batch 0, k and v 2", bshd(0, 100, 4, 64), x, x)
+        self.refuses(ValueError, "q has 4 heads, not a multiple of the 0 heads of k and v",
+                     x, bshd(2, 100, 0, 64), bshd(2, 100, 0, 64))
+        # An empty view 2 bytes into its storage (its data_ptr is that
+        # address or 0, by torch's version).
+        flat = torch.empty(100 * 4 * 64 + 8, dtype=torch.bfloat16)
+        shifted = flat[1:1 + 100 * 4 * 64].view(1, 100, 4, 64)[:0]
+        self.refuses(ValueError, "q is on cpu", shifted, x[:0], x[:0])
+        t = torch.randn(0, 4, 64).to(torch.bfloat16)
+        cu = torch.tensor([0, 0], dtype=torch.int32)
+        with self.assertRaises(ValueError) as raised:
+            fa4.attention_varlen(t, t, t, cu, cu, 0, 0)
+        self.assertIn("q is on cpu", str(raised.exception))
 
     def test_strides_and_alignment(self):
         q = bshd(2, 100, 4, 64)
@@ -82,6 +151,16 @@ class ArgumentChecks(unittest.TestCase):
         q = bshd(1, 64, 2, 64)
         self.refuses(ValueError, "q is on cpu; fa4 runs on CUDA tensors", q, q, q)
 
+    def test_prepare(self):
+        # prepare's head dims are checked before libfa4 is loaded.
+        with self.assertRaises(ValueError) as raised:
+            fa4.prepare(100)
+        self.assertIn("head dim 100 of q and k (head_dim) is not a multiple of 16 in "
+                      "[32, 256]", str(raised.exception))
+        with self.assertRaises(ValueError) as raised:
+            fa4.prepare(192, head_dim_v=272)
+        self.assertIn("head dim 272 of v (head_dim_v)", str(raised.exception))
+
     def test_varlen(self):
         q = torch.randn(300, 4, 64).to(torch.bfloat16)
         cu = torch.tensor([0, 100, 300], dtype=torch.int32)
@@ -94,6 +173,35 @@ class ArgumentChecks(unittest.TestCase):
         with self.assertRaises(ValueError) as raised:
             fa4.attention_varlen(q, q, q, cu, cu, 200, 200)
         self.assertIn("q is on cpu", str(raised.exception))
+        # v's head dim on its own (out has it).
+        with self.assertRaises(ValueError) as raised:
+            fa4.attention_varlen(q, q, q[..., :48].contiguous(), cu, cu, 200, 200)
+        self.assertIn("q is on cpu", str(raised.exception))
+
+    def test_varlen_offsets(self):
+        # The offsets are checked on the host, before the devices.
+        q = torch.randn(300, 4, 64).to(torch.bfloat16)
+        cu = torch.tensor([0, 100, 300], dtype=torch.int32)
+        for message, cu_q, cu_k in (
+                ("cu_seqlens_q decreases at index 2 (50 after 100); offsets must be "
+                 "cumulative lengths", [0, 100, 50, 300], [0, 100, 200, 300]),
+                ("cu_seqlens_k starts at 100, not 0; offsets must be cumulative lengths",
+                 [0, 100, 300], [100, 200, 300]),
+                ("cu_seqlens_q has 3 entries, cu_seqlens_k 4; they must agree",
+                 [0, 100, 300], [0, 100, 200, 300]),
+                ("cu_seqlens_q has 1 entries; B sequences have B + 1", [300], [300]),
+                ("cu_seqlens_q ends at 200, not at the 300 tokens of its tensor",
+                 [0, 100, 200], [0, 100, 300]),
+                ("cu_seqlens_k has a sequence of 250 tokens, longer than max_seqlen 200",
+                 [0, 100, 300], [0, 50, 300])):
+            with self.assertRaises(ValueError) as raised:
+                fa4.attention_varlen(q, q, q, torch.tensor(cu_q, dtype=torch.int32),
+                                     torch.tensor(cu_k, dtype=torch.int32), 200, 200)
+            self.assertIn(message, str(raised.exception))
+        with self.assertRaises(ValueError) as raised:
+            fa4.attention_varlen(q, q, q, cu, cu, 199, 200)
+        self.assertIn("cu_seqlens_q has a sequence of 200 tokens, longer than max_seqlen 199",
+                      str(raised.exception))
 
 
 class GemmChecks(unittest.TestCase):
@@ -153,9 +261,61 @@ class Layouts(unittest.TestCase):
         fast = fa4._pack_dense(q, k, k, out, lse, True, 0.1, 300, 0, 20.0)
         self.assertEqual(fast, bytes(slow))
 
+    def test_packed_bytes_with_v_head_dim(self):
+        # MLA prefill: q and k 192, v and out 128; o's view has out's head dim.
+        q, k, v = bshd(2, 100, 8, 192), bshd(2, 70, 8, 192), bshd(2, 70, 8, 128)
+        out, lse = fa4._output(q, 128), torch.empty(2, 8, 100)
+        slow = fa4.attention_args(q, k, v, out, lse)
+        self.assertEqual(list(slow.o.shape), [2, 8, 100, 128])
+        self.assertEqual(list(slow.v.shape), [2, 8, 70, 128])
+        self.assertEqual(list(slow.k.shape), [2, 8, 70, 192])
+        self.assertEqual(fa4._pack_dense(q, k, v, out, lse, False, 0.0, -1, -1, 0.0),
+                         bytes(slow))
+
     def test_output_keeps_the_layout(self):
-        x = torch.randn(2, 8, 300, 64).to(torch.bfloat16).transpose(1, 2)
-        self.assertEqual(torch.empty_like(x).stride(), x.stride())
+        # (B, S, H, D) memory: out (B, S, H, Dv) contiguous.
+        q = bshd(2, 300, 8, 192)
+        out = fa4._output(q, 128)
+        self.assertEqual(tuple(out.shape), (2, 300, 8, 128))
+        self.assertEqual(out.stride(), (300 * 8 * 128, 8 * 128, 128, 1))
+        self.assertEqual(out.dtype, q.dtype)
+        # SDPA's (B, H, S, D) memory as a view: out is that memory too.
+        x = torch.randn(2, 8, 300, 192).to(torch.bfloat16).transpose(1, 2)
+        out = fa4._output(x, 128)
+        self.assertEqual(tuple(out.shape), (2, 300, 8, 128))
+        self.assertEqual(out.stride(), (8 * 300 * 128, 128, 300 * 128, 1))
+        self.assertTrue(out.transpose(1, 2).is_contiguous())
+        # Dv == D: the strides of a dense q, as empty_like's.
+        for q in (x[..., :64].contiguous(), bshd(2, 300, 8, 64),
+                  torch.randn(8, 300, 2, 64).to(torch.bfloat16).permute(2, 1, 0, 3)):
+            self.assertEqual(fa4._output(q, 64).stride(), torch.empty_like(q).stride())
+        # A head dim padded in memory: out dense, in q's order.
+        padded = torch.randn(2, 8, 300, 80).to(torch.bfloat16)[..., :64].transpose(1, 2)
+        self.assertEqual(fa4._output(padded, 64).stride(), (8 * 300 * 64, 64, 300 * 64, 1))
+        # Packed sequences (T, H, D) and their (H, T, D) memory.
+        t = torch.randn(500, 4, 192).to(torch.bfloat16)
+        self.assertEqual(fa4._output(t, 128).stride(), (4 * 128, 128, 1))
+        self.assertEqual(fa4._output(t.transpose(0, 1).contiguous().transpose(0, 1), 128)
+                         .stride(), (128, 500 * 128, 1))
+        # Size-1 and empty dimensions get a dense layout too.
+        for shape in ((1, 1, 4, 64), (0, 100, 4, 64), (2, 0, 4, 64), (2, 100, 0, 64)):
+            q = torch.empty(shape, dtype=torch.bfloat16)
+            out = fa4._output(q, 32)
+            self.assertEqual(tuple(out.shape), shape[:3] + (32,))
+            self.assertTrue(out.is_contiguous())
+
+    def test_no_key_result(self):
+        # Nothing to compute: out 0 in q's layout with v's head dim, lse -inf.
+        x = torch.randn(2, 8, 300, 192).to(torch.bfloat16).transpose(1, 2)
+        v = bshd(2, 0, 8, 128)
+        out, lse = fa4._no_key_result(x, v, (2, 8, 300))
+        self.assertEqual(tuple(out.shape), (2, 300, 8, 128))
+        self.assertEqual(out.stride(), (8 * 300 * 128, 128, 300 * 128, 1))
+        self.assertTrue(torch.equal(out, torch.zeros(2, 300, 8, 128, dtype=torch.bfloat16)))
+        self.assertEqual(lse.dtype, torch.float32)
+        self.assertTrue(torch.equal(lse, torch.full((2, 8, 300), float("-inf"))))
+        out, lse = fa4._no_key_result(bshd(0, 300, 8, 64), bshd(0, 10, 8, 64), (0, 8, 300))
+        self.assertEqual((tuple(out.shape), tuple(lse.shape)), ((0, 300, 8, 64), (0, 8, 300)))
 
 
 class VarlenTiles(unittest.TestCase):
@@ -166,13 +326,23 @@ class VarlenTiles(unittest.TestCase):
                                  (2, 2), (2, 1), (2, 0), (0, 0)])
 
     def test_refusals(self):
-        with self.assertRaises(fa4.Fa4Error) as raised:
-            fa4.varlen_tiles([0, 300, 200], [0, 300, 400])
-        self.assertIn("cu_seqlens_q", str(raised.exception))
-        self.assertIn("decreas", str(raised.exception))
-        with self.assertRaises(ValueError) as raised:
-            fa4.varlen_tiles([0, 3], [0, 3, 4])
-        self.assertIn("cu_seqlens_q has 2 entries, cu_seqlens_k 3", str(raised.exception))
+        # Argument errors like the others (ValueError), before libfa4.
+        for message, cu_q, cu_k in (
+                ("cu_seqlens_q decreases at index 2 (200 after 300); offsets must be "
+                 "cumulative lengths", [0, 300, 200], [0, 300, 400]),
+                ("cu_seqlens_k decreases at index 3 (500 after 700)",
+                 [0, 1, 2, 3], [0, 300, 700, 500]),
+                ("cu_seqlens_q starts at 5, not 0; offsets must be cumulative lengths",
+                 [5, 300], [0, 300]),
+                ("cu_seqlens_k starts at -1, not 0", [0, 300], [-1, 300]),
+                ("cu_seqlens_q has 2 entries, cu_seqlens_k 3; they must agree",
+                 [0, 3], [0, 3, 4]),
+                ("cu_seqlens_q has 1 entries; B sequences have B + 1", [0], [0]),
+                ("cu_seqlens_k ends at 4294967296, past the int32 offsets fa4 reads",
+                 [0, 1], [0, 2**32])):
+            with self.assertRaises(ValueError) as raised:
+                fa4.varlen_tiles(cu_q, cu_k)
+            self.assertIn(message, str(raised.exception))
 
 
 def have_ptxas():

@@ -1,8 +1,9 @@
 """GPU tests of the fa4 Python package (skipped without CUDA): fa4.attention
 and fa4.attention_varlen against a float64 reference beside SDPA on odd
 shapes, in both memory layouts, with GQA, causal and window masks, the
-softcap and the log-sum-exp; under CUDA-graph capture and replay; inside a
-torch.compile'd function.
+softcap and the log-sum-exp, head dims of every size and v's own (MLA);
+empty inputs (no launch); the refusal of inputs that require grad; under
+CUDA-graph capture and replay; inside a torch.compile'd function.
 
     python3 -m unittest python/tests/test_gpu.py -v
 """
@@ -64,16 +65,22 @@ def sdpa(q, k, v, causal):
         qt, kt, vt, is_causal=causal).transpose(1, 2)
 
 
-def inputs(b, sq, sk, h, hkv, d, dtype=torch.bfloat16, layout="bshd", seed=0):
+def inputs(b, sq, sk, h, hkv, d, dtype=torch.bfloat16, layout="bshd", seed=0, dv=None):
     g = torch.Generator(device="cuda").manual_seed(seed)
 
-    def make(s, heads):
+    def make(s, heads, d):
         if layout == "bshd":
             return torch.randn(b, s, heads, d, device="cuda", generator=g, dtype=dtype)
         # SDPA's (B, H, S, D) memory, passed as a (B, S, H, D) view.
         return torch.randn(b, heads, s, d, device="cuda", generator=g,
                            dtype=dtype).transpose(1, 2)
-    return make(sq, h), make(sk, hkv), make(sk, hkv)
+    return make(sq, h, d), make(sk, hkv, d), make(sk, hkv, dv or d)
+
+
+def assert_layout(test, out, layout, name):
+    """out is dense in the memory order of the inputs' layout."""
+    test.assertTrue(out.is_contiguous() if layout == "bshd" else
+                    out.transpose(1, 2).is_contiguous(), name)
 
 
 CASES = [
@@ -87,21 +94,26 @@ CASES = [
     (2, 1000, 1000, 4, 4, 128, True, (128, 0), 0.0, torch.bfloat16),
     (1, 700, 700, 4, 2, 64, False, (100, 50), 0.0, torch.bfloat16),
     (1, 700, 700, 4, 4, 128, False, (-1, -1), 30.0, torch.bfloat16),
+    # Gemma 2: head dim 256, a window of 4096 keys, a softcap of 50, 16
+    # query heads over 8; and a window shorter than the sequence.
+    (1, 1000, 1000, 16, 8, 256, True, (4095, 0), 50.0, torch.bfloat16),
+    (2, 1000, 1000, 4, 2, 256, True, (300, 0), 50.0, torch.bfloat16),
 ]
 
 
 @unittest.skipUnless(torch.cuda.is_available(), "no CUDA device")
 class Attention(unittest.TestCase):
-    def check(self, case, layout):
+    def check(self, case, layout, dv=None):
         b, sq, sk, h, hkv, d, causal, window, softcap, dtype = case
-        q, k, v = inputs(b, sq, sk, h, hkv, d, dtype, layout)
+        q, k, v = inputs(b, sq, sk, h, hkv, d, dtype, layout, dv=dv)
         out, lse = fa4.attention(q, k, v, causal=causal, window_size=window,
                                  softcap=softcap, return_lse=True)
         torch.cuda.synchronize()
         ref, ref_lse = reference(q, k, v, causal, window, softcap)
         err = rel_err(out, ref)
-        name = "%s %s" % (case, layout)
-        self.assertEqual(out.stride(), q.stride(), name)
+        name = "%s %s dv %s" % (case, layout, dv)
+        self.assertEqual(tuple(out.shape), (b, sq, h, v.shape[-1]), name)
+        assert_layout(self, out, layout, name)
         self.assertLess(err, 1e-2, name)
         finite = torch.isfinite(ref_lse)
         self.assertTrue(torch.equal(torch.isfinite(lse), finite), name)
@@ -119,6 +131,64 @@ class Attention(unittest.TestCase):
             for layout in ("bshd", "bhsd"):
                 with self.subTest(case=case, layout=layout):
                     self.check(case, layout)
+
+    def test_head_dims(self):
+        # Head dims beyond 64, 128 and 256 (a multiple of 16 from 32 to 256),
+        # and v's own: DeepSeek's MLA prefill, 192 for q and k, 128 for v.
+        for d, dv in ((32, 32), (96, 96), (160, 160), (192, 128), (128, 64)):
+            case = (2, 300, 500, 4, 2, d, True, (-1, -1), 0.0, torch.bfloat16)
+            for layout in ("bshd", "bhsd"):
+                with self.subTest(d=d, dv=dv, layout=layout):
+                    self.check(case, layout, dv)
+
+    def test_empty(self):
+        # B, SQ, SK or H of 0: empty outputs, or out 0 and lse -inf for
+        # queries with no key, in the output's layout; nothing launched.
+        for b, sq, sk, h, hkv in ((0, 100, 70, 4, 2), (2, 0, 70, 4, 2), (2, 100, 0, 4, 2),
+                                  (2, 100, 70, 0, 2), (2, 100, 70, 0, 0)):
+            for layout in ("bshd", "bhsd"):
+                for d, dv in ((128, 128), (192, 128)):
+                    name = (b, sq, sk, h, hkv, layout, d, dv)
+                    q, k, v = inputs(b, sq, sk, h, hkv, d, layout=layout, dv=dv)
+                    out, lse = fa4.attention(q, k, v, causal=True, return_lse=True)
+                    self.assertEqual(tuple(out.shape), (b, sq, h, dv), name)
+                    self.assertEqual(tuple(lse.shape), (b, h, sq), name)
+                    assert_layout(self, out, layout, name)
+                    self.assertTrue(torch.equal(out, torch.zeros_like(out)), name)
+                    self.assertTrue(bool((lse == float("-inf")).all()), name)
+                    self.assertEqual(lse.dtype, torch.float32, name)
+        q, k, v = inputs(2, 100, 70, 4, 2, 128)
+        with self.assertRaises(ValueError) as raised:
+            fa4.attention(q[:0], k, v)
+        self.assertIn("q has batch 0, k and v 2", str(raised.exception))
+        # Packed sequences: no query, no key, no head.
+        for tq, tk, h in ((0, 300, 4), (300, 0, 4), (300, 300, 0)):
+            name = (tq, tk, h)
+            q = torch.randn(tq, h, 128, device="cuda", dtype=torch.bfloat16)
+            k = torch.randn(tk, min(h, 2), 128, device="cuda", dtype=torch.bfloat16)
+            v = torch.randn(tk, min(h, 2), 64, device="cuda", dtype=torch.bfloat16)
+            cu_q = torch.tensor([0, tq // 3, tq], dtype=torch.int32, device="cuda")
+            cu_k = torch.tensor([0, tk // 3, tk], dtype=torch.int32, device="cuda")
+            out, lse = fa4.attention_varlen(q, k, v, cu_q, cu_k, tq, tk, causal=True,
+                                            return_lse=True)
+            self.assertEqual(tuple(out.shape), (tq, h, 64), name)
+            self.assertEqual(tuple(lse.shape), (h, tq), name)
+            self.assertTrue(torch.equal(out, torch.zeros_like(out)), name)
+            self.assertTrue(bool((lse == float("-inf")).all()), name)
+
+    def test_gradients(self):
+        # No backward: refused while grad mode is on, run under no_grad.
+        q, k, v = inputs(1, 128, 128, 2, 2, 64)
+        q.requires_grad_()
+        with self.assertRaises(RuntimeError) as raised:
+            fa4.attention(q, k, v)
+        self.assertIn("fa4.attention has no backward yet: q requires grad",
+                      str(raised.exception))
+        with torch.no_grad():
+            out = fa4.attention(q, k, v)
+        self.assertFalse(out.requires_grad)
+        ref, _ = reference(q.detach(), k, v)
+        self.assertLess(rel_err(out, ref), 1e-2)
 
     def test_plan_with_other_tensors(self):
         # A second call of one shape reuses its plan with new addresses.
@@ -186,6 +256,21 @@ class Attention(unittest.TestCase):
         got = block(q, k, v)
         ref, _ = reference(q * 0.5, k, v, causal=True)
         self.assertLess(rel_err(got / 2.0, ref), 1e-2)
+
+    def test_torch_compile_empty(self):
+        # The op's fake gives out v's head dim in q's layout; the op itself
+        # answers an empty call without a launch.
+        @torch.compile(fullgraph=True)
+        def block(q, k, v):
+            return fa4.attention(q, k, v, return_lse=True)
+
+        for layout in ("bshd", "bhsd"):
+            q, k, v = inputs(2, 100, 0, 4, 2, 192, layout=layout, dv=128)
+            out, lse = block(q, k, v)
+            self.assertEqual(tuple(out.shape), (2, 100, 4, 128), layout)
+            assert_layout(self, out, layout, layout)
+            self.assertTrue(torch.equal(out, torch.zeros_like(out)), layout)
+            self.assertTrue(bool((lse == float("-inf")).all()), layout)
 
     def test_ring_simulated(self):
         # The ring of 4 ranks in one process, each step an fa4 kernel (the
