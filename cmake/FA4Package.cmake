@@ -3,7 +3,7 @@
 # Installs the exported targets and a package config so that an out-of-tree
 # project can `find_package(FA4)` and link FA4::FA4Dialect, FA4::TileDialect,
 # FA4::FA4DSL, FA4::FA4Transforms, FA4::FA4InitAll, FA4::FA4Target,
-# FA4::FA4Runtime and FA4::FA4Runner.
+# FA4::FA4KernelFormat, FA4::FA4Runtime and FA4::FA4Runner.
 #
 #===----------------------------------------------------------------------===#
 

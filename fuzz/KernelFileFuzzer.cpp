@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fa4/Runtime/KernelFile.h"
+#include "fa4/KernelFormat/KernelFile.h"
 
 #include <cstdlib>
 #include <string_view>

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 #===- compile-kernels.sh - fa4's kernel files for a GPU machine ----------===#
 #
-# Compiles fa4's shipped programs (the DSL attention for head dims 64, 128
-# and 256 in bf16 and f16, with a sliding window or a logit softcap in bf16,
-# for packed sequences of variable lengths, and the GEMM)
-# with fa4-run's compiler into kernel
-# files,
-# DIR/<name>.kernel, for a machine that runs them without the compiler
+# Compiles kernels of fa4's DSL programs (the attention for head dims 64,
+# 128 and 256 in bf16 and f16, with a sliding window, a logit softcap or
+# both, for packed sequences of variable lengths, at head dims 80, 96, 160
+# and (192, 128), and the GEMM) with fa4-run's compiler into kernel files,
+# DIR/<name>.kernel (the name its key derives), for a machine that runs them
+# without the compiler
 # (bench/run-h200.sh, test/GPU/run-on-device.sh):
 #
 #   scripts/compile-kernels.sh [--fa4-run PATH] DIR [FA4-RUN-OPTIONS...]
@@ -29,13 +29,16 @@ while read -r name args; do
   # Without a GPU fa4-run exits 3 after writing the kernel; with one it also
   # runs the small problem. Either way the kernel file is what counts.
   "$fa4run" $args "${extra[@]}" --no-check --dump-dir "$scratch/$name" > "$scratch/$name.log" 2>&1 || true
-  if [ ! -s "$scratch/$name/$name.kernel" ]; then
+  # The file is named by the kernel's key: $name, or with plan options
+  # $name and the plan's fields (attention-hd128-kv3).
+  file=$(ls "$scratch/$name"/*.kernel 2>/dev/null | head -n 1)
+  if [ -z "$file" ] || [ ! -s "$file" ]; then
     cat "$scratch/$name.log" >&2
     echo "compile-kernels.sh: no kernel file for $name" >&2
     exit 1
   fi
-  cp "$scratch/$name/$name.kernel" "$out/"
-  echo "$out/$name.kernel"
+  cp "$file" "$out/"
+  echo "$out/$(basename "$file")"
 done <<LIST
 attention-hd64 --problem attention $small --head-dim 64
 attention-hd128 --problem attention $small --head-dim 128
@@ -50,10 +53,23 @@ attention-hd64-softcap --problem attention $small --head-dim 64 --softcap 30
 attention-hd128-softcap --problem attention $small --head-dim 128 --softcap 30
 attention-hd256-softcap --problem attention $small --head-dim 256 --softcap 30
 attention-hd128-window-softcap --problem attention $small --head-dim 128 --window 64,0 --softcap 30
+attention-hd256-window-softcap --problem attention $small --head-dim 256 --window 64,0 --softcap 30
+attention-hd64-window-softcap --problem attention $small --head-dim 64 --window 64,0 --softcap 30
+attention-hd128-f16-softcap --problem attention $small --head-dim 128 --dtype f16 --softcap 30
+attention-hd32 --problem attention $small --head-dim 32
+attention-hd80 --problem attention $small --head-dim 80
+attention-hd128-v64 --problem attention $small --head-dim 128 --head-dim-v 64
+attention-hd96 --problem attention $small --head-dim 96
+attention-hd160 --problem attention $small --head-dim 160
+attention-hd192-v128 --problem attention $small --head-dim 192 --head-dim-v 128
+attention-hd96-window-softcap --problem attention $small --head-dim 96 --window 64,0 --softcap 30
 attention-hd64-varlen --problem attention --heads 1 --seqlens 128 --head-dim 64
 attention-hd128-varlen --problem attention --heads 1 --seqlens 128 --head-dim 128
 attention-hd256-varlen --problem attention --heads 1 --seqlens 128 --head-dim 256
 attention-hd128-f16-varlen --problem attention --heads 1 --seqlens 128 --head-dim 128 --dtype f16
 attention-hd128-varlen-window --problem attention --heads 1 --seqlens 128 --head-dim 128 --window 64,0
+attention-hd128-varlen-softcap --problem attention --heads 1 --seqlens 128 --head-dim 128 --softcap 30
+attention-hd80-varlen --problem attention --heads 1 --seqlens 128 --head-dim 80
+attention-hd192-v128-varlen --problem attention --heads 1 --seqlens 128 --head-dim 192 --head-dim-v 128
 gemm --problem gemm --m 128 --n 128 --k 64
 LIST

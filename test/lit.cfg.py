@@ -60,6 +60,8 @@ tools = [
     "fa4-translate",
     ToolSubst("%fa4-dsl-programs", command=os.path.join(
         config.fa4_tools_dir, "fa4-dsl-programs")),
+    ToolSubst("%fa4-kernel-format-checks", command=os.path.join(
+        config.fa4_tools_dir, "fa4-kernel-format-checks")),
     ToolSubst("%fa4-runner-checks", command=os.path.join(
         config.fa4_tools_dir, "fa4-runner-checks")),
     ToolSubst("%fa4-runtime-checks", command=os.path.join(

@@ -352,14 +352,17 @@ ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
   int64_t headDimV = request.headDimV ? request.headDimV : headDim;
   int64_t paddedD = padToSwizzle(headDim, swizzle, eb);
   int64_t paddedDv = padToSwizzle(headDimV, swizzle, eb);
-  int64_t qkStages = request.qkStages.value_or(paddedD / (swizzle / eb));
+  const ::fa4::Plan &choices = request.plan;
+  bool persistent = choices.persistent.value_or(false);
+  bool dynamicSchedule = choices.dynamicSchedule.value_or(false);
+  int64_t qkStages = choices.qkStages.value_or(paddedD / (swizzle / eb));
   int64_t bk0 = qkStages > 0 ? paddedD / qkStages : 0;
 
   // Hopper: one consumer warpgroup per 64-row Q tile, two (or as many as
   // asked for) taking turns; the producer keeps 24 registers a thread and
   // the consumers share the rest, at most 240 each.
   // Blackwell: two 128-row Q tiles, softmax and correction warpgroups.
-  int64_t bm = 64, qTiles = request.qTiles.value_or(2);
+  int64_t bm = 64, qTiles = choices.consumerWarpgroups.value_or(2);
   SmallVector<Attribute> roles;
   if (request.target == Target::sm_90a) {
     const int64_t producerRegs = 24;
@@ -388,9 +391,8 @@ ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
   auto fits = [&](int64_t bn, int64_t kvStages, int64_t qStages) {
     return computePlan(eb, paddedD, paddedDv, bm, bn, kvStages,
                        std::max<int64_t>(qkStages, 1), qTiles, qStages,
-                       request.tmaStore && request.persistent,
-                       request.dynamicSchedule && request.persistent,
-                       request.target)
+                       request.tmaStore && persistent,
+                       dynamicSchedule && persistent, request.target)
                .total() <= limit;
   };
   auto stagesThatFit = [&](int64_t bn) {
@@ -399,28 +401,33 @@ ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
       ++stages;
     return stages;
   };
-  int64_t bn = request.bn.value_or(0);
+  // Unset, the most rows (a multiple of 16 up to 128) that leave two kv
+  // stages: 128 up to padded head dim 128, 80 at 256 (both the best
+  // measured on the H200, bench/RESULTS.md 2026-12-01: at 256, 80 rows are
+  // 2-8 % ahead of 64 and 96 do not fit).
+  int64_t bn = choices.blockN.value_or(0);
   if (!bn) {
     bn = 128;
     while (bn > 16 && stagesThatFit(bn) < 2)
-      bn /= 2;
+      bn -= 16;
   }
-  int64_t kvStages = request.kvStages.value_or(std::clamp<int64_t>(
+  int64_t kvStages = choices.kvStages.value_or(std::clamp<int64_t>(
       stagesThatFit(bn), 1, maxDerivedKvStages(paddedD)));
   // A persistent kernel double-buffers Q when the kv stages leave room:
   // the next tile's Q loads while this tile's last blocks run.
-  int64_t qStages = request.qStages.value_or(
-      request.persistent && fits(bn, kvStages, 2) ? 2 : 1);
+  int64_t qStages = choices.qStages.value_or(
+      persistent && fits(bn, kvStages, 2) ? 2 : 1);
   // Descriptors rebuilt per MMA step space the MMAs' issue, which pays at
   // head dim 64, where the softmax is the bottleneck (bench/RESULTS.md).
-  bool rebuildDescriptors = request.rebuildDescriptors.value_or(paddedD <= 64);
+  bool rebuildDescriptors = choices.rebuildDescriptors.value_or(paddedD <= 64);
 
   ConfigAttr config =
       getChecked(emitError, context, elementType, headDim, headDimV, bm, bn,
                  bk0, bn, kvStages, qkStages, swizzle, qTiles, request.target,
-                 ArrayAttr::get(context, roles), request.persistent, qStages,
-                 request.tmaStore, request.debugHangs, rebuildDescriptors,
-                 request.interleaveHeads, request.dynamicSchedule);
+                 ArrayAttr::get(context, roles), persistent, qStages,
+                 request.tmaStore, choices.debugHangs.value_or(false),
+                 rebuildDescriptors, choices.interleaveHeads.value_or(false),
+                 dynamicSchedule);
   if (!config)
     return failure();
   return config;

@@ -7,8 +7,8 @@
 
 #include "FA4/FA4Dialect.h"
 
-#include "fa4/Runtime/HangReport.h"
-#include "fa4/Runtime/LaunchRule.h"
+#include "fa4/KernelFormat/HangReport.h"
+#include "fa4/KernelFormat/LaunchRule.h"
 
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"

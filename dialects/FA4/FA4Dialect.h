@@ -21,6 +21,8 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "fa4/KernelFormat/Plan.h"
+
 #include "FA4/FA4Dialect.h.inc"
 #include "FA4/FA4Enums.h.inc"
 
@@ -57,36 +59,19 @@ int64_t getPipelineBarrierBytes(int64_t kvStages, int64_t qkStages);
 /// up these, so a plan that passes one passes the other.
 int64_t getAlignedRegionBytes(int64_t bytes);
 
-/// What a caller knows of a problem when it asks for a default plan; every
-/// unset field is derived.
+/// What a caller knows of a problem when it asks for a default plan: the
+/// problem's sizes and the plan type's choices (fa4/KernelFormat/Plan.h),
+/// every unset one derived. ConfigAttr::derive is the one conversion from
+/// the plan type to `#fa4.config`.
 struct ConfigRequest {
   Type elementType;
   int64_t headDim = 0;
   int64_t headDimV = 0; ///< 0: same as headDim.
   Target target = Target::sm_90a;
-  std::optional<int64_t> kvStages;
-  std::optional<int64_t> qkStages;
-  std::optional<int64_t> bn;
-  /// Consumer warpgroups, one per 64-row Q tile (1 to
-  /// kMaxConsumerWarpgroups on sm_90a); unset: 2.
-  std::optional<int64_t> qTiles;
-  /// Loop each CTA over the tiles of the logical grid.
-  bool persistent = false;
-  /// Q stages (1 or 2); unset: 2 for a persistent plan when shared memory
-  /// holds them beside the kv stages, else 1.
-  std::optional<int64_t> qStages;
+  ::fa4::Plan plan;
   /// O through shared memory and a TMA store (a kernel that stores through
   /// a tensor-map argument needs it).
   bool tmaStore = false;
-  /// Bound every barrier wait and report the one that times out.
-  bool debugHangs = false;
-  /// Rebuild each MMA step's matrix descriptor from its address; unset: at
-  /// padded head dim 64, the best measured choice.
-  std::optional<bool> rebuildDescriptors;
-  /// Number a persistent plan's tile pairs with the heads varying fastest.
-  bool interleaveHeads = false;
-  /// Take a persistent plan's tiles from a counter as the CTAs come free.
-  bool dynamicSchedule = false;
 };
 
 /// Hardware limits of a target that plans are checked against.
@@ -134,7 +119,7 @@ constexpr StringLiteral kTensorMapArgAttrName = "fa4.tensor_map";
 /// fa4-persistent.
 constexpr StringLiteral kTileLoopAttrName = "fa4.tile_loop";
 
-/// The launch description (fa4/Runtime/KernelFile.h) a kernel carries to
+/// The launch description (fa4/KernelFormat/KernelFile.h) a kernel carries to
 /// its kernel file, written by the DSL's `Program`. On the kernel: its grid,
 /// three launch rules separated by commas ("cdiv(q.dim1,128), q.dim0, 1"),
 /// and an array of rules a launch requires to be nonzero.
@@ -165,7 +150,7 @@ constexpr StringLiteral kThreadsAttrName = "fa4.threads";
 
 /// The number fa4-instrument-hangs gives a barrier wait of a kernel planned
 /// with `debug_hangs`, and the module's table of what each number is
-/// (fa4/Runtime/HangReport.h's site format).
+/// (fa4/KernelFormat/HangReport.h's site format).
 constexpr StringLiteral kHangSiteAttrName = "fa4.hang_site";
 constexpr StringLiteral kHangSitesAttrName = "fa4.hang_sites";
 /// Where fa4-allocate-shared-memory put the mbarriers that stand in for the

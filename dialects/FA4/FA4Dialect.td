@@ -31,7 +31,7 @@ def FA4_Dialect : Dialect {
     create pipelines check their tiles against it.
 
     A kernel also carries its launch description to the kernel file, as
-    launch rules (fa4/Runtime/LaunchRule.h) in string attributes: `fa4.grid`
+    launch rules (fa4/KernelFormat/LaunchRule.h) in string attributes: `fa4.grid`
     and `fa4.require` on the kernel, and `fa4.name`, `fa4.value`,
     `fa4.shape`, `fa4.access` and `fa4.element_type` on its arguments.
   }];

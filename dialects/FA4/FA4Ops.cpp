@@ -443,6 +443,13 @@ LogicalResult GlobalStoreOp::verify() {
     return emitOpError()
            << "stores tiles in the #fa4.acc or #fa4.rows layout, got "
            << tensor;
+  if (std::optional<int64_t> columns = getColumns()) {
+    int64_t width = tensor.getRank() == 2 ? tensor.getDimSize(1) : 1;
+    if (*columns < 8 || *columns % 8 != 0 || *columns > width)
+      return emitOpError() << "columns(" << *columns
+                           << ") is not a positive multiple of 8 within the "
+                           << width << " columns of the tile";
+  }
   return success();
 }
 

@@ -516,21 +516,28 @@ def FA4_GlobalStoreOp : FA4_Op<"global_store"> {
     the `#fa4.acc` layout) to global memory: element (i, j) goes to
     `base + ((row + i) * stride + col + j) * sizeof(element)` when
     `row + i < row_limit`; rows past the limit are not written (the tail of a
-    sequence). A 64-element `#fa4.rows` tile (one value per row, such as a
-    row's log-sum-exp) is stored the same way with `j = 0`, by the first
-    thread of each quad.
+    sequence). With `columns(C)` only the tile's first C columns are written
+    (a multiple of 8, known when the kernel is compiled: a head dim narrower
+    than its tile), the others skipped without a test. A 64-element
+    `#fa4.rows` tile (one value per row, such as a row's log-sum-exp) is
+    stored the same way with `j = 0`, by the first thread of each quad.
+
+    The verifier checks the layout and that `columns` is a positive multiple
+    of 8 within the tile.
 
     ```mlir
     fa4.global_store %o, %out[%row, %c0] rows(%seq) stride(%c128) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
+    fa4.global_store %o, %out[%row, %c0] rows(%seq) columns(80) stride(%c80) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
     fa4.global_store %lse, %l[%row, %c0] rows(%seq) stride(%c1) : tensor<64xf32, #fa4.rows>, !llvm.ptr<1>
     ```
   }];
   let arguments = (ins FA4_RegisterTile:$tile, LLVM_AnyPointer:$base,
                        Index:$row, Index:$col, Index:$row_limit,
-                       Index:$stride);
+                       Index:$stride, OptionalAttr<I64Attr>:$columns);
   let assemblyFormat = [{
-    $tile `,` $base `[` $row `,` $col `]` `rows` `(` $row_limit `)` `stride`
-    `(` $stride `)` attr-dict `:` type($tile) `,` qualified(type($base))
+    $tile `,` $base `[` $row `,` $col `]` `rows` `(` $row_limit `)`
+    (`columns` `(` $columns^ `)`)? `stride` `(` $stride `)` attr-dict `:`
+    type($tile) `,` qualified(type($base))
   }];
   let hasVerifier = 1;
 }

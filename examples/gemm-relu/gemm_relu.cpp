@@ -20,7 +20,7 @@
 #include "fa4/Runtime/Buffer.h"
 #include "fa4/Runtime/Driver.h"
 #include "fa4/Runtime/Kernel.h"
-#include "fa4/Runtime/KernelFile.h"
+#include "fa4/KernelFormat/KernelFile.h"
 #include "fa4/Runtime/Launch.h"
 
 #include "mlir/IR/Diagnostics.h"

@@ -26,7 +26,6 @@
 #include <string>
 
 namespace rt = ::fa4::runtime;
-using fa4::capi::Plan;
 
 namespace {
 thread_local std::string lastError;
@@ -48,8 +47,8 @@ template <typename Body> int guarded(Body &&body) {
   }
 }
 
-/// The kernel name `args` needs, or a refusal.
-rt::Expected<std::string> kernelName(const fa4_attention_args &args) {
+/// The kernel key `args` needs, or a refusal.
+rt::Expected<fa4::KernelKey> kernelKey(const fa4_attention_args &args) {
   if (args.struct_size < sizeof(fa4_attention_args))
     return rt::Status::error(
         "fa4_attention_args.struct_size is " +
@@ -61,17 +60,22 @@ rt::Expected<std::string> kernelName(const fa4_attention_args &args) {
                              " is not FA4_BF16 (0) or FA4_F16 (1)");
   bool varlen = args.cu_seqlens_q != 0;
   int32_t rank = varlen ? 3 : 4;
-  if (args.q.rank != rank)
-    return rt::Status::error(
-        std::string("q has rank ") + std::to_string(args.q.rank) + "; " +
-        (varlen ? "packed sequences take q as [H, TQ, D]"
-                : "attention takes q as [B, H, SQ, D]"));
-  int64_t d = args.q.shape[rank - 1];
-  if (d != 64 && d != 128 && d != 256)
-    return rt::Status::error("head dim " + std::to_string(d) +
-                             ": fa4's attention kernels have head dims 64, "
-                             "128 and 256");
-  bool window = args.window_left >= 0 || args.window_right >= 0;
+  for (auto [name, tensor] : {std::pair{"q", &args.q}, {"v", &args.v}})
+    if (tensor->rank != rank)
+      return rt::Status::error(
+          std::string(name) + " has rank " + std::to_string(tensor->rank) +
+          "; " +
+          (varlen ? "packed sequences take " + std::string(name) +
+                        " as [H, T, D]"
+                  : "attention takes " + std::string(name) +
+                        " as [B, H, S, D]"));
+  fa4::KernelKey key;
+  key.headDim = args.q.shape[rank - 1];
+  int64_t dv = args.v.shape[rank - 1];
+  if (dv != key.headDim)
+    key.headDimV = dv;
+  if (rt::Status s = key.verify(); !s.ok())
+    return s;
   if (args.window_left < -1 || args.window_right < -1)
     return rt::Status::error(
         "window (" + std::to_string(args.window_left) + ", " +
@@ -84,16 +88,19 @@ rt::Expected<std::string> kernelName(const fa4_attention_args &args) {
     return rt::Status::error("softmax_scale " +
                              std::to_string(args.softmax_scale) +
                              " is not finite and positive (or 0: 1/sqrt(D))");
-  std::string name = "attention-hd" + std::to_string(d);
-  if (args.dtype == FA4_F16)
-    name += "-f16";
-  if (varlen)
-    name += "-varlen";
-  if (window)
-    name += "-window";
-  if (args.softcap > 0)
-    name += "-softcap";
-  return name;
+  if (args.kv_stages < 0 || args.block_n < 0)
+    return rt::Status::error("kv_stages " + std::to_string(args.kv_stages) +
+                             " and block_n " + std::to_string(args.block_n) +
+                             " must not be negative (0: derived)");
+  key.dtype = args.dtype == FA4_F16 ? fa4::DType::F16 : fa4::DType::BF16;
+  key.varlen = varlen;
+  key.window = args.window_left >= 0 || args.window_right >= 0;
+  key.softcap = args.softcap > 0;
+  if (args.kv_stages)
+    key.plan.kvStages = args.kv_stages;
+  if (args.block_n)
+    key.plan.blockN = args.block_n;
+  return key;
 }
 
 /// A loaded kernel with the launcher of its arguments.
@@ -118,11 +125,6 @@ Process &process() {
   // Never destroyed: the driver's threads may outlive static destructors.
   static Process *state = new Process;
   return *state;
-}
-
-std::string planKey(const std::string &name, const Plan &plan) {
-  return name + " kv_stages=" + std::to_string(plan.kvStages) +
-         " block_n=" + std::to_string(plan.blockN);
 }
 
 rt::TensorArg tensorArg(const fa4_tensor &tensor, rt::ElementType type) {
@@ -217,9 +219,9 @@ rt::Status bind(rt::Launcher &launcher, const fa4_attention_args &args) {
   return rt::Status::success();
 }
 
-/// The loaded kernel `name` with `plan`, loading the driver and the kernel
-/// on first use. The entry lives as long as the process.
-rt::Expected<Loaded *> load(const std::string &name, const Plan &plan) {
+/// The loaded kernel of `key`, loading the driver and the kernel on first
+/// use. The entry lives as long as the process.
+rt::Expected<Loaded *> load(const fa4::KernelKey &key) {
   Process &state = process();
   std::lock_guard<std::mutex> lock(state.mutex);
   if (!state.driver) {
@@ -228,14 +230,14 @@ rt::Expected<Loaded *> load(const std::string &name, const Plan &plan) {
       return driver.status();
     state.driver = driver.take();
   }
-  std::string key = planKey(name, plan);
-  if (auto it = state.kernels.find(key); it != state.kernels.end())
+  std::string text = key.str();
+  if (auto it = state.kernels.find(text); it != state.kernels.end())
     return it->second.get();
-  rt::Expected<fa4::capi::SourcedKernel> got = fa4::capi::getKernel(name, plan);
+  rt::Expected<fa4::capi::SourcedKernel> got = fa4::capi::getKernel(key);
   if (!got.ok())
     return got.status();
   auto entry = std::make_unique<Loaded>();
-  entry->name = name;
+  entry->name = key.name();
   entry->file = std::move(got->file);
   rt::Expected<rt::Kernel> kernel = rt::Kernel::load(*state.driver, entry->file);
   if (!kernel.ok())
@@ -247,16 +249,16 @@ rt::Expected<Loaded *> load(const std::string &name, const Plan &plan) {
     return launcher.status();
   entry->launcher = std::make_unique<rt::Launcher>(launcher.take());
   Loaded *loaded = entry.get();
-  state.kernels.emplace(key, std::move(entry));
+  state.kernels.emplace(text, std::move(entry));
   return loaded;
 }
 
 /// The loaded kernel of attention `args`.
 rt::Expected<Loaded *> loadFor(const fa4_attention_args &args) {
-  rt::Expected<std::string> name = kernelName(args);
-  if (!name.ok())
-    return name.status();
-  return load(*name, {args.kv_stages, args.block_n});
+  rt::Expected<fa4::KernelKey> key = kernelKey(args);
+  if (!key.ok())
+    return key.status();
+  return load(*key);
 }
 
 /// Binds `args` to `loaded`'s launcher unless they are the ones bound last.
@@ -297,14 +299,15 @@ int fa4_attention_kernel_name(const fa4_attention_args *args, char *name,
   return guarded([&] {
     if (!args || !name)
       return failWith("fa4_attention_kernel_name: null argument");
-    rt::Expected<std::string> kernel = kernelName(*args);
-    if (!kernel.ok())
-      return failWith(kernel.status().message());
-    if (int64_t(kernel->size()) + 1 > capacity)
-      return failWith("the kernel name '" + *kernel + "' needs " +
-                      std::to_string(kernel->size() + 1) + " bytes, not " +
+    rt::Expected<fa4::KernelKey> key = kernelKey(*args);
+    if (!key.ok())
+      return failWith(key.status().message());
+    std::string kernel = key->name();
+    if (int64_t(kernel.size()) + 1 > capacity)
+      return failWith("the kernel name '" + kernel + "' needs " +
+                      std::to_string(kernel.size() + 1) + " bytes, not " +
                       std::to_string(capacity));
-    std::memcpy(name, kernel->c_str(), kernel->size() + 1);
+    std::memcpy(name, kernel.c_str(), kernel.size() + 1);
     return 0;
   });
 }
@@ -314,11 +317,10 @@ int fa4_prepare_attention(const fa4_attention_args *args, fa4_source *source,
   return guarded([&] {
     if (!args)
       return failWith("fa4_prepare_attention: null arguments");
-    rt::Expected<std::string> name = kernelName(*args);
-    if (!name.ok())
-      return failWith(name.status().message());
-    rt::Expected<fa4::capi::SourcedKernel> kernel =
-        fa4::capi::getKernel(*name, {args->kv_stages, args->block_n});
+    rt::Expected<fa4::KernelKey> key = kernelKey(*args);
+    if (!key.ok())
+      return failWith(key.status().message());
+    rt::Expected<fa4::capi::SourcedKernel> kernel = fa4::capi::getKernel(*key);
     if (!kernel.ok())
       return failWith(kernel.status().message());
     if (source)
@@ -393,7 +395,7 @@ int fa4_gemm(const fa4_gemm_args *args, void *stream) {
                       std::to_string(args->struct_size) + ", less than the " +
                       std::to_string(sizeof(fa4_gemm_args)) +
                       " bytes of this library's fa4_gemm_args");
-    rt::Expected<Loaded *> loaded = load("gemm", {});
+    rt::Expected<Loaded *> loaded = load(fa4::KernelKey::gemm());
     if (!loaded.ok())
       return failWith(loaded.status().message());
     std::lock_guard<std::mutex> lock(process().mutex);
@@ -414,7 +416,7 @@ int fa4_gemm(const fa4_gemm_args *args, void *stream) {
 int fa4_prepare_gemm(fa4_source *source, double *seconds) {
   return guarded([&] {
     rt::Expected<fa4::capi::SourcedKernel> kernel =
-        fa4::capi::getKernel("gemm", {});
+        fa4::capi::getKernel(fa4::KernelKey::gemm());
     if (!kernel.ok())
       return failWith(kernel.status().message());
     if (source)

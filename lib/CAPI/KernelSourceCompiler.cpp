@@ -1,6 +1,6 @@
 //===- KernelSourceCompiler.cpp - libfa4's kernels from the compiler ------===//
 //
-// With the compiler, libfa4 gets a shipped kernel through
+// With the compiler, libfa4 gets the kernel of a key through
 // `getShippedKernel`: this process's table, the compile cache
 // ($FA4_CACHE_DIR), or a compile. One MLIR context serves the process; the
 // compiles take turns.
@@ -10,7 +10,7 @@
 #include "KernelSource.h"
 
 #include "fa4/Compiler/Compiler.h"
-#include "fa4/Runtime/KernelCache.h"
+#include "fa4/KernelFormat/KernelCache.h"
 
 #include <mutex>
 
@@ -24,23 +24,19 @@ const char *fa4::capi::buildDescription() {
 }
 
 rt::Expected<fa4::capi::SourcedKernel>
-fa4::capi::getKernel(const std::string &name, const Plan &plan) {
+fa4::capi::getKernel(const KernelKey &key) {
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
   static mlir::MLIRContext *context =
       mlir::fa4::createCompilerContext().release();
   mlir::fa4::DiagnosticText diagnostics(*context);
   mlir::fa4::ShippedKernelRequest request;
-  request.name = name;
-  if (plan.kvStages)
-    request.plan.kvStages = plan.kvStages;
-  if (plan.blockN)
-    request.plan.blockN = plan.blockN;
+  request.key = key;
   request.cacheDirectory = rt::defaultCacheDirectory().value_or("");
   mlir::FailureOr<mlir::fa4::ShippedKernel> got =
       mlir::fa4::getShippedKernel(*context, request);
   if (failed(got))
-    return rt::Status::error("compiling '" + name + "' failed: " +
+    return rt::Status::error("compiling '" + key.name() + "' failed: " +
                              diagnostics.str());
   SourcedKernel kernel;
   kernel.file = std::move(got->file);

@@ -1,8 +1,9 @@
 //===- KernelSourceFiles.cpp - libfa4's kernels from kernel files ---------===//
 //
 // Without the compiler (-DFA4_ENABLE_COMPILER=OFF), libfa4 runs kernel files
-// compiled elsewhere: $FA4_KERNEL_DIR/<name>.kernel, as
-// scripts/compile-kernels.sh writes them, with the derived plan only.
+// compiled elsewhere: $FA4_KERNEL_DIR/<name>.kernel, named by their keys
+// (KernelKey::name, plan choices included) as scripts/compile-kernels.sh
+// writes them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,13 +19,10 @@ namespace rt = ::fa4::runtime;
 const char *fa4::capi::buildDescription() { return "(runtime only)"; }
 
 rt::Expected<fa4::capi::SourcedKernel>
-fa4::capi::getKernel(const std::string &name, const Plan &plan) {
+fa4::capi::getKernel(const KernelKey &key) {
   auto start = std::chrono::steady_clock::now();
-  if (plan.kvStages || plan.blockN)
-    return rt::Status::error(
-        "this libfa4 was built without the compiler: it runs the kernel "
-        "files of $FA4_KERNEL_DIR with their own plans, and cannot choose "
-        "kv_stages or block_n");
+  // The file's name is the key's, plan choices included.
+  std::string name = key.name();
   static std::mutex mutex;
   static std::map<std::string, rt::KernelFile> *loaded =
       new std::map<std::string, rt::KernelFile>;

@@ -37,101 +37,114 @@ std::string print(Operation *op) {
 }
 } // namespace
 
-ArrayRef<StringRef> mlir::fa4::getShippedKernels() {
-  static const StringRef names[] = {
-      "attention-hd64",     "attention-hd128",     "attention-hd256",
-      "attention-hd64-f16", "attention-hd128-f16", "attention-hd256-f16",
-      "attention-hd64-window", "attention-hd128-window",
-      "attention-hd256-window", "attention-hd64-f16-window",
-      "attention-hd128-f16-window", "attention-hd256-f16-window",
-      "attention-hd64-softcap", "attention-hd128-softcap",
-      "attention-hd256-softcap", "attention-hd128-window-softcap",
-      "attention-hd64-varlen", "attention-hd128-varlen",
-      "attention-hd256-varlen", "attention-hd128-f16-varlen",
-      "attention-hd128-varlen-window", "gemm"};
-  return names;
+ConfigRequest mlir::fa4::getConfigRequest(Type elementType, int64_t width,
+                                          int64_t widthV,
+                                          const ::fa4::Plan &plan) {
+  ConfigRequest request;
+  request.elementType = elementType;
+  request.headDim = width;
+  request.headDimV = widthV;
+  request.plan = plan;
+  return request;
 }
 
-OwningOpRef<ModuleOp> mlir::fa4::buildShippedProgram(MLIRContext &context,
-                                                     StringRef name,
-                                                     const PlanOptions &plan) {
+/// Attaches `config` to every function of `module`, which must store
+/// through a tensor map exactly when the plan says so.
+static LogicalResult attachConfig(ModuleOp module, ConfigAttr config) {
+  WalkResult walk = module->walk([&](func::FuncOp function) {
+    if (storesThroughTensorMap(function) != config.getTmaStore()) {
+      function.emitError() << "the plan was derived for a kernel that "
+                           << (config.getTmaStore() ? "stores" : "does not "
+                                                                 "store")
+                           << " through a tensor map";
+      return WalkResult::interrupt();
+    }
+    function->setAttr(FA4Dialect::getConfigAttrName(), config);
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+/// The attention program of `key`: the program's measured choices fill the
+/// plan's unset fields, the plan is derived, and the program is written for
+/// its tiles (its rows, key block and padded head dims).
+static OwningOpRef<ModuleOp> buildAttentionProgram(MLIRContext &context,
+                                                   const ::fa4::KernelKey &key) {
+  ::fa4::dsl::AttentionOptions options;
+  options.headDim = key.headDim;
+  options.headDimV = key.valueHeadDim();
+  options.window = key.window;
+  options.softcap = key.softcap;
+  options.varlen = key.varlen;
+  Type elementType = BFloat16Type::get(&context);
+  if (key.dtype == ::fa4::DType::F16) {
+    options.elementType = ::fa4::dsl::f16;
+    elementType = Float16Type::get(&context);
+  }
+  ::fa4::Plan plan = key.plan;
+  if (!plan.consumerWarpgroups)
+    plan.consumerWarpgroups = ::fa4::dsl::attentionConsumerWarpgroups(options);
+  if (!plan.persistent)
+    plan.persistent = ::fa4::dsl::attentionPersistent(options);
+  // The static order is the one interleave_heads numbers.
+  if (!plan.dynamicSchedule)
+    plan.dynamicSchedule = *plan.persistent &&
+                           !plan.interleaveHeads.value_or(false) &&
+                           ::fa4::dsl::attentionDynamicSchedule(options);
+  ConfigRequest request =
+      getConfigRequest(elementType, key.headDim, key.valueHeadDim(), plan);
+  // Dense attention writes O through a tensor map, packed sequences
+  // through a pointer.
+  request.tmaStore = !key.varlen;
+  FailureOr<ConfigAttr> config = ConfigAttr::derive(
+      [&] { return emitError(UnknownLoc::get(&context)); }, &context,
+      request);
+  if (failed(config))
+    return nullptr;
+  options.blockM = config->getBm() * config->getQTiles();
+  options.blockN = config->getBn();
+  OwningOpRef<ModuleOp> module = ::fa4::dsl::buildAttention(&context, options);
+  if (!module || failed(attachConfig(*module, *config)))
+    return nullptr;
+  return module;
+}
+
+OwningOpRef<ModuleOp>
+mlir::fa4::buildShippedProgram(MLIRContext &context,
+                               const ::fa4::KernelKey &key) {
   Location loc = UnknownLoc::get(&context);
-  if (!llvm::is_contained(getShippedKernels(), name)) {
-    emitError(loc) << "fa4 has no program named '" << name << "'";
+  if (::fa4::runtime::Status s = key.verify(); !s.ok()) {
+    emitError(loc) << s.message();
     return nullptr;
   }
-  OwningOpRef<ModuleOp> module;
-  PlanOptions choices = plan;
-  Type elementType = BFloat16Type::get(&context);
-  int64_t width = 0;
-  if (name == "gemm") {
-    if (plan.blockN) {
-      emitError(loc) << "the gemm program has no plan choice of key block "
-                        "rows";
-      return nullptr;
-    }
-    if (plan.consumerWarpgroups && *plan.consumerWarpgroups != 2) {
-      emitError(loc) << "the gemm program has 2 consumer warpgroups, not "
-                     << *plan.consumerWarpgroups;
-      return nullptr;
-    }
-    // 128 x 64 tiles of A and B through four stages: the plan of a head
-    // dim of 64.
-    width = 64;
-    if (!choices.kvStages)
-      choices.kvStages = 4;
-    module = ::fa4::dsl::buildGemm(&context, {});
-  } else {
-    StringRef rest = name.drop_front(strlen("attention-hd"));
-    bool softcap = rest.consume_back("-softcap");
-    bool window = rest.consume_back("-window");
-    bool varlen = rest.consume_back("-varlen");
-    bool f16 = rest.consume_back("-f16");
-    ::fa4::dsl::AttentionOptions options;
-    rest.getAsInteger(10, options.headDim);
-    options.window = window;
-    options.softcap = softcap;
-    options.varlen = varlen;
-    if (f16) {
-      options.elementType = ::fa4::dsl::f16;
-      elementType = Float16Type::get(&context);
-    }
-    width = options.headDim;
-    if (plan.blockN)
-      options.blockN = *plan.blockN;
-    choices.consumerWarpgroups = plan.consumerWarpgroups.value_or(
-        ::fa4::dsl::attentionConsumerWarpgroups(options));
-    options.blockM = 64 * *choices.consumerWarpgroups;
-    choices.blockN = ::fa4::dsl::attentionBlockN(options);
-    if (!choices.persistent)
-      choices.persistent = ::fa4::dsl::attentionPersistent(options);
-    // The static order is the one interleave_heads numbers.
-    if (!choices.dynamicSchedule)
-      choices.dynamicSchedule = *choices.persistent &&
-                                !choices.interleaveHeads.value_or(false) &&
-                                ::fa4::dsl::attentionDynamicSchedule(options);
-    module = ::fa4::dsl::buildAttention(&context, options);
+  if (key.family == ::fa4::Family::Attention)
+    return buildAttentionProgram(context, key);
+
+  ::fa4::Plan plan = key.plan;
+  if (plan.blockN) {
+    emitError(loc) << "the gemm program has no plan choice of key block rows";
+    return nullptr;
   }
-  if (!module || failed(attachPlan(*module, width, elementType, choices)))
+  if (plan.consumerWarpgroups && *plan.consumerWarpgroups != 2) {
+    emitError(loc) << "the gemm program has 2 consumer warpgroups, not "
+                   << *plan.consumerWarpgroups;
+    return nullptr;
+  }
+  // 128 x 64 tiles of A and B through four stages: the plan of a head dim
+  // of 64.
+  if (!plan.kvStages)
+    plan.kvStages = 4;
+  OwningOpRef<ModuleOp> module = ::fa4::dsl::buildGemm(&context, {});
+  if (!module ||
+      failed(attachPlan(*module, 64, BFloat16Type::get(&context), plan)))
     return nullptr;
   return module;
 }
 
 LogicalResult mlir::fa4::attachPlan(ModuleOp module, int64_t width,
-                                    Type elementType, const PlanOptions &plan) {
-  ConfigRequest request;
-  request.elementType = elementType;
-  request.headDim = width;
-  request.kvStages = plan.kvStages;
-  request.qkStages = plan.qkStages;
-  request.bn = plan.blockN;
-  request.qTiles = plan.consumerWarpgroups;
-  request.persistent = plan.persistent.value_or(false);
-  request.qStages = plan.qStages;
-  request.debugHangs = plan.debugHangs;
-  request.rebuildDescriptors = plan.rebuildDescriptors;
-  request.interleaveHeads = plan.interleaveHeads.value_or(false);
-  request.dynamicSchedule = plan.dynamicSchedule.value_or(false);
+                                    Type elementType,
+                                    const ::fa4::Plan &plan) {
+  ConfigRequest request = getConfigRequest(elementType, width, 0, plan);
   // A kernel that stores through a tensor map does so by TMA.
   WalkResult walk = module->walk([&](func::FuncOp function) {
     request.tmaStore = storesThroughTensorMap(function);

@@ -3,15 +3,15 @@
 // A shipped kernel is got once per process and compiled once per machine:
 // this process's table of kernels already got, keyed by the request, comes
 // first; then the compile cache on disk, keyed by a hash of everything that
-// decides the cubin (the tile program with its plan, the compiler's build,
-// LLVM's version, the ptxas binary and the target options); then the
-// compiler, whose kernel is stored for the next process.
+// decides the cubin (the kernel key, the compiler's build, LLVM's version,
+// the ptxas binary and the target options): a hit builds no program; then
+// the compiler, whose kernel is stored for the next process.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fa4/Compiler/Compiler.h"
 
-#include "fa4/Runtime/KernelCache.h"
+#include "fa4/KernelFormat/KernelCache.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringExtras.h"
@@ -33,31 +33,8 @@ namespace {
 std::string describeRequest(const ShippedKernelRequest &request) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  const PlanOptions &plan = request.plan;
   const TargetOptions &target = request.target;
-  auto optional = [&](const char *name, std::optional<int64_t> value) {
-    os << name << "=" << (value ? std::to_string(*value) : "derived") << " ";
-  };
-  os << request.name << " ";
-  optional("kv_stages", plan.kvStages);
-  optional("qk_stages", plan.qkStages);
-  optional("block_n", plan.blockN);
-  os << "persistent="
-     << (plan.persistent ? std::to_string(*plan.persistent) : "derived");
-  // Only when set, so that the keys of release kernels stay as they were.
-  if (plan.qStages)
-    os << " q_stages=" << *plan.qStages;
-  if (plan.consumerWarpgroups)
-    os << " consumer_warpgroups=" << *plan.consumerWarpgroups;
-  if (plan.debugHangs)
-    os << " debug_hangs=1";
-  if (plan.rebuildDescriptors)
-    os << " rebuild_descriptors=" << *plan.rebuildDescriptors;
-  if (plan.interleaveHeads)
-    os << " interleave_heads=" << *plan.interleaveHeads;
-  if (plan.dynamicSchedule)
-    os << " dynamic_schedule=" << *plan.dynamicSchedule;
-  os << " arch=" << target.arch
+  os << request.key.str() << " arch=" << target.arch
      << " ptx=" << target.ptxVersion << " opt=" << target.optLevel
      << " ptxas=" << target.ptxasPath;
   for (const std::string &flag : target.ptxasFlags)
@@ -83,23 +60,24 @@ FailureOr<std::string> identifyPtxas(const TargetOptions &target,
              status.getLastModificationTime().time_since_epoch().count());
 }
 
-/// The cache key of `program` (a tile module with its plan) for `target`.
-std::string cacheKey(StringRef name, ModuleOp program,
-                     const TargetOptions &target, StringRef ptxas) {
+/// The cache key of `key` for `target`: its name and a hash of its text
+/// with everything else that decides the cubin (the compiler's build, which
+/// covers the DSL programs and the passes, LLVM, ptxas, the target).
+std::string cacheKey(const ::fa4::KernelKey &key, const TargetOptions &target,
+                     StringRef ptxas) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << "fa4 compile cache key 1\nbuild " << getCompilerBuildId()
+  os << "fa4 compile cache key 2\nbuild " << getCompilerBuildId()
      << "\nllvm " << LLVM_VERSION_STRING << "\nptxas " << ptxas << "\narch "
      << target.arch << " ptx " << target.ptxVersion << " opt "
      << target.optLevel << "\nptxas flags";
   for (const std::string &flag : target.ptxasFlags)
     os << " " << flag;
-  os << "\nprogram\n";
-  program->print(os, OpPrintingFlags().enableDebugInfo());
+  os << "\nkernel " << key.str() << "\n";
   std::array<uint8_t, 32> digest = llvm::SHA256::hash(
       ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(text.data()),
                         text.size()));
-  return name.str() + "-" +
+  return key.name() + "-" +
          llvm::toHex(ArrayRef<uint8_t>(digest).take_front(16),
                      /*LowerCase=*/true);
 }
@@ -138,19 +116,13 @@ mlir::fa4::getShippedKernel(MLIRContext &context,
     }
   }
 
-  OwningOpRef<ModuleOp> program =
-      buildShippedProgram(context, request.name, request.plan);
-  if (!program)
-    return failure();
-  kernel.buildSeconds = since(start);
-
   std::optional<rt::KernelCache> cache;
   if (!request.cacheDirectory.empty()) {
     FailureOr<std::string> ptxas = identifyPtxas(request.target, loc);
     if (failed(ptxas))
       return failure();
     cache.emplace(request.cacheDirectory);
-    kernel.cacheKey = cacheKey(request.name, *program, request.target, *ptxas);
+    kernel.cacheKey = cacheKey(request.key, request.target, *ptxas);
     kernel.cacheEntry = cache->entryPath(kernel.cacheKey);
     if (!request.refresh) {
       rt::Expected<rt::CacheLookup> found = cache->lookup(kernel.cacheKey);
@@ -167,6 +139,12 @@ mlir::fa4::getShippedKernel(MLIRContext &context,
       }
     }
   }
+
+  Clock::time_point build = Clock::now();
+  OwningOpRef<ModuleOp> program = buildShippedProgram(context, request.key);
+  if (!program)
+    return failure();
+  kernel.buildSeconds = since(build);
 
   kernel.artifacts.keepStages = request.keepStages;
   FailureOr<rt::KernelFile> file =

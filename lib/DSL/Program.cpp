@@ -10,7 +10,7 @@
 
 #include "Build.h"
 #include "Tile/TileDialect.h"
-#include "fa4/Runtime/LaunchRule.h"
+#include "fa4/KernelFormat/LaunchRule.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"

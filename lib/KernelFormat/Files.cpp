@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fa4/Runtime/Files.h"
+#include "fa4/KernelFormat/Files.h"
 
 #include <cerrno>
 #include <cstring>

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fa4/Runtime/HangReport.h"
+#include "fa4/KernelFormat/HangReport.h"
 
 #include <charconv>
 

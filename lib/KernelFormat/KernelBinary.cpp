@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fa4/Runtime/KernelFile.h"
+#include "fa4/KernelFormat/KernelFile.h"
 
 #include <cstring>
 #include <map>

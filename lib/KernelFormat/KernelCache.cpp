@@ -5,9 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fa4/Runtime/KernelCache.h"
+#include "fa4/KernelFormat/KernelCache.h"
 
-#include "fa4/Runtime/Files.h"
+#include "fa4/KernelFormat/Files.h"
 
 #include <cerrno>
 #include <cstdio>

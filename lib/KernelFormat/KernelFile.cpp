@@ -6,10 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fa4/Runtime/KernelFile.h"
+#include "fa4/KernelFormat/KernelFile.h"
 
-#include "fa4/Runtime/Files.h"
-#include "fa4/Runtime/TensorMap.h"
+#include "fa4/KernelFormat/Files.h"
+#include "fa4/KernelFormat/TmaRules.h"
 
 #include <cctype>
 #include <cerrno>

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fa4/Runtime/LaunchRule.h"
+#include "fa4/KernelFormat/LaunchRule.h"
 
 #include <cctype>
 #include <charconv>

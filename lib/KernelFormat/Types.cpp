@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fa4/Runtime/Types.h"
+#include "fa4/KernelFormat/Types.h"
 
 using namespace fa4::runtime;
 

@@ -12,7 +12,7 @@
 #include "fa4/Runner/Random.h"
 #include "fa4/Runtime/Binding.h"
 #include "fa4/Runtime/Buffer.h"
-#include "fa4/Runtime/Files.h"
+#include "fa4/KernelFormat/Files.h"
 
 #include "Execution.h"
 

@@ -1,7 +1,8 @@
 //===- Attention.cpp - Running attention ----------------------------------===//
 //
 // Attention through the kernel's launch description (Problem.h): random (or
-// given) Q, K and V of the kernel's element type, (B, H, S, D) on the host
+// given) Q, K and V of the kernel's element type (V and O with V's head dim),
+// (B, H, S, D) on the host
 // and in the problem's layout on the device ((T, H, D) both for packed
 // sequences, with their offsets), O and the per-row log-sum-exp
 // (f32) each with a guard of one CTA tile of rows after it, all bound by
@@ -43,12 +44,12 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
                                      const RunOptions &options,
                                      const AttentionInputs *given) {
   const Driver &driver = kernel.driver();
-  uint64_t d = p.headDim;
+  uint64_t d = p.headDim, dv = p.valueHeadDim();
   AttentionInputs drawn;
   if (!given) {
     drawn.q.resize(p.totalQ() * p.heads * d);
     drawn.k.resize(p.totalK() * p.keyHeads() * d);
-    drawn.v.resize(p.totalK() * p.keyHeads() * d);
+    drawn.v.resize(p.totalK() * p.keyHeads() * dv);
     fillUniform(drawn.q, p.elementType, options.seed, 0);
     fillUniform(drawn.k, p.elementType, options.seed, 1);
     fillUniform(drawn.v, p.elementType, options.seed, 2);
@@ -61,26 +62,29 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
   bool varlen = p.isVarlen();
   bool bshd = !varlen && p.layout == AttentionLayout::BSHD;
   std::vector<DeviceBuffer> buffers;
-  for (auto [host, h, seq] :
-       {std::tuple{&q, p.heads, p.seqQ}, {&k, p.keyHeads(), p.seqK},
-        {&v, p.keyHeads(), p.seqK}}) {
+  for (auto [host, h, seq, dim] : {std::tuple{&q, p.heads, p.seqQ, d},
+                                   {&k, p.keyHeads(), p.seqK, d},
+                                   {&v, p.keyHeads(), p.seqK, dv}}) {
     std::vector<uint16_t> swapped;
     if (bshd)
-      swapped = swapHeadsAndRows(*host, p.batch, h, seq, d);
+      swapped = swapHeadsAndRows(*host, p.batch, h, seq, dim);
     const std::vector<uint16_t> &device = bshd ? swapped : *host;
     Expected<DeviceBuffer> buffer = upload(driver, device, device.size());
     if (!buffer.ok())
       return buffer.status();
     buffers.push_back(buffer.take());
   }
-  uint64_t guardElements = kAttentionTileQ * d;
-  Expected<DeviceBuffer> oBuffer = upload(driver, {}, q.size() + guardElements);
+  // O: a row of Dv per query row, and a guard of one CTA tile.
+  uint64_t queryRows = p.totalQ() * p.heads;
+  uint64_t outputElements = queryRows * dv,
+           guardElements = kAttentionTileQ * dv;
+  Expected<DeviceBuffer> oBuffer =
+      upload(driver, {}, outputElements + guardElements);
   if (!oBuffer.ok())
     return oBuffer.status();
   // The log-sum-exp: one f32 per query row, and a guard of one CTA tile.
-  uint64_t lseRows = p.totalQ() * p.heads;
   Expected<DeviceBuffer> lseBuffer =
-      DeviceBuffer::allocate(driver, (lseRows + kAttentionTileQ) * 4);
+      DeviceBuffer::allocate(driver, (queryRows + kAttentionTileQ) * 4);
   if (!lseBuffer.ok())
     return lseBuffer.status();
   // Packed sequences: their offsets and the blocks to compute, i32.
@@ -124,17 +128,17 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
   if (Status s = prepare(*launcher, execution); !s.ok())
     return s;
   execution.output = &*oBuffer;
-  execution.outputElements = q.size();
+  execution.outputElements = outputElements;
   execution.guardElements = guardElements;
   execution.rowValues = &*lseBuffer;
   execution.rowValueGuard = kAttentionTileQ;
-  execution.cols = d;
+  execution.cols = dv;
   RunResult result;
   result.problem = describe(p);
   result.flops = flops(p);
   uint64_t seqQ = p.seqQ, numHeads = p.heads;
   if (varlen) {
-    // Rows t·H + h of O as [TQ·H, D] (token t, head h), the host's layout
+    // Rows t·H + h of O as [TQ·H, Dv] (token t, head h), the host's layout
     // too; up to kAttentionCheckedRows / 4 sampled rows of every sequence
     // and head; the log-sum-exp [H, TQ].
     uint64_t totalQ = p.totalQ();
@@ -188,7 +192,7 @@ Expected<RunResult> fa4::runner::run(const Kernel &kernel,
   };
   if (bshd)
     execution.toLogical = [&](const std::vector<uint16_t> &words) {
-      return swapHeadsAndRows(words, p.batch, p.seqQ, p.heads, d);
+      return swapHeadsAndRows(words, p.batch, p.seqQ, p.heads, dv);
     };
   // A row of O in its layout, named as (batch, head, query row).
   execution.naming.name = [=](uint64_t row) {

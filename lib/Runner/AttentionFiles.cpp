@@ -8,6 +8,8 @@
 
 #include "fa4/Runner/AttentionFiles.h"
 
+#include <algorithm>
+
 using namespace fa4::runner;
 using fa4::runtime::ElementType;
 using fa4::runtime::Expected;
@@ -44,9 +46,11 @@ fa4::runner::readAttentionArrays(const std::string &q, const std::string &k,
   }
   const std::vector<uint64_t> &qs = arrays.q.shape, &ks = arrays.k.shape,
                               &vs = arrays.v.shape;
-  if (ks != vs)
+  // V's head dim, the last, is its own (Dv); the rest is K's.
+  if (!std::equal(ks.begin(), ks.end() - 1, vs.begin()))
     return Status::error(k + " and " + v + " disagree: K has shape " +
-                         arrays.k.shapeText() + ", V " + arrays.v.shapeText());
+                         arrays.k.shapeText() + ", V " + arrays.v.shapeText() +
+                         " (only their head dims may differ)");
   if (packed) {
     if (qs[2] != ks[2])
       return Status::error(q + " and " + k + " disagree on the head dim: Q " +
@@ -65,7 +69,8 @@ fa4::runner::readAttentionArrays(const std::string &q, const std::string &k,
                                std::to_string(tokens));
     Bound bounds[] = {{"heads", &problem.heads, qs[1], &q, &arrays.q},
                       {"kv-heads", &problem.kvHeads, ks[1], &k, &arrays.k},
-                      {"head-dim", &problem.headDim, qs[2], &q, &arrays.q}};
+                      {"head-dim", &problem.headDim, qs[2], &q, &arrays.q},
+                      {"head-dim-v", &problem.headDimV, vs[2], &v, &arrays.v}};
     for (const Bound &bound : bounds) {
       if (*bound.target != 0 && *bound.target != bound.value)
         return Status::error(std::string(bound.name) + " = " +
@@ -88,7 +93,8 @@ fa4::runner::readAttentionArrays(const std::string &q, const std::string &k,
                     {"seq-q", &problem.seqQ, qs[2], &q, &arrays.q},
                     {"seq-k", &problem.seqK, ks[2], &k, &arrays.k},
                     {"kv-heads", &problem.kvHeads, ks[1], &k, &arrays.k},
-                    {"head-dim", &problem.headDim, qs[3], &q, &arrays.q}};
+                    {"head-dim", &problem.headDim, qs[3], &q, &arrays.q},
+                    {"head-dim-v", &problem.headDimV, vs[3], &v, &arrays.v}};
   for (const Bound &bound : bounds) {
     if (*bound.target != 0 && *bound.target != bound.value)
       return Status::error(std::string(bound.name) + " = " +
@@ -110,12 +116,12 @@ AttentionInputs fa4::runner::toInputs(const AttentionArrays &arrays,
 Status fa4::runner::writeAttentionOutput(const std::string &path,
                                          const AttentionProblem &problem,
                                          const std::vector<uint16_t> &words) {
+  uint64_t dv = problem.valueHeadDim();
   if (problem.isVarlen())
     return writeNpy(path, problem.elementType,
-                    {problem.totalQ(), problem.heads, problem.headDim}, words);
+                    {problem.totalQ(), problem.heads, dv}, words);
   return writeNpy(path, problem.elementType,
-                  {problem.batch, problem.heads, problem.seqQ, problem.headDim},
-                  words);
+                  {problem.batch, problem.heads, problem.seqQ, dv}, words);
 }
 
 Status fa4::runner::writeAttentionLse(const std::string &path,

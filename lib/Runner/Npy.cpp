@@ -11,7 +11,7 @@
 #include "fa4/Runner/Npy.h"
 
 #include "fa4/Runner/Element.h"
-#include "fa4/Runtime/Files.h"
+#include "fa4/KernelFormat/Files.h"
 
 #include <cerrno>
 #include <cstring>

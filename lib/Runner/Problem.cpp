@@ -170,6 +170,9 @@ std::string fa4::runner::describe(const AttentionProblem &problem) {
          " sq=" + std::to_string(problem.seqQ) +
          " sk=" + std::to_string(problem.seqK) +
          " d=" + std::to_string(problem.headDim) +
+         (problem.valueHeadDim() != problem.headDim
+              ? " dv=" + std::to_string(problem.valueHeadDim())
+              : "") +
          (problem.kvHeads && problem.kvHeads != problem.heads
               ? " hkv=" + std::to_string(problem.kvHeads)
               : "") +
@@ -196,16 +199,16 @@ double fa4::runner::flops(const AttentionProblem &problem) {
       total += flops(problem.sequence(b));
     return total;
   }
+  // Per (query, key) pair: 2·D for Q·Kᵀ and 2·Dv for P·V.
+  double perPair = 2.0 * double(problem.batch) * double(problem.heads) *
+                   double(problem.headDim + problem.valueHeadDim());
   if (problem.hasWindow()) {
     double pairs = 0;
     for (uint64_t i = 0; i < problem.seqQ; ++i)
       pairs += double(visibleKeys(problem, i));
-    return 4.0 * double(problem.batch) * double(problem.heads) *
-           double(problem.headDim) * pairs;
+    return perPair * pairs;
   }
-  double total = 4.0 * double(problem.batch) * double(problem.heads) *
-                 double(problem.seqQ) * double(problem.seqK) *
-                 double(problem.headDim);
+  double total = perPair * double(problem.seqQ) * double(problem.seqK);
   if (problem.causal && problem.seqQ == problem.seqK)
     total /= 2;
   return total;
@@ -301,11 +304,13 @@ Status fa4::runner::checkProblem(const AttentionProblem &p) {
                          " is not a multiple of kv-heads = " +
                          std::to_string(p.kvHeads) +
                          ": each KV head serves a whole group of query heads");
-  if (p.headDim % 8 != 0)
-    return Status::error("head-dim = " + std::to_string(p.headDim) +
-                         " is not a multiple of 8: rows would be " +
-                         std::to_string(2 * p.headDim) +
-                         " B, not a multiple of the 16 B TMA needs");
+  for (auto [name, dim] :
+       {std::pair{"head-dim", p.headDim}, {"head-dim-v", p.headDimV}})
+    if (dim % 8 != 0)
+      return Status::error(std::string(name) + " = " + std::to_string(dim) +
+                           " is not a multiple of 8: rows would be " +
+                           std::to_string(2 * dim) +
+                           " B, not a multiple of the 16 B TMA needs");
   if (p.softcap < 0 || !std::isfinite(p.softcap))
     return Status::error("the softcap " + std::to_string(p.softcap) +
                          " is not a finite number >= 0 (0: none)");
@@ -316,10 +321,13 @@ Status fa4::runner::checkProblem(const AttentionProblem &p) {
     return Status::error(
         "batch * heads = " + std::to_string(p.batch * p.heads) +
         " CTAs in grid y; CUDA allows " + std::to_string(kMaxGridY));
-  for (auto [name, heads, seq] : {std::tuple{"Q", p.heads, p.seqQ},
-                                  {"K", p.keyHeads(), p.seqK}})
-    if (Status s = checkTensorSize(name, {p.batch, heads, seq, p.headDim});
-        !s.ok())
+  uint64_t dv = p.valueHeadDim();
+  for (auto [name, heads, seq, dim] :
+       {std::tuple{"Q", p.heads, p.seqQ, p.headDim},
+        {"K", p.keyHeads(), p.seqK, p.headDim},
+        {"V", p.keyHeads(), p.seqK, dv},
+        {"O", p.heads, p.seqQ, dv}})
+    if (Status s = checkTensorSize(name, {p.batch, heads, seq, dim}); !s.ok())
       return s;
   return Status::success();
 }
@@ -346,6 +354,15 @@ static runtime::TensorArg headsTensor(CUdeviceptr address,
   if (layout == AttentionLayout::BSHD)
     tensor.strides = {int64_t(s * h * d), int64_t(d), int64_t(h * d), 1};
   return tensor;
+}
+
+/// The name fa4-run gives its own attention kernel for `p` with `option`,
+/// e.g. "attention-hd192-v128-window", for the refusals that point to it.
+static std::string ownKernel(const AttentionProblem &p, const char *option) {
+  std::string name = "attention-hd" + std::to_string(p.headDim);
+  if (p.valueHeadDim() != p.headDim)
+    name += "-v" + std::to_string(p.valueHeadDim());
+  return name + "-" + option;
 }
 
 /// Binds each of `tensors` (name and tensor) and `scalars`, prefixing a
@@ -379,7 +396,8 @@ Status fa4::runner::bindProblem(runtime::Binding &binding,
                                 const AttentionProblem &p,
                                 const AttentionAddresses &at) {
   runtime::ElementType type = p.elementType;
-  uint64_t b = p.batch, h = p.heads, hkv = p.keyHeads(), d = p.headDim;
+  uint64_t b = p.batch, h = p.heads, hkv = p.keyHeads(), d = p.headDim,
+           dv = p.valueHeadDim();
   // A sliding window needs a kernel compiled with one; a kernel with one
   // runs without a window at -1, -1.
   bool windowKernel = binding.file().findParam("window_left") &&
@@ -389,8 +407,8 @@ Status fa4::runner::bindProblem(runtime::Binding &binding,
                          "' cannot run the attention problem: it has no "
                          "sliding window (no window_left and window_right "
                          "parameters); compile the attention program with "
-                         "its window option (fa4-run's attention-hd" +
-                         std::to_string(d) + "-window)");
+                         "its window option (fa4-run's " +
+                         ownKernel(p, "window") + ")");
   std::vector<std::pair<const char *, double>> scalars = {
       {"scale_log2", double(float(p.scale * M_LOG2E))},
       {"causal", p.causal ? 1 : 0}};
@@ -407,9 +425,8 @@ Status fa4::runner::bindProblem(runtime::Binding &binding,
         (softcapKernel
              ? std::string("it applies a logit softcap; give --softcap X")
              : "it has no logit softcap (no softcap parameter); compile the "
-               "attention program with its softcap option (fa4-run's "
-               "attention-hd" +
-                   std::to_string(d) + "-softcap)"));
+               "attention program with its softcap option (fa4-run's " +
+                   ownKernel(p, "softcap") + ")"));
   if (softcapKernel)
     scalars.push_back({"softcap", p.softcap});
   // Packed sequences need a kernel compiled for them, and such a kernel
@@ -424,23 +441,24 @@ Status fa4::runner::bindProblem(runtime::Binding &binding,
                            "give --seqlens or --cu-seqlens-q")
              : "it has no packed sequences (no cu_seqlens_q tensor); "
                "compile the attention program with its varlen option "
-               "(fa4-run's attention-hd" +
-                   std::to_string(d) + "-varlen)"));
+               "(fa4-run's " +
+                   ownKernel(p, "varlen") + ")"));
   if (varlenKernel) {
     // The (T, H, D) tensors as [H, T, D] views.
     uint64_t tq = p.totalQ(), tk = p.totalK();
-    auto packed = [&](CUdeviceptr address, uint64_t heads, uint64_t tokens) {
+    auto packed = [&](CUdeviceptr address, uint64_t heads, uint64_t tokens,
+                      uint64_t dim) {
       runtime::TensorArg tensor =
-          tensorArg(address, type, {heads, tokens, d});
-      tensor.strides = {int64_t(d), int64_t(heads * d), 1};
+          tensorArg(address, type, {heads, tokens, dim});
+      tensor.strides = {int64_t(dim), int64_t(heads * dim), 1};
       return tensor;
     };
     return bindAll(
         binding, "attention",
-        {{"q", packed(at.q, h, tq)},
-         {"k", packed(at.k, hkv, tk)},
-         {"v", packed(at.v, hkv, tk)},
-         {"o", packed(at.o, h, tq)},
+        {{"q", packed(at.q, h, tq, d)},
+         {"k", packed(at.k, hkv, tk, d)},
+         {"v", packed(at.v, hkv, tk, dv)},
+         {"o", packed(at.o, h, tq, dv)},
          {"lse", tensorArg(at.lse, runtime::ElementType::F32, {h, tq})},
          {"cu_seqlens_q",
           tensorArg(at.cuSeqlensQ, runtime::ElementType::I32, {b + 1})},
@@ -454,8 +472,8 @@ Status fa4::runner::bindProblem(runtime::Binding &binding,
       binding, "attention",
       {{"q", headsTensor(at.q, type, p.layout, b, h, p.seqQ, d)},
        {"k", headsTensor(at.k, type, p.layout, b, hkv, p.seqK, d)},
-       {"v", headsTensor(at.v, type, p.layout, b, hkv, p.seqK, d)},
-       {"o", headsTensor(at.o, type, p.layout, b, h, p.seqQ, d)},
+       {"v", headsTensor(at.v, type, p.layout, b, hkv, p.seqK, dv)},
+       {"o", headsTensor(at.o, type, p.layout, b, h, p.seqQ, dv)},
        {"lse", tensorArg(at.lse, runtime::ElementType::F32, {b, h, p.seqQ})}},
       scalars);
 }

@@ -82,7 +82,8 @@ std::vector<double> fa4::runner::referenceAttention(
     const AttentionProblem &problem, const std::vector<uint16_t> &q,
     const std::vector<uint16_t> &k, const std::vector<uint16_t> &v,
     const std::vector<uint64_t> &rows, std::vector<double> *lse) {
-  uint64_t d = problem.headDim, sq = problem.seqQ, sk = problem.seqK;
+  uint64_t d = problem.headDim, dv = problem.valueHeadDim(), sq = problem.seqQ,
+           sk = problem.seqK;
   uint64_t heads = problem.heads, kvHeads = problem.keyHeads();
   // Query head h reads KV head h / (H / HKV).
   uint64_t group = heads / kvHeads;
@@ -96,14 +97,15 @@ std::vector<double> fa4::runner::referenceAttention(
     lse->assign(rows.size(), -INFINITY);
   std::vector<float> kf = toFloat(problem.elementType, k),
                      vf = toFloat(problem.elementType, v);
-  std::vector<double> result(rows.size() * d, 0.0);
+  std::vector<double> result(rows.size() * dv, 0.0);
   parallelFor(rows.size(), 1, [&](uint64_t begin, uint64_t end) {
     std::vector<float> qrow(d);
-    std::vector<double> p(std::max(sk, uint64_t(1))), out(d);
+    std::vector<double> p(std::max(sk, uint64_t(1))), out(dv);
     for (uint64_t r = begin; r < end; ++r) {
-      // Where the row's keys are: the first K row of its head and sequence,
-      // the distance between key rows, and the keys it sees.
-      uint64_t keyBase, keyStride = d;
+      // Where the row's keys are: the first K and V row of its head and
+      // sequence, in rows of their head dims, the distance between key rows
+      // (in rows), and the keys it sees.
+      uint64_t keyRow, rowStride = 1;
       KeyRange range;
       if (varlen) {
         uint64_t token = rows[r] / heads, h = rows[r] % heads;
@@ -111,19 +113,20 @@ std::vector<double> fa4::runner::referenceAttention(
                                                startsQ.end(), token) -
                               startsQ.begin() - 1);
         range = visibleRange(problem.sequence(b), token - startsQ[b]);
-        keyBase = (startsK[b] * kvHeads + h / group) * d;
-        keyStride = kvHeads * d;
+        keyRow = startsK[b] * kvHeads + h / group;
+        rowStride = kvHeads;
       } else {
         uint64_t head = rows[r] / sq, i = rows[r] % sq;
         range = visibleRange(problem, i);
         uint64_t kvHead = head / heads * kvHeads + head % heads / group;
-        keyBase = kvHead * sk * d;
+        keyRow = kvHead * sk;
       }
       if (range.size() == 0)
         continue;
       for (uint64_t c = 0; c < d; ++c)
         qrow[c] = fromWord(problem.elementType, q[rows[r] * d + c]);
-      const float *kh = &kf[keyBase], *vh = &vf[keyBase];
+      const float *kh = &kf[keyRow * d], *vh = &vf[keyRow * dv];
+      uint64_t keyStride = rowStride * d, valueStride = rowStride * dv;
       double max = -INFINITY;
       for (uint64_t j = range.first; j < range.end; ++j) {
         p[j] = problem.scale * dot(qrow.data(), kh + j * keyStride, d);
@@ -138,10 +141,10 @@ std::vector<double> fa4::runner::referenceAttention(
       }
       std::fill(out.begin(), out.end(), 0.0);
       for (uint64_t j = range.first; j < range.end; ++j)
-        for (uint64_t c = 0; c < d; ++c)
-          out[c] += p[j] * double(vh[j * keyStride + c]);
-      for (uint64_t c = 0; c < d; ++c)
-        result[r * d + c] = out[c] / sum;
+        for (uint64_t c = 0; c < dv; ++c)
+          out[c] += p[j] * double(vh[j * valueStride + c]);
+      for (uint64_t c = 0; c < dv; ++c)
+        result[r * dv + c] = out[c] / sum;
       if (lse)
         (*lse)[r] = max + std::log(sum);
     }

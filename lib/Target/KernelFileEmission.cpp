@@ -12,7 +12,7 @@
 #include "fa4/Target/KernelFileEmission.h"
 
 #include "FA4/FA4Dialect.h"
-#include "fa4/Runtime/LaunchRule.h"
+#include "fa4/KernelFormat/LaunchRule.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"

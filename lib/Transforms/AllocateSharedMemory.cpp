@@ -29,7 +29,7 @@ using namespace mlir::fa4;
 
 namespace {
 struct AllocateSharedMemoryPass
-    : public fa4::impl::FA4AllocateSharedMemoryBase<AllocateSharedMemoryPass> {
+    : public mlir::fa4::impl::FA4AllocateSharedMemoryBase<AllocateSharedMemoryPass> {
   void runOnOperation() override {
     Builder builder(&getContext());
     for (auto function : getOperation().getOps<FunctionOpInterface>()) {

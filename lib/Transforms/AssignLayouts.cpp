@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
 
 namespace mlir::fa4 {
@@ -123,7 +124,7 @@ LogicalResult LayoutAssignment::retypeConstant(arith::ConstantOp constant) {
 
 Value LayoutAssignment::firstRow() {
   if (!firstRowValue)
-    firstRowValue = fa4::detail::buildWarpgroupFirstRow(function, config);
+    firstRowValue = mlir::fa4::detail::buildWarpgroupFirstRow(function, config);
   return firstRowValue;
 }
 
@@ -187,8 +188,15 @@ LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
   Value limit = shape[rowDim];
   Value col = acc ? scaled(coords[rowDim + 1], block[rowDim + 1]) : index(0);
   col = arith::AddIOp::create(b, col, lead);
-  GlobalStoreOp::create(b, store.getValue(), base, row, col, limit,
-                        strides[rowDim]);
+  auto global =
+      GlobalStoreOp::create(b, store.getValue(), base, row, col, limit,
+                            strides[rowDim], /*columns=*/IntegerAttr());
+  // A tensor narrower than the block (a head dim padded to whole 128-byte
+  // rows): only its columns are written.
+  if (acc)
+    if (std::optional<int64_t> width = getConstantIntValue(shape[rowDim + 1]);
+        width && *width < block[rowDim + 1])
+      global.setColumns(*width);
   store.erase();
   return success();
 }
@@ -214,7 +222,7 @@ LogicalResult LayoutAssignment::storeThroughTMA(tile::StoreOp store) {
   ArrayRef<int64_t> block = descType.getBlockShape();
   int64_t rank = block.size();
   Type element = descType.getElementType();
-  int64_t span = fa4::detail::spanColumns(element);
+  int64_t span = mlir::fa4::detail::spanColumns(element);
   if (!isa_and_nonnull<AccLayoutAttr>(tileType.getEncoding()) || rank < 2 ||
       !llvm::all_of(block.drop_back(2), [](int64_t n) { return n == 1; }) ||
       block[rank - 2] != ctaRows || block[rank - 1] % span != 0 ||
@@ -360,15 +368,15 @@ LogicalResult LayoutAssignment::run() {
                                       "through pointers and reads scalars";
     arg.setType(global);
   }
-  fa4::detail::updateFunctionType(function);
+  mlir::fa4::detail::updateFunctionType(function);
   return success();
 }
 
 namespace {
 struct AssignLayoutsPass
-    : public fa4::impl::FA4AssignLayoutsBase<AssignLayoutsPass> {
+    : public mlir::fa4::impl::FA4AssignLayoutsBase<AssignLayoutsPass> {
   void runOnOperation() override {
-    if (failed(fa4::detail::forEachPlannedKernel(
+    if (failed(mlir::fa4::detail::forEachPlannedKernel(
             getOperation(), [](func::FuncOp function, ConfigAttr config) {
               return LayoutAssignment(function, config).run();
             })))

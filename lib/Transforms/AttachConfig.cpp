@@ -21,7 +21,7 @@ using namespace mlir::fa4;
 
 namespace {
 struct AttachConfigPass
-    : public fa4::impl::FA4AttachConfigBase<AttachConfigPass> {
+    : public mlir::fa4::impl::FA4AttachConfigBase<AttachConfigPass> {
   using FA4AttachConfigBase::FA4AttachConfigBase;
 
   void runOnOperation() override {
@@ -52,23 +52,22 @@ struct AttachConfigPass
     request.target = *parsedTarget;
     request.headDim = headDim;
     request.headDimV = headDimV;
+    ::fa4::Plan &plan = request.plan;
     if (kvStages)
-      request.kvStages = kvStages;
+      plan.kvStages = kvStages;
     if (qkStages)
-      request.qkStages = qkStages;
+      plan.qkStages = qkStages;
     if (blockN)
-      request.bn = blockN;
+      plan.blockN = blockN;
     if (consumerWarpgroups)
-      request.qTiles = consumerWarpgroups;
-    request.persistent = persistent;
+      plan.consumerWarpgroups = consumerWarpgroups;
+    plan.persistent = persistent;
     if (qStages)
-      request.qStages = qStages;
-    request.debugHangs = debugHangs;
-    request.interleaveHeads = interleaveHeads;
-    request.dynamicSchedule = dynamicSchedule;
-    if (rebuildDescriptors == "true" || rebuildDescriptors == "false")
-      request.rebuildDescriptors = rebuildDescriptors == "true";
-    else if (rebuildDescriptors != "derived") {
+      plan.qStages = qStages;
+    plan.debugHangs = debugHangs;
+    plan.interleaveHeads = interleaveHeads;
+    plan.dynamicSchedule = dynamicSchedule;
+    if (!plan.set("rebuild-descriptors", rebuildDescriptors).ok()) {
       emitError() << "rebuild-descriptors '" << rebuildDescriptors
                   << "' is not true, false or derived";
       return signalPassFailure();

@@ -332,7 +332,7 @@ struct IotaLowering : public OpConversionPattern<tile::IotaOp> {
 };
 
 struct DistributeRegisterTilesPass
-    : public fa4::impl::FA4DistributeRegisterTilesBase<
+    : public mlir::fa4::impl::FA4DistributeRegisterTilesBase<
           DistributeRegisterTilesPass> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();

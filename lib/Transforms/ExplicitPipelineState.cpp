@@ -95,7 +95,7 @@ struct SubStageLowering : public OpConversionPattern<OpT> {
 };
 
 struct ExplicitPipelineStatePass
-    : public fa4::impl::FA4ExplicitPipelineStateBase<
+    : public mlir::fa4::impl::FA4ExplicitPipelineStateBase<
           ExplicitPipelineStatePass> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();

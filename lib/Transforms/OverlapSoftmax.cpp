@@ -297,7 +297,7 @@ static void schedule(AttentionLoop &m, const Turns &turns) {
 
 namespace {
 struct OverlapSoftmaxPass
-    : public fa4::impl::FA4OverlapSoftmaxBase<OverlapSoftmaxPass> {
+    : public mlir::fa4::impl::FA4OverlapSoftmaxBase<OverlapSoftmaxPass> {
   void runOnOperation() override {
     getOperation().walk([&](RoleOp role) {
       if (role.getKind() != RoleKind::consumer)

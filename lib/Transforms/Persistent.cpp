@@ -30,7 +30,7 @@
 
 #include "FA4/FA4Dialect.h"
 #include "Tile/TileDialect.h"
-#include "fa4/Runtime/LaunchRule.h"
+#include "fa4/KernelFormat/LaunchRule.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -456,7 +456,8 @@ struct PersistentPass
               if (roles.empty())
                 return function.emitOpError()
                        << "is planned persistent but has no warp roles; "
-                          "fa4-persistent runs after fa4-warp-specialize";
+                          "fa4-persistent runs after fa4-warp-specialize "
+                          "(docs/Rationale.md, \"Warp roles\")";
               // The logical grid, as trailing arguments: x and y, and z
               // for a program that uses it. With a launch description they
               // take the values of its grid rules, and the launch grid

@@ -30,7 +30,7 @@ namespace mlir::fa4 {
 
 using namespace mlir;
 using namespace mlir::fa4;
-using fa4::detail::spanColumns;
+using mlir::fa4::detail::spanColumns;
 
 namespace {
 /// How a dot reads a loaded tile.
@@ -328,7 +328,7 @@ void Pipelining::produce(Load &load) {
 
 Value Pipelining::firstRow() {
   if (!firstRowValue)
-    firstRowValue = fa4::detail::buildWarpgroupFirstRow(function, config);
+    firstRowValue = mlir::fa4::detail::buildWarpgroupFirstRow(function, config);
   return firstRowValue;
 }
 
@@ -497,14 +497,14 @@ LogicalResult Pipelining::run() {
     op->erase();
   for (Load &load : loads)
     load.op.erase();
-  fa4::detail::updateFunctionType(function);
+  mlir::fa4::detail::updateFunctionType(function);
   return success();
 }
 
 namespace {
-struct PipelineTMAPass : public fa4::impl::FA4PipelineTMABase<PipelineTMAPass> {
+struct PipelineTMAPass : public mlir::fa4::impl::FA4PipelineTMABase<PipelineTMAPass> {
   void runOnOperation() override {
-    if (failed(fa4::detail::forEachPlannedKernel(
+    if (failed(mlir::fa4::detail::forEachPlannedKernel(
             getOperation(), [](func::FuncOp function, ConfigAttr config) {
               return Pipelining(function, config).run();
             })))

@@ -74,7 +74,7 @@ static void printPlan(llvm::raw_ostream &os, Operation *op, ConfigAttr config) {
 }
 
 namespace {
-struct PrintPlanPass : public fa4::impl::FA4PrintPlanBase<PrintPlanPass> {
+struct PrintPlanPass : public mlir::fa4::impl::FA4PrintPlanBase<PrintPlanPass> {
   void runOnOperation() override {
     getOperation()->walk([](Operation *op) {
       if (auto config =

@@ -107,7 +107,7 @@ static LogicalResult split(PipelineCreateOp create, int64_t stages) {
 }
 
 namespace {
-struct SplitQkPass : public fa4::impl::FA4SplitQkBase<SplitQkPass> {
+struct SplitQkPass : public mlir::fa4::impl::FA4SplitQkBase<SplitQkPass> {
   void runOnOperation() override {
     auto splitKernel = [](func::FuncOp function, ConfigAttr config) {
       if (config.getQkStages() <= 1)
@@ -124,7 +124,7 @@ struct SplitQkPass : public fa4::impl::FA4SplitQkBase<SplitQkPass> {
           return failure();
       return success();
     };
-    if (failed(fa4::detail::forEachPlannedKernel(getOperation(), splitKernel)))
+    if (failed(mlir::fa4::detail::forEachPlannedKernel(getOperation(), splitKernel)))
       signalPassFailure();
   }
 };

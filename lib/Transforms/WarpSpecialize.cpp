@@ -209,14 +209,14 @@ static LogicalResult specialize(func::FuncOp function, ConfigAttr config) {
 
 namespace {
 struct WarpSpecializePass
-    : public fa4::impl::FA4WarpSpecializeBase<WarpSpecializePass> {
+    : public mlir::fa4::impl::FA4WarpSpecializeBase<WarpSpecializePass> {
   void runOnOperation() override {
     auto specializeKernel = [](func::FuncOp function, ConfigAttr config) {
       bool pipelined = false;
       function.walk([&](ProducerLoadOp) { pipelined = true; });
       return pipelined ? specialize(function, config) : success();
     };
-    if (failed(fa4::detail::forEachPlannedKernel(getOperation(), specializeKernel)))
+    if (failed(mlir::fa4::detail::forEachPlannedKernel(getOperation(), specializeKernel)))
       signalPassFailure();
   }
 };

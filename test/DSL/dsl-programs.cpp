@@ -136,6 +136,10 @@ static std::optional<AttentionOptions> parseAttention(llvm::StringRef name) {
   if (!name.consume_front("attention-hd") ||
       name.getAsInteger(10, options.headDim))
     return std::nullopt;
+  // The key block ConfigAttr::derive gives attention's plan at head dim 256
+  // (the compiler passes the plan's; this driver builds the program alone).
+  if (options.headDim == 256)
+    options.blockN = 80;
   return options;
 }
 

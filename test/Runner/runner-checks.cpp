@@ -3,9 +3,10 @@
 // The driver behind the runner lit tests: the parts of fa4-run that decide
 // whether a kernel passes, run on the CPU with inputs whose answers are known.
 // Each subcommand prints lines for FileCheck: bf16 rounding, the random
-// inputs, the row sample, the float64 references on hand-computed cases, and
-// the output check on outputs broken on purpose (a NaN left, a guard write,
-// a wrong column block, a wrong tile row).
+// inputs, the row sample, the float64 references on hand-computed cases (V
+// with a head dim of its own too), and the output check on outputs broken on
+// purpose (a NaN left, a guard write, a wrong column block, a wrong tile
+// row).
 //
 //===----------------------------------------------------------------------===//
 
@@ -348,6 +349,124 @@ static int runVarlen() {
 }
 
 //===----------------------------------------------------------------------===//
+// value-head-dim: V and O with a head dim of their own
+//===----------------------------------------------------------------------===//
+
+/// Attention with D = 192 and Dv = 128 (DeepSeek's MLA prefill): the
+/// reference on a case computed by hand, whose scores come from the last
+/// column of Q and K (past Dv) and whose V rows are 128 wide; packed
+/// sequences against each sequence alone; the description, the flops and the
+/// refusal of a Dv that is not a multiple of 8.
+static int runValueHeadDim() {
+  // One head, SQ = 2, SK = 3, scale 1. Q row 0 is 0, Q row 1 has a 1 in
+  // column 191; K row j has j there: scores 0, 0, 0 and 0, 1, 2. V row j
+  // has 1 in the columns c with c % 3 == j.
+  AttentionProblem mla{1, 1, 2, 3, 192, false, 1.0};
+  mla.headDimV = 128;
+  std::vector<float> qv(2 * 192), kv(3 * 192), vv(3 * 128);
+  qv[192 + 191] = 1;
+  for (int j = 0; j < 3; ++j) {
+    kv[j * 192 + 191] = float(j);
+    for (int c = 0; c < 128; ++c)
+      vv[j * 128 + c] = c % 3 == j ? 1 : 0;
+  }
+  std::vector<double> lse;
+  std::vector<double> out =
+      referenceAttention(mla, words(qv), words(kv), words(vv), {0, 1}, &lse);
+  std::printf("reference: %zu values, %zu per row\n", out.size(),
+              out.size() / 2);
+  for (uint64_t r = 0; r < 2; ++r)
+    std::printf("row %llu cols 0 1 2 127: %.6g %.6g %.6g %.6g\n",
+                (unsigned long long)r, out[r * 128], out[r * 128 + 1],
+                out[r * 128 + 2], out[r * 128 + 127]);
+  // By hand: row 0 is the mean of V, 1/3 everywhere; row 1 weighs V row j
+  // by e^j / (1 + e + e^2), so column c holds the weight of j = c % 3.
+  double sum = 1 + std::exp(1.0) + std::exp(2.0);
+  bool same = true;
+  for (int c = 0; c < 128; ++c)
+    same &= std::fabs(out[c] - 1.0 / 3) < 1e-12 &&
+            std::fabs(out[128 + c] - std::exp(double(c % 3)) / sum) < 1e-12;
+  std::printf("by hand in all 128 columns: %s\n", same ? "yes" : "no");
+  std::printf("lse: %.6g %.6g expected %.6g %.6g\n", lse[0], lse[1],
+              std::log(3.0), std::log(sum));
+
+  // Packed sequences of lengths 2 and 1 (keys 3 and 2), two query heads on
+  // one KV head: each packed row is the same row of its sequence alone.
+  AttentionProblem packed{0, 2, 0, 0, 192, true, 0.25};
+  packed.headDimV = 128;
+  packed.kvHeads = 1;
+  if (!setSequenceLengths(packed, {2, 1}, {3, 2}).ok())
+    return 1;
+  auto pattern = [](uint64_t count, int salt) {
+    std::vector<float> values;
+    for (uint64_t i = 0; i < count; ++i)
+      values.push_back(float(int((i * 7 + uint64_t(salt)) % 9) - 4) / 4);
+    return values;
+  };
+  std::vector<uint16_t> pq = words(pattern(3 * 2 * 192, 1)),
+                        pk = words(pattern(5 * 192, 2)),
+                        pv = words(pattern(5 * 128, 3));
+  std::vector<double> packedOut =
+      referenceAttention(packed, pq, pk, pv, {0, 1, 2, 3, 4, 5});
+  bool asAlone = packedOut.size() == 6 * 128;
+  for (uint64_t b = 0; b < 2; ++b) {
+    AttentionProblem one = packed.sequence(b);
+    uint64_t firstQ = b == 0 ? 0 : 2, firstK = b == 0 ? 0 : 3;
+    // The sequence as (B, H, S, D): its tokens' rows, head by head.
+    std::vector<uint16_t> q1;
+    for (uint64_t h = 0; h < 2; ++h)
+      for (uint64_t t = 0; t < one.seqQ; ++t)
+        q1.insert(q1.end(), pq.begin() + ((firstQ + t) * 2 + h) * 192,
+                  pq.begin() + ((firstQ + t) * 2 + h + 1) * 192);
+    std::vector<uint16_t> k1(pk.begin() + firstK * 192,
+                             pk.begin() + (firstK + one.seqK) * 192),
+        v1(pv.begin() + firstK * 128, pv.begin() + (firstK + one.seqK) * 128);
+    std::vector<uint64_t> rows;
+    for (uint64_t r = 0; r < 2 * one.seqQ; ++r)
+      rows.push_back(r);
+    std::vector<double> alone = referenceAttention(one, q1, k1, v1, rows);
+    for (uint64_t h = 0; h < 2; ++h)
+      for (uint64_t t = 0; t < one.seqQ; ++t)
+        for (uint64_t c = 0; c < 128; ++c)
+          asAlone &= packedOut[((firstQ + t) * 2 + h) * 128 + c] ==
+                     alone[(h * one.seqQ + t) * 128 + c];
+  }
+  std::printf("packed as alone: %s\n", asAlone ? "yes" : "no");
+
+  // The description, and the flops: 2·B·H·SQ·SK·(D + Dv), halved when
+  // causal; D = Dv counts 4·B·H·SQ·SK·D as before.
+  AttentionProblem big{2, 16, 4096, 4096, 192, true, 1 / std::sqrt(192.0)};
+  big.headDimV = 128;
+  std::printf("describe: %s\n", describe(big).c_str());
+  AttentionProblem same192 = big;
+  same192.headDimV = 192;
+  std::printf("describe dv = d: %s\n", describe(same192).c_str());
+  AttentionProblem square{1, 1, 128, 128, 192, false, 1.0};
+  square.headDimV = 128;
+  std::printf("flops: %.0f\n", flops(square));
+  square.causal = true;
+  std::printf("causal flops: %.0f\n", flops(square));
+  square.headDimV = 0;
+  square.headDim = 128;
+  square.causal = false;
+  std::printf("d = dv = 128 flops: %.0f\n", flops(square));
+  square.windowLeft = 3;
+  square.windowRight = 0;
+  square.headDim = 192;
+  square.headDimV = 128;
+  std::printf("window flops: %.0f\n", flops(square));
+
+  // The checks: Dv a multiple of 8 like D.
+  for (uint64_t dv : {uint64_t(128), uint64_t(100)}) {
+    big.headDimV = dv;
+    fa4::runtime::Status status = checkProblem(big);
+    std::printf("check dv=%llu: %s\n", (unsigned long long)dv,
+                status.ok() ? "ok" : status.message().c_str());
+  }
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
 // check: outputs broken on purpose
 //===----------------------------------------------------------------------===//
 
@@ -479,12 +598,12 @@ int main(int argc, char **argv) {
                   {"npy", runNpy},       {"random", runRandom},
                   {"sample", runSample}, {"reference", runReference},
                   {"check", runCheck},   {"row-values", runRowValues},
-                  {"varlen", runVarlen}};
+                  {"varlen", runVarlen}, {"value-head-dim", runValueHeadDim}};
   for (const auto &command : commands)
     if (argc == 2 && std::strcmp(argv[1], command.name) == 0)
       return command.run();
   std::fprintf(stderr, "usage: fa4-runner-checks "
                        "bf16|f16|npy|random|sample|reference|check|"
-                       "row-values|varlen\n");
+                       "row-values|varlen|value-head-dim\n");
   return 2;
 }

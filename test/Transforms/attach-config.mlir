@@ -34,7 +34,7 @@
 
 // D64: func.func @kernel() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 64, head_dim_v = 64, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 4, qk_stages = 1, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>], rebuild_descriptors = true>}
 // D128: func.func @kernel() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 2, qk_stages = 2, swizzle = 128
-// D256: func.func @kernel() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 256, head_dim_v = 256, bm = 64, bn = 64, bk0 = 64, bk1 = 64, kv_stages = 2, qk_stages = 4, swizzle = 128
+// D256: func.func @kernel() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 256, head_dim_v = 256, bm = 64, bn = 80, bk0 = 64, bk1 = 80, kv_stages = 2, qk_stages = 4, swizzle = 128
 // OVERRIDE: #fa4.config<element_type = f16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 2, qk_stages = 2,
 // SM100: #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 128, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 2, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_100a, roles = [#fa4.role<producer, warps = 4, regs = 48>, #fa4.role<softmax, warps = 8, regs = 192>, #fa4.role<correction, warps = 4, regs = 80>]>
 // SMEM: error: shared memory plan needs 297984 B (Q 32768 B, K 131072 B, V 131072 B, barriers 208 B, alignment 2864 B) but sm_90a allows 232448 B

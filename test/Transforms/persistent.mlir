@@ -201,7 +201,7 @@
 
 // -----
 
-// expected-error @below {{'func.func' op is planned persistent but has no warp roles; fa4-persistent runs after fa4-warp-specialize}}
+// expected-error @below {{'func.func' op is planned persistent but has no warp roles; fa4-persistent runs after fa4-warp-specialize (docs/Rationale.md, "Warp roles")}}
 func.func @no_roles() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 64, head_dim_v = 64, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 2, qk_stages = 1, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>], persistent = true>} {
   return
 }

@@ -47,6 +47,7 @@ static constexpr OptionSpec kOptions[] = {
     {"seq-q", true, Scope::Attention},
     {"seq-k", true, Scope::Attention},
     {"head-dim", true, Scope::Attention},
+    {"head-dim-v", true, Scope::Attention},
     {"causal", false, Scope::Attention},
     {"kv-heads", true, Scope::Attention},
     {"layout", true, Scope::Attention},
@@ -76,6 +77,7 @@ static constexpr OptionSpec kOptions[] = {
     {"no-interleave-heads", false, Scope::Any},
     {"dynamic-schedule", false, Scope::Any},
     {"static-schedule", false, Scope::Any},
+    {"plan", true, Scope::Any},
     {"no-cache", false, Scope::Any},
     {"ctas", true, Scope::Any},
     {"emit", true, Scope::Any},
@@ -357,6 +359,14 @@ static Status readAttention(const Given &given, Arguments &args) {
     if (Status s = size(given, name, "attention", *target); !s.ok())
       return s;
   }
+  // V's head dim: D unless given, or with --v the file's, which a value
+  // given must agree with.
+  if (given.count("head-dim-v")) {
+    Expected<uint64_t> value = integer(given, "head-dim-v", 1, kMaxSize);
+    if (!value.ok())
+      return value.status();
+    p.headDimV = *value;
+  }
   p.causal = given.count("causal");
   if (given.count("kv-heads")) {
     Expected<uint64_t> value = integer(given, "kv-heads", 1, kMaxSize);
@@ -461,7 +471,8 @@ static Status readRunOptions(const Given &given, Arguments &args) {
          {"kv-stages", "qk-stages", "block-n", "consumer-warpgroups",
           "persistent", "no-persistent", "q-stages", "debug-hangs",
           "rebuild-descriptors", "no-rebuild-descriptors", "interleave-heads",
-          "no-interleave-heads", "dynamic-schedule", "static-schedule"})
+          "no-interleave-heads", "dynamic-schedule", "static-schedule",
+          "plan"})
       if (given.count(name))
         return Status::error("--" + std::string(name) +
                              " chooses the plan of fa4's own kernel; it does "
@@ -514,7 +525,12 @@ static Status readRunOptions(const Given &given, Arguments &args) {
                            "of one tile loads its Q once");
     args.plan.qStages = int64_t(*value);
   }
-  args.plan.debugHangs = given.count("debug-hangs");
+  if (given.count("debug-hangs"))
+    args.plan.debugHangs = true;
+  // Any plan field by its name; the options above are its shorthands.
+  if (auto it = given.find("plan"); it != given.end())
+    if (Status s = args.plan.parse(it->second); !s.ok())
+      return Status::error("--plan = '" + it->second + "': " + s.message());
   if (args.plan.interleaveHeads.value_or(false) &&
       !args.plan.persistent.value_or(true))
     return Status::error("--interleave-heads orders a persistent kernel's "
@@ -599,9 +615,22 @@ Expected<Arguments> fa4::run::parseArguments(int argc,
       return s;
     return args;
   }
-  if (!given.count("problem"))
-    return Status::error("--problem gemm|attention is required, or --kernel "
-                         "FILE to run any kernel from its description");
+  // Without --problem (and --kernel) the options are the default problem's:
+  // attention of its sizes, each of them unless given.
+  if (!given.count("problem")) {
+    given["problem"] = "attention";
+    bool sized = given.count("seqlens") || given.count("cu-seqlens-q") ||
+                 given.count("q");
+    for (auto [name, value] : {std::pair{"batch", "4"},
+                               {"heads", "16"},
+                               {"seq-q", "4096"},
+                               {"seq-k", "4096"},
+                               {"head-dim", "128"}})
+      if (!given.count(name) &&
+          (!sized || std::string_view(name) == "head-dim" ||
+           std::string_view(name) == "heads"))
+        given[name] = value;
+  }
   const std::string &problem = given["problem"];
   if (problem != "gemm" && problem != "attention")
     return Status::error("--problem = '" + problem +

@@ -14,7 +14,7 @@
 #include "fa4/Runner/AnyKernel.h"
 #include "fa4/Runner/Problem.h"
 #include "fa4/Runner/Run.h"
-#include "fa4/Runtime/Status.h"
+#include "fa4/KernelFormat/Status.h"
 
 #include <optional>
 #include <string>
@@ -42,8 +42,9 @@ struct Arguments {
   /// --dtype: the element type of fa4's own kernel, or the one the kernel
   /// file must have.
   std::optional<runtime::ElementType> dtype;
-  /// --kv-stages, --qk-stages: plan choices for fa4's own kernel.
-  PlanChoices plan;
+  /// --kv-stages, --block-n, --plan, ...: plan choices for fa4's own
+  /// kernel.
+  Plan plan;
   /// Attention: .npy files of Q, K and V (all three or none), and of O to
   /// write after the run. With the inputs, the attention sizes not given are
   /// 0 until the files fix them, and so is the scale when not given.

@@ -10,8 +10,9 @@
 #ifndef FA4_TOOLS_FA4RUN_COMPILE_H
 #define FA4_TOOLS_FA4RUN_COMPILE_H
 
-#include "fa4/Runtime/KernelFile.h"
-#include "fa4/Runtime/Status.h"
+#include "fa4/KernelFormat/KernelKey.h"
+#include "fa4/KernelFormat/KernelFile.h"
+#include "fa4/KernelFormat/Status.h"
 
 #include <map>
 #include <optional>
@@ -46,31 +47,16 @@ struct CompiledKernel {
   std::vector<std::pair<std::string, double>> phases;
 };
 
-/// Plan choices that override the derived plan of a shipped kernel.
-struct PlanChoices {
-  std::optional<int64_t> kvStages;
-  std::optional<int64_t> qkStages;
-  std::optional<int64_t> blockN;
-  std::optional<int64_t> consumerWarpgroups;
-  std::optional<bool> persistent;
-  std::optional<int64_t> qStages;
-  bool debugHangs = false;
-  std::optional<bool> rebuildDescriptors;
-  std::optional<bool> interleaveHeads;
-  std::optional<bool> dynamicSchedule;
-};
-
-/// Compile fa4's shipped kernel `name` (`gemm`, `attention-hd64`,
-/// `attention-hd128`, ...) for sm_90a with the derived plan, overridden by
-/// `plan`, or read it from the compile cache in `cacheDir` (none when
-/// empty). With `refresh` it compiles even when the cache has the kernel,
-/// and keeps the text of each stage (tile IR, fa4 IR, LLVM dialect, LLVM IR,
-/// PTX, ptxas report). When `dumpDir` is not empty, write the kernel file
-/// there, and each stage when there are any. Prints nothing.
+/// Gets fa4's own kernel of `key` (sm_90a): compiled, or read from the
+/// compile cache in `cacheDir` (none when empty). With `refresh` it compiles
+/// even when the cache has the kernel, and keeps the text of each stage
+/// (tile IR, fa4 IR, LLVM dialect, LLVM IR, PTX, ptxas report). When
+/// `dumpDir` is not empty, write the kernel file there (as
+/// `<key.name()>.kernel`), and each stage when there are any. Prints
+/// nothing.
 runtime::Expected<CompiledKernel>
-compileShipped(const std::string &name, const std::string &dumpDir,
-               const PlanChoices &plan = {}, const std::string &cacheDir = {},
-               bool refresh = true);
+compileShipped(const KernelKey &key, const std::string &dumpDir,
+               const std::string &cacheDir = {}, bool refresh = true);
 
 } // namespace fa4::run
 

@@ -10,10 +10,10 @@
 bool fa4::run::hasCompiler() { return false; }
 
 fa4::runtime::Expected<fa4::run::CompiledKernel>
-fa4::run::compileShipped(const std::string &name, const std::string &,
-                         const PlanChoices &, const std::string &, bool) {
+fa4::run::compileShipped(const KernelKey &key, const std::string &,
+                         const std::string &, bool) {
   return runtime::Status::error(
       "--kernel FILE is required: this fa4-run was built without the compiler "
       "and cannot compile '" +
-      name + "' (compile it with fa4-translate --emit=kernel)");
+      key.name() + "' (compile it with fa4-translate --emit=kernel)");
 }

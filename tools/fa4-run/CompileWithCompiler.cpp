@@ -35,33 +35,20 @@ static rt::Status writeFile(const std::string &dir, const std::string &name,
 }
 
 rt::Expected<fa4::run::CompiledKernel>
-fa4::run::compileShipped(const std::string &name, const std::string &dumpDir,
-                         const PlanChoices &plan, const std::string &cacheDir,
-                         bool refresh) {
-  if (!llvm::is_contained(mlir::fa4::getShippedKernels(), name))
-    return rt::Status::error("fa4 has no kernel named '" + name + "'");
+fa4::run::compileShipped(const KernelKey &key, const std::string &dumpDir,
+                         const std::string &cacheDir, bool refresh) {
   std::unique_ptr<mlir::MLIRContext> context =
       mlir::fa4::createCompilerContext();
   mlir::fa4::DiagnosticText diagnostics(*context);
   mlir::fa4::ShippedKernelRequest request;
-  request.name = name;
-  request.plan.kvStages = plan.kvStages;
-  request.plan.qkStages = plan.qkStages;
-  request.plan.blockN = plan.blockN;
-  request.plan.consumerWarpgroups = plan.consumerWarpgroups;
-  request.plan.persistent = plan.persistent;
-  request.plan.qStages = plan.qStages;
-  request.plan.debugHangs = plan.debugHangs;
-  request.plan.rebuildDescriptors = plan.rebuildDescriptors;
-  request.plan.interleaveHeads = plan.interleaveHeads;
-  request.plan.dynamicSchedule = plan.dynamicSchedule;
+  request.key = key;
   request.cacheDirectory = cacheDir;
   request.keepStages = refresh || !dumpDir.empty();
   request.refresh = refresh;
   mlir::FailureOr<mlir::fa4::ShippedKernel> got =
       mlir::fa4::getShippedKernel(*context, request);
   if (failed(got))
-    return rt::Status::error("compiling '" + name + "' failed:\n" +
+    return rt::Status::error("compiling '" + key.name() + "' failed:\n" +
                              diagnostics.str());
 
   CompiledKernel compiled;
@@ -100,7 +87,7 @@ fa4::run::compileShipped(const std::string &name, const std::string &dumpDir,
           !s.ok())
         return s;
   llvm::SmallString<256> kernelPath(dumpDir);
-  llvm::sys::path::append(kernelPath, name + ".kernel");
+  llvm::sys::path::append(kernelPath, key.name() + ".kernel");
   if (rt::Status s =
           rt::writeKernelFile(compiled.file, std::string(kernelPath));
       !s.ok())

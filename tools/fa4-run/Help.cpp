@@ -19,23 +19,31 @@ USAGE
   fa4-run
   fa4-run [--kernel FILE] --problem gemm --m M --n N --k K [options]
   fa4-run [--kernel FILE] --problem attention --batch B --heads H --seq-q SQ
-          --seq-k SK --head-dim D [--causal] [--scale X] [options]
+          --seq-k SK --head-dim D [--head-dim-v DV] [--causal] [--scale X]
+          [options]
   fa4-run [--kernel FILE] --problem attention --q Q.npy --k K.npy --v V.npy
           [--out O.npy] [--lse L.npy] [--causal] [--scale X] [options]
   fa4-run --kernel FILE --arg NAME=VALUE... [--save NAME=OUT.npy...] [--bench]
   fa4-run --kernel FILE --describe
-  fa4-run --problem gemm|attention [--head-dim D] [--dtype T]
-          --emit=tile|fa4|llvm|llvm-ir|ptx|ptxas-report
+  fa4-run --problem gemm|attention [--head-dim D] [--head-dim-v DV]
+          [--dtype T] --emit=tile|fa4|llvm|llvm-ir|ptx|ptxas-report
 
   With no arguments, fa4-run runs the default problem: attention with batch
   4, 16 heads, sequence 4096 (queries and keys), head dim 128, bf16, not
   causal, checked and timed (--bench), on fa4's own kernel compiled here.
+  Without --problem (and --kernel) the options given apply to that problem:
+  `fa4-run --emit=ptx` prints its PTX, `fa4-run --head-dim 64` runs it at
+  head dim 64.
 
   FILE is a kernel file, as `fa4-translate --emit=kernel` writes it. Without
   --kernel, fa4-run compiles fa4's own kernel for the problem (gemm, or
-  attention-hd<D>, or attention-hd<D>-f16 with --dtype f16, for head dim 64,
-  128 or 256, with -varlen added for packed sequences, -window for --window
-  and -softcap for --softcap): the program written in fa4's C++ DSL (lib/DSL/Programs), through
+  attention-hd<D>, or attention-hd<D>-f16 with --dtype f16, for any head
+  dim D (and DV) that is a multiple of 16 from 32 to 256, with -v<DV> after
+  hd<D> when --head-dim-v differs from D, -varlen added for packed
+  sequences, -window for --window and -softcap for --softcap, every
+  combination; then one short token for each plan choice, e.g. -kv3 for
+  --kv-stages 3): the name derived from the kernel's key, which the compile
+  cache hashes; the program written in fa4's C++ DSL (lib/DSL/Programs), through
   the tile-to-fa4 passes and the fa4-to-llvm lowering, when it was built
   with the compiler; an
   fa4-run built without it (-DFA4_ENABLE_COMPILER=OFF) needs --kernel. Options
@@ -48,7 +56,8 @@ USAGE
                    llvm (the LLVM dialect), llvm-ir, ptx or ptxas-report.
                    It needs --problem, and for attention the head dim
                    (--head-dim, default 128) and --dtype pick the kernel;
-                   the other sizes are not needed. Not with --kernel.
+                   so does --head-dim-v; the other sizes are not needed.
+                   Not with --kernel.
   --dump-dir DIR   write the compiled kernel file and each compilation stage
                    (kernel.tile.mlir, kernel.fa4.mlir, kernel.llvm.mlir,
                    kernel.ll, kernel.ptx, kernel.ptxas.txt) to DIR. Without
@@ -110,28 +119,30 @@ PROBLEMS
   gemm       C[M,N] = A[M,K] * B[N,K]^T; A, B, C bf16 (or f16) row-major,
              bound as the kernel's tensors a [M,K], b [N,K] and c [M,N].
              fa4's GEMM needs N % 128 == 0 and K % 8 == 0.
-  attention  O = softmax(scale * Q*K^T) * V for each batch and head; Q and O
-             are [B,H,SQ,D], K and V [B,HKV,SK,D] (--kv-heads; query head h
-             reads KV head h / (H/HKV)), all bf16 (or f16), laid out
+  attention  O = softmax(scale * Q*K^T) * V for each batch and head; Q is
+             [B,H,SQ,D], K [B,HKV,SK,D], V [B,HKV,SK,DV] and O [B,H,SQ,DV]
+             (DV: V's head dim, --head-dim-v, default D; --kv-heads: query
+             head h reads KV head h / (H/HKV)), all bf16 (or f16), laid out
              (B,H,S,D) or (B,S,H,D) (--layout), bound as the kernel's
              tensors q, k, v, o with those shapes and the layout's strides
              and lse [B,H,SQ] (f32, the log-sum-exp of each query row,
              contiguous), and its scalars scale_log2 = scale * log2(e) and
              causal (0 or 1). With --causal, query row i sees key rows
              j <= i + SK - SQ (a row that sees none must be 0, its
-             log-sum-exp -inf). Needs D % 8 == 0, and the head dim the
-             kernel was compiled for (its q shape rule).
+             log-sum-exp -inf). Needs D % 8 == 0 and DV % 8 == 0, and the
+             head dims the kernel was compiled for (its q and v shape
+             rules).
              Packed sequences of variable lengths (--seqlens or
-             --cu-seqlens-q): Q and O lie as (TQ,H,D), K and V as
-             (TK,HKV,D), one sequence's tokens after the other
-             (FlashAttention's varlen layout), each sequence with its own
-             causal and window arithmetic; the varlen kernels
+             --cu-seqlens-q): Q lies as (TQ,H,D), O as (TQ,H,DV), K as
+             (TK,HKV,D) and V as (TK,HKV,DV), one sequence's tokens after
+             the other (FlashAttention's varlen layout), each sequence with
+             its own causal and window arithmetic; the varlen kernels
              (attention-hd<D>[-f16]-varlen[-window]) bind them as q, k, v, o
-             of shape [H,T,D] through strides, lse [H,TQ], cu_seqlens_q and
-             cu_seqlens_k (i32 [B+1]) and tiles (i32 [N,2]: the query
-             blocks (sequence, block) to compute, one program each, the
-             sequences with the most keys first). Empty sequences are
-             allowed; the flops are the sequences' sum.
+             of shape [H,T,D] ([H,T,DV] for v and o) through strides, lse
+             [H,TQ], cu_seqlens_q and cu_seqlens_k (i32 [B+1]) and tiles
+             (i32 [N,2]: the query blocks (sequence, block) to compute, one
+             program each, the sequences with the most keys first). Empty
+             sequences are allowed; the flops are the sequences' sum.
   A persistent kernel (fa4's attention at head dims 64 and 128, or any of
   fa4's kernels with --persistent) takes the tile grid as more parameters,
   grid_x, grid_y (and grid_z), made by rules, and runs on
@@ -147,7 +158,11 @@ OPTIONS
   --m M, --n N, --k K    gemm sizes (required for gemm)
   --batch B, --heads H, --seq-q SQ, --seq-k SK, --head-dim D
                          attention sizes (required for attention, unless
-                         --q/--k/--v fix them)
+                         --q/--k/--v fix them); D is the head dim of Q and K
+  --head-dim-v DV        attention: the head dim of V and O (default: D, or
+                         V's with --v), a multiple of 8; the scale stays
+                         1/sqrt(D). DeepSeek's MLA prefill is --head-dim 192
+                         --head-dim-v 128, on fa4's attention-hd192-v128
   --q FILE, --k FILE, --v FILE
                          attention: read Q, K and V from .npy files instead
                          of drawing them (all three or none; see below)
@@ -164,8 +179,9 @@ OPTIONS
   --qk-stages N          the plan of fa4's own kernel: K loaded in N stages
                          over the head dimension (derived: head dim / 64)
   --block-n N            attention: fa4's own kernel visits keys in blocks
-                         of N rows (a multiple of 16 up to 256; default 128,
-                         80 at head dim 256)
+                         of N rows (a multiple of 16 up to 256; derived: the
+                         most, up to 128, that leave two K/V stages in shared
+                         memory: 128 up to head dim 128, 80 at 256)
   --consumer-warpgroups N
                          attention: fa4's own kernel has N consumer
                          warpgroups (2 or 3, default 2), each computing 64
@@ -173,8 +189,8 @@ OPTIONS
                          computes 64 N rows. Not with --seqlens (the tile
                          list has 128-row blocks)
   --persistent           fa4's own kernel is persistent (the default for
-                         attention at head dims 64 and 128, the fastest
-                         there on the H200): its CTAs loop over the tiles,
+                         attention up to 128 columns of head dim, the
+                         fastest at 64 and 128 on the H200): its CTAs loop over the tiles,
                          and it takes the tile grid as more parameters,
                          grid_x, grid_y (and grid_z). The order is static
                          and folded: query blocks k and X - 1 - k of a head
@@ -225,6 +241,13 @@ OPTIONS
                          blocks of as many heads as keep their K and V
                          within 32 MiB of L2 together, longest first
   --static-schedule      the fixed, folded order of tiles per CTA
+  --plan NAME=VALUE,...  any plan field of fa4's own kernel by its name
+                         (the options above are shorthands): kv-stages,
+                         qk-stages, block-n, consumer-warpgroups, q-stages
+                         take a positive integer, persistent, debug-hangs,
+                         rebuild-descriptors, interleave-heads and
+                         dynamic-schedule true or false, any of them
+                         `derived`; e.g. --plan kv-stages=3,block-n=64
   --ctas N               a persistent kernel runs on N CTAs, at most one per
                          tile (default: one per SM)
   --causal               attention: the causal mask above
@@ -267,8 +290,8 @@ OPTIONS
                          better of the two medians in ms and TFLOP/s (timed
                          before the check, as bench/attention.py times
                          torch; gemm 2*M*N*K flops;
-                         attention 4*B*H*SQ*SK*D, halved when causal with
-                         SQ == SK)
+                         attention 2*B*H*SQ*SK*(D+DV), halved when causal
+                         with SQ == SK)
   --warmup W             untimed launches before timing (default 10)
   --iters I              timed launches (default 100)
   --seed S               seed of the random inputs (default 1)
@@ -281,18 +304,18 @@ NPY FILES
   (B, H, S, D) in C order (fortran_order False) and dtype '<u2' (bf16 as its
   uint16 bits), '<f2' (f16) or '<f4' (f32). Each is converted to the kernel's
   element type with round-to-nearest-even (exact when it is already of that
-  type). The files fix B, H, SQ (from Q), SK (from K) and D; a size option
-  given as well must agree. The check runs on these inputs. --out writes O,
-  shape (B, H, SQ, D), as '<u2' bf16 bits (or '<f2' for an f16 kernel),
-  version 1.0, after the run. --lse writes the log-sum-exp
-  ln sum_j exp(scale * q.k_j) of each query row (natural log, -inf for a row
-  that sees no key), shape (B, H, SQ), as '<f4', version 1.0.
+  type). The files fix B, H, SQ (from Q), SK (from K), D (from Q) and DV
+  (from V); a size option given as well must agree. The check runs on these
+  inputs. --out writes O, shape (B, H, SQ, DV), as '<u2' bf16 bits (or
+  '<f2' for an f16 kernel), version 1.0, after the run. --lse writes the
+  log-sum-exp ln sum_j exp(scale * q.k_j) of each query row (natural log,
+  -inf for a row that sees no key), shape (B, H, SQ), as '<f4', version 1.0.
   Refused with status 2, before anything launches: a file that cannot be
   read, a bad magic, a version other than 1.0 and 2.0, another dtype, Fortran
   order, a malformed header, a rank other than 4, data shorter or longer
-  than the shape needs, K and V of different shapes, Q and K of different
-  B, H or D, a size option that disagrees with the files, and one or two of
-  --q, --k and --v without the rest.
+  than the shape needs, K and V of different B, H or S (their head dims may
+  differ), Q and K of different B, H or D, a size option that disagrees with
+  the files, and one or two of --q, --k and --v without the rest.
 
 WHAT A RUN DOES
   Inputs, unless given as files, are values of the kernel's element type

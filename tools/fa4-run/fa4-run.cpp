@@ -16,10 +16,10 @@
 #include "fa4/Runner/AttentionFiles.h"
 #include "fa4/Runner/Run.h"
 #include "fa4/Runtime/Driver.h"
-#include "fa4/Runtime/Files.h"
+#include "fa4/KernelFormat/Files.h"
 #include "fa4/Runtime/Kernel.h"
-#include "fa4/Runtime/KernelCache.h"
-#include "fa4/Runtime/KernelFile.h"
+#include "fa4/KernelFormat/KernelCache.h"
+#include "fa4/KernelFormat/KernelFile.h"
 
 #include <cmath>
 #include <cstdio>
@@ -166,21 +166,23 @@ static int runDescribed(const run::Arguments &args) {
   return result->failure.empty() ? kPassed : kCheckFailed;
 }
 
-/// The name of fa4's own kernel for the problem of `args`.
-static std::string shippedName(const run::Arguments &args) {
-  std::string name =
-      args.problem == run::ProblemKind::Gemm
-          ? "gemm"
-          : "attention-hd" + std::to_string(args.attention.headDim);
+/// The key of fa4's own kernel for the problem of `args`.
+static KernelKey kernelKey(const run::Arguments &args) {
+  KernelKey key;
+  if (args.problem == run::ProblemKind::Gemm) {
+    key = KernelKey::gemm();
+  } else {
+    key.headDim = int64_t(args.attention.headDim);
+    if (args.attention.valueHeadDim() != args.attention.headDim)
+      key.headDimV = int64_t(args.attention.valueHeadDim());
+    key.varlen = args.varlen();
+    key.window = args.attention.hasWindow();
+    key.softcap = args.attention.softcap > 0;
+  }
   if (args.dtype == runtime::ElementType::F16)
-    name += "-f16";
-  if (args.problem == run::ProblemKind::Attention && args.varlen())
-    name += "-varlen";
-  if (args.problem == run::ProblemKind::Attention && args.attention.hasWindow())
-    name += "-window";
-  if (args.problem == run::ProblemKind::Attention && args.attention.softcap > 0)
-    name += "-softcap";
-  return name;
+    key.dtype = DType::F16;
+  key.plan = args.plan;
+  return key;
 }
 
 /// The compile cache fa4-run uses: none with --no-cache, else the
@@ -194,12 +196,13 @@ static std::string cacheDirectory(const run::Arguments &args) {
 /// Gets fa4's own kernel `name` from the compile cache or compiles it,
 /// writing it (and its stages, when compiled) to `dumpDir` unless empty, and
 /// says which and where the time went. `refresh` compiles in any case.
-static Expected<runtime::KernelFile> compile(const std::string &name,
+static Expected<runtime::KernelFile> compile(const KernelKey &key,
                                              const std::string &dumpDir,
                                              const run::Arguments &args,
                                              bool refresh) {
-  Expected<run::CompiledKernel> kernel = run::compileShipped(
-      name, dumpDir, args.plan, cacheDirectory(args), refresh);
+  std::string name = key.name();
+  Expected<run::CompiledKernel> kernel =
+      run::compileShipped(key, dumpDir, cacheDirectory(args), refresh);
   if (!kernel.ok())
     return kernel.status();
   for (const std::string &note : kernel->cacheNotes)
@@ -230,7 +233,7 @@ static Expected<runtime::KernelFile> compile(const std::string &name,
 /// Prints stage `args.emit` of fa4's own kernel for the problem of `args`.
 static int emitStage(const run::Arguments &args) {
   Expected<run::CompiledKernel> compiled = run::compileShipped(
-      shippedName(args), args.dumpDir, args.plan, cacheDirectory(args));
+      kernelKey(args), args.dumpDir, cacheDirectory(args));
   if (!compiled.ok())
     return fail(kRefused, compiled.status().message());
   std::string stage = args.emit == "llvm" ? "llvm-dialect" : args.emit;
@@ -321,12 +324,12 @@ int main(int argc, char **argv) {
   std::string dumpDir = args->dumpDir;
   bool refresh = !dumpDir.empty();
   if (compiled && dumpDir.empty() && !driver.ok())
-    dumpDir = "fa4-artifacts/" + shippedName(*args);
+    dumpDir = "fa4-artifacts/" + kernelKey(*args).name();
   if (args->defaultProblem)
     std::printf("fa4-run: the default problem, %s\n",
                 runner::describe(attention).c_str());
   Expected<runtime::KernelFile> file =
-      compiled ? compile(shippedName(*args), dumpDir, *args, refresh)
+      compiled ? compile(kernelKey(*args), dumpDir, *args, refresh)
                : runtime::readKernelFile(args->kernelPath);
   if (!file.ok())
     return fail(kRefused, file.status().message());

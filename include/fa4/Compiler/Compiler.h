@@ -11,7 +11,9 @@
 #ifndef FA4_COMPILER_COMPILER_H
 #define FA4_COMPILER_COMPILER_H
 
-#include "fa4/Runtime/KernelFile.h"
+#include "FA4/FA4Dialect.h"
+#include "fa4/KernelFormat/KernelKey.h"
+#include "fa4/KernelFormat/KernelFile.h"
 #include "fa4/Target/Target.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -28,49 +30,20 @@
 
 namespace mlir::fa4 {
 
-/// The programs fa4 ships, written in its DSL: `attention-hd64`,
-/// `attention-hd128`, `attention-hd256` (bf16), their `-f16` variants,
-/// each of those with a sliding window (`-window`), a logit softcap
-/// (`-softcap`, bf16) or both (`attention-hd128-window-softcap`), packed
-/// sequences of variable lengths (`attention-hd64-varlen`,
-/// `attention-hd128-varlen`, `attention-hd256-varlen`,
-/// `attention-hd128-f16-varlen`, `attention-hd128-varlen-window`), and `gemm`.
-ArrayRef<StringRef> getShippedKernels();
-
-/// Plan choices that override the derived ones.
-struct PlanOptions {
-  std::optional<int64_t> kvStages;
-  std::optional<int64_t> qkStages;
-  /// Rows of one K/V block (attention only; the program's default for its
-  /// head dim when not given).
-  std::optional<int64_t> blockN;
-  /// Consumer warpgroups, one per 64 query rows of a CTA (attention: 2 or 3;
-  /// unset: 2).
-  std::optional<int64_t> consumerWarpgroups;
-  /// A persistent kernel (fa4-persistent); unset: the program's measured
-  /// choice (attention at head dims 64 and 128), else not.
-  std::optional<bool> persistent;
-  /// Q stages (1 or 2; derived: 2 for a persistent kernel when they fit).
-  std::optional<int64_t> qStages;
-  /// Bounded barrier waits that report a hang (fa4-instrument-hangs).
-  bool debugHangs = false;
-  /// Each MMA step's descriptor rebuilt from its address; unset: derived
-  /// (at padded head dim 64).
-  std::optional<bool> rebuildDescriptors;
-  /// A persistent kernel's tiles numbered with the heads varying fastest
-  /// (not by default: see fa4-run --help).
-  std::optional<bool> interleaveHeads;
-  /// A persistent kernel's CTAs take their tiles as they come free, from a
-  /// counter; unset: the program's measured choice (attention), else not.
-  std::optional<bool> dynamicSchedule;
-};
-
-/// Builds the shipped program `name` at the tile level with its plan
-/// (`#fa4.config`, derived from its head dim and element type) attached.
-/// Null, with diagnostics, for an unknown name or an impossible plan.
+/// Builds the DSL program of `key` at the tile level with its plan
+/// (`#fa4.config`, derived from the key's head dims, element type and plan)
+/// attached: the plan is derived first and the program written for its
+/// tiles. Null, with diagnostics, for a key no program has or an impossible
+/// plan.
 OwningOpRef<ModuleOp> buildShippedProgram(MLIRContext &context,
-                                          StringRef name,
-                                          const PlanOptions &plan = {});
+                                          const ::fa4::KernelKey &key);
+
+/// The request ConfigAttr::derive takes for loads of `width` columns (the
+/// head dim of Q and K; `widthV` of V, 0 for the same) of 16-bit elements of
+/// `elementType`, with `plan`'s choices: the one conversion from the plan
+/// type to the plan attribute.
+ConfigRequest getConfigRequest(Type elementType, int64_t width,
+                               int64_t widthV, const ::fa4::Plan &plan);
 
 /// Attaches to every function of `module` (a tile program, e.g. one the DSL
 /// wrote) the plan fa4 derives for loads of `width` columns of 16-bit
@@ -78,7 +51,7 @@ OwningOpRef<ModuleOp> buildShippedProgram(MLIRContext &context,
 /// block of a GEMM; `plan` overrides the derived choices. Fails with
 /// diagnostics for a plan that cannot work (shared memory, stages).
 LogicalResult attachPlan(ModuleOp module, int64_t width, Type elementType,
-                         const PlanOptions &plan = {});
+                         const ::fa4::Plan &plan = {});
 
 /// What a compilation produced besides the kernel file.
 struct CompileArtifacts {
@@ -125,8 +98,7 @@ const char *getCompilerBuildId();
 
 /// One of fa4's shipped kernels to get, compiled or from the compile cache.
 struct ShippedKernelRequest {
-  std::string name;
-  PlanOptions plan;
+  ::fa4::KernelKey key;
   TargetOptions target;
   /// The compile cache's directory; empty: no cache, always compile.
   std::string cacheDirectory;
@@ -145,9 +117,9 @@ struct ShippedKernel {
   /// Where the kernel came from: compiled, the cache on disk, or this
   /// process's table of kernels already got.
   enum class Source { Compiled, Cache, Process } source = Source::Compiled;
-  /// The cache key (the program's name and a hash of the tile program,
-  /// plan, compiler build, LLVM, ptxas and target) and entry path; empty
-  /// without a cache.
+  /// The cache key (the kernel's name and a hash of its key's text, the
+  /// compiler build, LLVM, ptxas and target) and entry path; empty without
+  /// a cache.
   std::string cacheKey, cacheEntry;
   /// Why an entry that was there was not used, and a store that failed
   /// (the kernel is good either way); empty when neither happened.
@@ -156,7 +128,7 @@ struct ShippedKernel {
   double buildSeconds = 0, seconds = 0;
 };
 
-/// Gets the shipped kernel `request.name` with its plan: from this
+/// Gets the kernel of `request.key`: from this
 /// process's table, else from the cache entry of its key, else compiled
 /// (and stored). Diagnostics go to `context`'s handlers. Thread-safe.
 FailureOr<ShippedKernel> getShippedKernel(MLIRContext &context,

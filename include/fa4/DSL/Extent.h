@@ -4,7 +4,7 @@
 // not the kernel: the grid (`cdiv(q.dim(1), 128)`), a scalar argument that
 // is a dimension of a tensor (`q.dim(1)`), the shape an output must have, a
 // condition a launch needs (`n % 128 == 0`). It is host-side arithmetic that
-// writes down a launch rule (fa4/Runtime/LaunchRule.h), which travels as an
+// writes down a launch rule (fa4/KernelFormat/LaunchRule.h), which travels as an
 // attribute through the compiler to the kernel file, where the runtime
 // evaluates it against the bound tensors.
 //

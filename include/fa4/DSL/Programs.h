@@ -22,15 +22,16 @@ namespace fa4::dsl {
 /// What varies between attention kernels; the softmax scale and causality
 /// are kernel arguments.
 struct AttentionOptions {
-  /// 64, 128 or 256.
+  /// The head dim of Q and K, and of V (0: the same): multiples of 16 in
+  /// [32, 256]. The program's tiles are as wide as whole 128-byte rows (64
+  /// columns of 16-bit elements) that hold them; the columns past the head
+  /// dim read as zeros and are not written.
   int64_t headDim = 128;
+  int64_t headDimV = 0;
   /// The element type of Q, K, V and O: bf16 or f16.
   DType elementType = bf16;
-  /// Rows of one K/V block: 16 ... 256, a multiple of 16; 0 picks the
-  /// default for the head dim, the best measured: 128, and 80 at head dim
-  /// 256, where two stages of 128-row K and V blocks do not fit in shared
-  /// memory.
-  int64_t blockN = 0;
+  /// Rows of one K/V block: 16 ... 256, a multiple of 16 (the plan's bn).
+  int64_t blockN = 128;
   /// Query rows of one program (a CTA): 64 per consumer warpgroup, 128 or
   /// 192. Packed sequences take 128, the rows of the runner's tile list.
   int64_t blockM = 128;
@@ -48,9 +49,6 @@ struct AttentionOptions {
   /// a kernel of its own, with Q, K, V and O of rank 3.
   bool varlen = false;
 };
-
-/// The K/V block rows attention uses for `options`.
-int64_t attentionBlockN(const AttentionOptions &options);
 
 /// Whether attention for `options` rescales O only when the running max
 /// grows by more than 8 (the measured choice: at head dim 256).
@@ -71,12 +69,13 @@ bool attentionDynamicSchedule(const AttentionOptions &options);
 /// Forward attention as a tile program, `@attention(q, k, v, o, lse, seq_q,
 /// seq_k, batch, heads, group, o_stride_b, o_stride_h, o_stride_s,
 /// scale_log2, causal[, window_left, window_right][, softcap])`: Q is a
-/// descriptor with
-/// blocks of 1x1xMxD (M = blockM) over
-/// [B, H, Sq, D], K and V with blocks of 1x1xNxD (N = attentionBlockN) over
-/// [B, Hkv, Sk, D] (H a multiple of Hkv: query head h reads KV head
-/// h / group, group = H / Hkv); O [B, H, Sq, D] is a pointer with strides
-/// (any layout with contiguous rows) and LSE [B, H, Sq] (f32, contiguous, the
+/// descriptor with blocks of 1x1xMxD' (M = blockM, D' the head dim D padded
+/// to 64 columns) over [B, H, Sq, D], K with blocks of 1x1xNxD' (N =
+/// blockN) over [B, Hkv, Sk, D] and V with blocks of 1x1xNxDv' over
+/// [B, Hkv, Sk, Dv] (H a multiple of Hkv: query head h reads KV head
+/// h / group, group = H / Hkv); O [B, H, Sq, Dv] is a descriptor (a tensor
+/// map: any layout with contiguous rows)
+/// and LSE [B, H, Sq] (f32, contiguous, the
 /// natural log-sum-exp of each row's scaled scores) a pointer. The sizes,
 /// the group and O's strides are made by launch rules from the tensors.
 /// Program (x, h, b) of a grid (X, H, B) computes query rows [128 m, 128 m +

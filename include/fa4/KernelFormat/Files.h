@@ -8,10 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FA4_RUNTIME_FILES_H
-#define FA4_RUNTIME_FILES_H
+#ifndef FA4_KERNELFORMAT_FILES_H
+#define FA4_KERNELFORMAT_FILES_H
 
-#include "fa4/Runtime/Status.h"
+#include "fa4/KernelFormat/Status.h"
 
 #include <cstdint>
 #include <string>
@@ -40,4 +40,4 @@ Status checkWritableDirectory(const std::string &path, const std::string &what);
 
 } // namespace fa4::runtime
 
-#endif // FA4_RUNTIME_FILES_H
+#endif // FA4_KERNELFORMAT_FILES_H

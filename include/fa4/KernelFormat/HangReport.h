@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FA4_RUNTIME_HANGREPORT_H
-#define FA4_RUNTIME_HANGREPORT_H
+#ifndef FA4_KERNELFORMAT_HANGREPORT_H
+#define FA4_KERNELFORMAT_HANGREPORT_H
 
 #include <cstdint>
 #include <optional>
@@ -73,4 +73,4 @@ std::optional<std::string> describeHang(const uint32_t (&record)[kHangWords],
 
 } // namespace fa4::runtime
 
-#endif // FA4_RUNTIME_HANGREPORT_H
+#endif // FA4_KERNELFORMAT_HANGREPORT_H

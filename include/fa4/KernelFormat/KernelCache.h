@@ -17,11 +17,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FA4_RUNTIME_KERNELCACHE_H
-#define FA4_RUNTIME_KERNELCACHE_H
+#ifndef FA4_KERNELFORMAT_KERNELCACHE_H
+#define FA4_KERNELFORMAT_KERNELCACHE_H
 
-#include "fa4/Runtime/KernelFile.h"
-#include "fa4/Runtime/Status.h"
+#include "fa4/KernelFormat/KernelFile.h"
+#include "fa4/KernelFormat/Status.h"
 
 #include <cstdint>
 #include <optional>
@@ -72,4 +72,4 @@ private:
 
 } // namespace fa4::runtime
 
-#endif // FA4_RUNTIME_KERNELCACHE_H
+#endif // FA4_KERNELFORMAT_KERNELCACHE_H

@@ -65,12 +65,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FA4_RUNTIME_KERNELFILE_H
-#define FA4_RUNTIME_KERNELFILE_H
+#ifndef FA4_KERNELFORMAT_KERNELFILE_H
+#define FA4_KERNELFORMAT_KERNELFILE_H
 
-#include "fa4/Runtime/LaunchRule.h"
-#include "fa4/Runtime/Status.h"
-#include "fa4/Runtime/Types.h"
+#include "fa4/KernelFormat/LaunchRule.h"
+#include "fa4/KernelFormat/Status.h"
+#include "fa4/KernelFormat/Types.h"
 
 #include <cstdint>
 #include <map>
@@ -217,4 +217,4 @@ Expected<KernelFile> readKernelFile(const std::string &path);
 
 } // namespace fa4::runtime
 
-#endif // FA4_RUNTIME_KERNELFILE_H
+#endif // FA4_KERNELFORMAT_KERNELFILE_H

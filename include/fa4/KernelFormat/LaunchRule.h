@@ -22,10 +22,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FA4_RUNTIME_LAUNCHRULE_H
-#define FA4_RUNTIME_LAUNCHRULE_H
+#ifndef FA4_KERNELFORMAT_LAUNCHRULE_H
+#define FA4_KERNELFORMAT_LAUNCHRULE_H
 
-#include "fa4/Runtime/Status.h"
+#include "fa4/KernelFormat/Status.h"
 
 #include <cstdint>
 #include <functional>
@@ -88,4 +88,4 @@ std::vector<std::string_view> splitRules(std::string_view text);
 
 } // namespace fa4::runtime
 
-#endif // FA4_RUNTIME_LAUNCHRULE_H
+#endif // FA4_KERNELFORMAT_LAUNCHRULE_H

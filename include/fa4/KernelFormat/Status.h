@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FA4_RUNTIME_STATUS_H
-#define FA4_RUNTIME_STATUS_H
+#ifndef FA4_KERNELFORMAT_STATUS_H
+#define FA4_KERNELFORMAT_STATUS_H
 
 #include <cassert>
 #include <optional>
@@ -84,4 +84,4 @@ private:
 
 } // namespace fa4::runtime
 
-#endif // FA4_RUNTIME_STATUS_H
+#endif // FA4_KERNELFORMAT_STATUS_H

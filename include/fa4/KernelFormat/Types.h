@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FA4_RUNTIME_TYPES_H
-#define FA4_RUNTIME_TYPES_H
+#ifndef FA4_KERNELFORMAT_TYPES_H
+#define FA4_KERNELFORMAT_TYPES_H
 
 #include <cstddef>
 #include <cstdint>
@@ -97,4 +97,4 @@ struct Dim3 {
 
 } // namespace fa4::runtime
 
-#endif // FA4_RUNTIME_TYPES_H
+#endif // FA4_KERNELFORMAT_TYPES_H

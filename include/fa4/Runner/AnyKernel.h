@@ -16,9 +16,9 @@
 
 #include "fa4/Runner/Run.h"
 #include "fa4/Runtime/Kernel.h"
-#include "fa4/Runtime/KernelFile.h"
-#include "fa4/Runtime/Status.h"
-#include "fa4/Runtime/Types.h"
+#include "fa4/KernelFormat/KernelFile.h"
+#include "fa4/KernelFormat/Status.h"
+#include "fa4/KernelFormat/Types.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,9 +1,10 @@
 //===- AttentionFiles.h - Attention inputs from .npy files ------*- C++ -*-===//
 //
 // Q, K and V given as .npy files instead of drawn at random, and O written
-// back as one: the files fix the problem's sizes (B, H, SQ, SK, D), which must
-// agree with any size given otherwise, and with each other, before anything
-// is allocated or launched; the log-sum-exp is written as one too.
+// back as one: the files fix the problem's sizes (B, H, SQ, SK, D, Dv),
+// which must agree with any size given otherwise, and with each other,
+// before anything is allocated or launched; the log-sum-exp is written as
+// one too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,11 +26,12 @@ struct AttentionArrays {
 
 /// Reads Q, K and V from the .npy files `q`, `k` and `v`, each of rank 4,
 /// (B, H, S, D) whatever the problem's device layout: K and V of the same
-/// shape, Q with their B and D (and heads a multiple of theirs: grouped-query
-/// attention). Sets the sizes of `problem` from them, the KV heads from K; a
-/// size already set (not 0) must agree. `packed`: packed sequences, each
-/// of rank 3, (T, H, D), whose tokens must be those of the problem's
-/// lengths when it has them.
+/// shape but for the head dim, Q with their B and K's D (and heads a
+/// multiple of theirs: grouped-query attention). Sets the sizes of `problem`
+/// from them, the KV heads from K and V's head dim (headDimV) from V; a size
+/// already set (not 0) must agree. `packed`: packed sequences, each of rank
+/// 3, (T, H, D), whose tokens must be those of the problem's lengths when it
+/// has them.
 runtime::Expected<AttentionArrays>
 readAttentionArrays(const std::string &q, const std::string &k,
                     const std::string &v, AttentionProblem &problem,
@@ -44,7 +46,8 @@ AttentionInputs toInputs(const AttentionArrays &arrays,
                          runtime::ElementType type);
 
 /// Writes O of `problem`, `words` of its element type, to the .npy file
-/// `path` with the shape (B, H, SQ, D), or (TQ, H, D) for packed sequences.
+/// `path` with the shape (B, H, SQ, Dv), or (TQ, H, Dv) for packed
+/// sequences.
 runtime::Status writeAttentionOutput(const std::string &path,
                                      const AttentionProblem &problem,
                                      const std::vector<uint16_t> &words);

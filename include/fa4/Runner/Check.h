@@ -15,7 +15,7 @@
 #ifndef FA4_RUNNER_CHECK_H
 #define FA4_RUNNER_CHECK_H
 
-#include "fa4/Runtime/Types.h"
+#include "fa4/KernelFormat/Types.h"
 
 #include <cstdint>
 #include <functional>

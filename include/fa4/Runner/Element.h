@@ -12,7 +12,7 @@
 
 #include "fa4/Runner/BF16.h"
 #include "fa4/Runner/F16.h"
-#include "fa4/Runtime/Types.h"
+#include "fa4/KernelFormat/Types.h"
 
 #include <cstdint>
 

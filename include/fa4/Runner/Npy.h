@@ -13,8 +13,8 @@
 #ifndef FA4_RUNNER_NPY_H
 #define FA4_RUNNER_NPY_H
 
-#include "fa4/Runtime/Status.h"
-#include "fa4/Runtime/Types.h"
+#include "fa4/KernelFormat/Status.h"
+#include "fa4/KernelFormat/Types.h"
 
 #include <cstdint>
 #include <string>

@@ -12,9 +12,9 @@
 #define FA4_RUNNER_PROBLEM_H
 
 #include "fa4/Runtime/Binding.h"
-#include "fa4/Runtime/KernelFile.h"
-#include "fa4/Runtime/Status.h"
-#include "fa4/Runtime/Types.h"
+#include "fa4/KernelFormat/KernelFile.h"
+#include "fa4/KernelFormat/Status.h"
+#include "fa4/KernelFormat/Types.h"
 
 #include <cstdint>
 #include <optional>
@@ -32,7 +32,7 @@ inline constexpr uint64_t kAttentionTileQ = 128;
 
 /// C[M, N] = A[M, K] · B[N, K]ᵀ, all bf16 (or all f16) and row-major.
 ///
-/// The kernel is launched from its description (fa4/Runtime/KernelFile.h):
+/// The kernel is launched from its description (fa4/KernelFormat/KernelFile.h):
 /// the problem binds tensors `a`, `b` and `c` (`bindProblem`), and the kernel
 /// file says the rest (tensor maps, sizes, grid). fa4's GEMM needs N a
 /// multiple of 128 and K of 8 (rows of 16-byte multiples, as TMA needs).
@@ -44,28 +44,30 @@ struct GemmProblem {
   runtime::ElementType elementType = runtime::ElementType::BF16;
 };
 
-/// O = softmax(scale · Q·Kᵀ [masked]) · V per (batch, head): Q and O are
-/// [B, H, SQ, D], K and V [B, H, SK, D], all bf16 (or all f16) and
-/// contiguous.
-///
 /// How attention's Q, K, V and O lie in memory: (B, H, S, D) or, as the
 /// projections leave them, (B, S, H, D); either is bound as a [B, H, S, D]
-/// tensor with the layout's strides.
+/// tensor with the layout's strides (D: the tensor's head dim).
 enum class AttentionLayout { BHSD, BSHD };
 
-/// The problem binds the tensors `q` [B, H, SQ, D], `k` and `v` [B, HKV, SK,
-/// D] (grouped-query attention when HKV < H: query head h reads KV head
-/// h / (H / HKV)), `o` [B, H, SQ, D], all in the problem's layout, and `lse`
-/// (the f32 log-sum-exp [B, H, SQ] of each query row, ln Σ_j exp(scale ·
-/// q·k_j), contiguous) and the scalars `scale_log2` (scale · log2(e)) and
-/// `causal` (`bindProblem`); the kernel file says the rest. With causal,
-/// query row i sees key rows j <= i + (SK - SQ); a row that sees no key has
-/// the output 0 and the log-sum-exp −inf. D must be a multiple of 8.
+/// O = softmax(scale · Q·Kᵀ [masked]) · V per (batch, head), all bf16 (or
+/// all f16). Q and K have the head dim D, V and O the head dim Dv, D unless
+/// set (DeepSeek's MLA prefill: D = 192, Dv = 128).
+///
+/// The problem binds the tensors `q` [B, H, SQ, D], `k` [B, HKV, SK, D],
+/// `v` [B, HKV, SK, Dv] (grouped-query attention when HKV < H: query head h
+/// reads KV head h / (H / HKV)), `o` [B, H, SQ, Dv], all in the problem's
+/// layout, and `lse` (the f32 log-sum-exp [B, H, SQ] of each query row,
+/// ln Σ_j exp(scale · q·k_j), contiguous) and the scalars `scale_log2`
+/// (scale · log2(e)) and `causal` (`bindProblem`); the kernel file says the
+/// rest. With causal, query row i sees key rows j <= i + (SK - SQ); a row
+/// that sees no key has the output 0 and the log-sum-exp −inf. D and Dv must
+/// be multiples of 8.
 struct AttentionProblem {
   uint64_t batch = 0;
   uint64_t heads = 0;
   uint64_t seqQ = 0;
   uint64_t seqK = 0;
+  /// The head dim of Q and K, D.
   uint64_t headDim = 0;
   bool causal = false;
   /// The softmax scale; 1/sqrt(D) unless given.
@@ -85,17 +87,24 @@ struct AttentionProblem {
   /// before the softmax (score = scale · q·k); 0 for none.
   double softcap = 0;
 
+  /// The head dim of V and O, Dv; 0: the same as headDim. (Here, not next
+  /// to headDim, so that initializers by position keep their meaning.)
+  uint64_t headDimV = 0;
+
   /// Packed sequences of variable lengths (fa4's varlen kernels): the query
   /// and the key length of each sequence, empty ones included; empty for
   /// one length per batch. `setSequenceLengths` keeps batch, seqQ and seqK
-  /// (the longest) in step. Q and O lie as (TQ, H, D), K and V as (TK, HKV,
-  /// D), the tokens of one sequence after the other (FlashAttention's
-  /// varlen layout), and the log-sum-exp as [H, TQ].
+  /// (the longest) in step. Q lies as (TQ, H, D), O as (TQ, H, Dv), K as
+  /// (TK, HKV, D) and V as (TK, HKV, Dv), the tokens of one sequence after
+  /// the other (FlashAttention's varlen layout), and the log-sum-exp as
+  /// [H, TQ].
   std::vector<uint64_t> seqlensQ, seqlensK;
 
   bool hasWindow() const { return windowLeft >= 0 || windowRight >= 0; }
   /// The heads of K and V.
   uint64_t keyHeads() const { return kvHeads ? kvHeads : heads; }
+  /// The head dim of V and O, Dv.
+  uint64_t valueHeadDim() const { return headDimV ? headDimV : headDim; }
   bool isVarlen() const { return !seqlensQ.empty(); }
   /// The query and key tokens: TQ and TK of packed sequences, else B·SQ
   /// and B·SK.
@@ -136,23 +145,26 @@ lengthsFromOffsets(const std::vector<int64_t> &cu, const std::string &what,
 /// for an f16 problem).
 std::string describe(const GemmProblem &problem);
 /// "attention b=2 h=16 sq=4096 sk=4096 d=128 causal", as the summary starts
-/// (" hkv=N" for grouped-query attention, " bshd" for that layout,
+/// (" dv=N" after d when V's head dim differs, " hkv=N" for grouped-query
+/// attention, " bshd" for that layout,
 /// " window=L,R" for a sliding window, " softcap=X", " varlen tq=N tk=N"
 /// for packed sequences, whose sq and sk are the longest).
 std::string describe(const AttentionProblem &problem);
 
 /// The floating-point operations of the problem: 2·M·N·K for the GEMM;
-/// 4·B·H·SQ·SK·D for attention, halved when causal with SQ == SK; with a
-/// sliding window 4·B·H·D times the (query, key) pairs it lets through;
-/// for packed sequences the sum over the sequences.
+/// 2·B·H·SQ·SK·(D + Dv) for attention (Q·Kᵀ and P·V), halved when causal
+/// with SQ == SK; with a sliding window 2·B·H·(D + Dv) times the (query,
+/// key) pairs it lets through; for packed sequences the sum over the
+/// sequences.
 double flops(const GemmProblem &problem);
 double flops(const AttentionProblem &problem);
 
 /// Checks the sizes: every dim positive, N % 128 == 0, K % 8 == 0, and no
 /// tensor over 2^40 bytes.
 runtime::Status checkProblem(const GemmProblem &problem);
-/// Checks the sizes: every dim positive, D % 8 == 0, H a multiple of the KV
-/// heads, a positive finite scale, and no tensor over 2^40 bytes; packed
+/// Checks the sizes: every dim positive, D % 8 == 0 and Dv % 8 == 0, H a
+/// multiple of the KV heads, a positive finite scale, and no tensor over
+/// 2^40 bytes; packed
 /// sequences need as many key lengths as query lengths and at least one
 /// query and one key token.
 runtime::Status checkProblem(const AttentionProblem &problem);
@@ -171,12 +183,12 @@ struct AttentionAddresses {
 
 /// Binds the problem to a kernel's launch description: the GEMM's tensors
 /// `a` [M, K], `b` [N, K] and `c` [M, N]; attention's `q` [B, H, SQ, D],
-/// `k` and `v` [B, HKV, SK, D], `o` [B, H, SQ, D] in the problem's layout
-/// and `lse` [B, H, SQ] (f32), and its scalars `scale_log2` (scale ·
-/// log2(e)) and `causal`; packed sequences bind `q` and `o` as [H, TQ, D]
-/// and `k` and `v` as [HKV, TK, D] views of their (T, H, D) tensors, `lse`
-/// [H, TQ], `cu_seqlens_q` and `cu_seqlens_k` (i32 [B + 1]) and `tiles`
-/// (i32 [N, 2], `varlenTiles`).
+/// `k` [B, HKV, SK, D], `v` [B, HKV, SK, Dv], `o` [B, H, SQ, Dv] in the
+/// problem's layout and `lse` [B, H, SQ] (f32), and its scalars
+/// `scale_log2` (scale · log2(e)) and `causal`; packed sequences bind `q`
+/// [H, TQ, D], `k` [HKV, TK, D], `v` [HKV, TK, Dv] and `o` [H, TQ, Dv] as
+/// views of their (T, H, D) tensors, `lse` [H, TQ], `cu_seqlens_q` and
+/// `cu_seqlens_k` (i32 [B + 1]) and `tiles` (i32 [N, 2], `varlenTiles`).
 /// A refusal names the kernel, the problem and what does not fit.
 runtime::Status bindProblem(runtime::Binding &binding,
                             const GemmProblem &problem,

@@ -10,7 +10,7 @@
 #ifndef FA4_RUNNER_RANDOM_H
 #define FA4_RUNNER_RANDOM_H
 
-#include "fa4/Runtime/Types.h"
+#include "fa4/KernelFormat/Types.h"
 
 #include <cstdint>
 #include <vector>

@@ -25,13 +25,14 @@ std::vector<double> referenceGemm(const GemmProblem &problem,
                                   const std::vector<uint16_t> &b,
                                   const std::vector<uint64_t> &rows);
 
-/// Rows `rows` of O viewed as [B·H·SQ, D] (row r is query r % SQ of head
-/// r / SQ; Q, K and V contiguous (B, H, S, D), K and V with the problem's KV
-/// heads): `rows.size()` x D values, row after row. The softmax is computed
-/// with the row maximum subtracted; a row that sees no key is 0. With `lse`,
-/// also each row's log-sum-exp ln Σ_j exp(scale · q·k_j), −inf for a row that
-/// sees no key. For packed sequences, Q, K and V are (T, H, D) and row r of
-/// O viewed as [TQ·H, D] is token r / H of head r % H.
+/// Rows `rows` of O viewed as [B·H·SQ, Dv] (row r is query r % SQ of head
+/// r / SQ; Q, K and V contiguous (B, H, S, D), V's D being Dv, K and V with
+/// the problem's KV heads): `rows.size()` x Dv values, row after row. The
+/// softmax is computed with the row maximum subtracted; a row that sees no
+/// key is 0. With `lse`, also each row's log-sum-exp ln Σ_j exp(scale ·
+/// q·k_j), −inf for a row that sees no key. For packed sequences, Q, K and V
+/// are (T, H, D) (V's D: Dv) and row r of O viewed as [TQ·H, Dv] is token
+/// r / H of head r % H.
 std::vector<double> referenceAttention(const AttentionProblem &problem,
                                        const std::vector<uint16_t> &q,
                                        const std::vector<uint16_t> &k,

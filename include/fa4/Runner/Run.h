@@ -16,8 +16,8 @@
 #include "fa4/Runner/Check.h"
 #include "fa4/Runner/Problem.h"
 #include "fa4/Runtime/Kernel.h"
-#include "fa4/Runtime/KernelFile.h"
-#include "fa4/Runtime/Status.h"
+#include "fa4/KernelFormat/KernelFile.h"
+#include "fa4/KernelFormat/Status.h"
 
 #include <cstdint>
 #include <optional>

@@ -9,7 +9,7 @@
 #ifndef FA4_RUNTIME_BUFFER_H
 #define FA4_RUNTIME_BUFFER_H
 
-#include "fa4/Runtime/Status.h"
+#include "fa4/KernelFormat/Status.h"
 
 #include <cuda.h>
 

@@ -12,7 +12,7 @@
 #ifndef FA4_RUNTIME_DRIVER_H
 #define FA4_RUNTIME_DRIVER_H
 
-#include "fa4/Runtime/Status.h"
+#include "fa4/KernelFormat/Status.h"
 
 #include <cuda.h>
 

@@ -12,10 +12,10 @@
 #define FA4_RUNTIME_KERNEL_H
 
 #include "fa4/Runtime/Driver.h"
-#include "fa4/Runtime/HangReport.h"
-#include "fa4/Runtime/KernelFile.h"
-#include "fa4/Runtime/Status.h"
-#include "fa4/Runtime/Types.h"
+#include "fa4/KernelFormat/HangReport.h"
+#include "fa4/KernelFormat/KernelFile.h"
+#include "fa4/KernelFormat/Status.h"
+#include "fa4/KernelFormat/Types.h"
 
 #include <cuda.h>
 

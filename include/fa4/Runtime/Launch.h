@@ -11,9 +11,9 @@
 #define FA4_RUNTIME_LAUNCH_H
 
 #include "fa4/Runtime/Kernel.h"
-#include "fa4/Runtime/KernelFile.h"
-#include "fa4/Runtime/Status.h"
-#include "fa4/Runtime/Types.h"
+#include "fa4/KernelFormat/KernelFile.h"
+#include "fa4/KernelFormat/Status.h"
+#include "fa4/KernelFormat/Types.h"
 
 #include <cuda.h>
 

@@ -1,7 +1,7 @@
 //===- KernelFileEmission.h - MLIR to the runtime's kernel file -*- C++ -*-===//
 //
 // The last step of the compiler: a module with one `nvvm.kernel` function
-// becomes a kernel file (fa4/Runtime/KernelFile.h) that the runtime loads on a
+// becomes a kernel file (fa4/KernelFormat/KernelFile.h) that the runtime loads on a
 // machine without the compiler. The launch metadata comes from the kernel's
 // attributes: the block from `nvvm.maxntid`, the dynamic shared memory from
 // `fa4.shared_memory_bytes`, and one parameter per argument, with the
@@ -13,7 +13,7 @@
 #ifndef FA4_TARGET_KERNELFILEEMISSION_H
 #define FA4_TARGET_KERNELFILEEMISSION_H
 
-#include "fa4/Runtime/KernelFile.h"
+#include "fa4/KernelFormat/KernelFile.h"
 #include "fa4/Target/Target.h"
 
 #include "mlir/IR/BuiltinOps.h"

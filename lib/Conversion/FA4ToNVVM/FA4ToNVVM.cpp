@@ -74,14 +74,25 @@ void mlir::fa4::addFA4TypeConversions(LLVMTypeConverter &converter) {
 namespace {
 
 struct ConvertFA4ToNVVMPass
-    : public fa4::impl::ConvertFA4ToNVVMBase<ConvertFA4ToNVVMPass> {
+    : public mlir::fa4::impl::ConvertFA4ToNVVMBase<ConvertFA4ToNVVMPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
     Builder builder(context);
 
-    // Register tiles must be distributed first.
-    WalkResult laidOut = module.walk([](Operation *op) {
+    // Pipeline states must be explicit and register tiles distributed
+    // first: neither `!fa4.pipeline_state` nor a laid-out tensor has an LLVM
+    // type, and the conversion would stop at the op with no reason given.
+    WalkResult early = module.walk([](Operation *op) {
+      auto isState = [](Type type) { return isa<PipelineStateType>(type); };
+      if (llvm::any_of(op->getOperandTypes(), isState) ||
+          llvm::any_of(op->getResultTypes(), isState)) {
+        op->emitOpError() << "has an implicit pipeline state; run "
+                             "fa4-explicit-pipeline-state first "
+                             "(docs/Rationale.md, "
+                             "\"Explicit pipeline state\")";
+        return WalkResult::interrupt();
+      }
       auto isLaidOut = [](Type type) {
         auto tensor = dyn_cast<RankedTensorType>(type);
         return tensor && getDistributedType(tensor);
@@ -89,12 +100,14 @@ struct ConvertFA4ToNVVMPass
       if (llvm::any_of(op->getOperandTypes(), isLaidOut) ||
           llvm::any_of(op->getResultTypes(), isLaidOut)) {
         op->emitOpError() << "holds laid-out register tiles; run "
-                             "fa4-distribute-register-tiles first";
+                             "fa4-distribute-register-tiles first "
+                             "(docs/Rationale.md, "
+                             "\"Register tiles distributed\")";
         return WalkResult::interrupt();
       }
       return WalkResult::advance();
     });
-    if (laidOut.wasInterrupted())
+    if (early.wasInterrupted())
       return signalPassFailure();
 
     // Shared-memory tiles lower to bare pointers, which function boundaries
@@ -119,7 +132,8 @@ struct ConvertFA4ToNVVMPass
       if (!kernel->hasAttr(kThreadsAttrName)) {
         kernel.emitError() << "kernel has no thread count; give it an "
                               "fa4.warp_specialize and run "
-                              "fa4-lower-warp-roles first";
+                              "fa4-lower-warp-roles first (docs/Rationale.md, "
+                              "\"Roles lowered\")";
         return signalPassFailure();
       }
       auto &maps = tensorMapArgs[kernel.getSymName()];

@@ -6,7 +6,7 @@
 // report's address, the claim word, the site table), the report function,
 // the bounded wait loop, and the mbarriers that stand in for named barriers
 // (a `bar.sync` cannot be bounded; an mbarrier wait can). The record's
-// layout and the table's format are fa4/Runtime/HangReport.h's, which the
+// layout and the table's format are fa4/KernelFormat/HangReport.h's, which the
 // runtime reads.
 //
 //===----------------------------------------------------------------------===//
@@ -14,7 +14,7 @@
 #include "fa4/Conversion/FA4ToNVVM.h"
 
 #include "Common.h"
-#include "fa4/Runtime/HangReport.h"
+#include "fa4/KernelFormat/HangReport.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -279,7 +279,8 @@ FailureOr<Value> mlir::fa4::detail::namedBarrierPtr(ImplicitLocOpBuilder &b,
            << "is in a kernel built to diagnose hangs whose named barriers "
               "have no stand-in mbarriers ('"
            << kNamedBarrierOffsetAttrName
-           << "'); run fa4-allocate-shared-memory first";
+           << "'); run fa4-allocate-shared-memory first (docs/Rationale.md, "
+              "\"Shared memory allocated\")";
   return standInPtr(b, *offset, id);
 }
 

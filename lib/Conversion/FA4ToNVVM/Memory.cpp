@@ -78,6 +78,9 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
     auto pairType = VectorType::get({2}, elementType);
     auto maskType = VectorType::get({2}, b.getI1Type());
     int64_t blocks = type.getNumElements() / 4;
+    // Column blocks of 8 past `columns` are not written.
+    if (std::optional<int64_t> columns = op.getColumns())
+      blocks = std::min(blocks, *columns / 8);
     for (int64_t h = 0; h < 2; ++h) {
       Value r = LLVM::AddOp::create(b, row, i64Const(b, 8 * h));
       Value inside = LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::ult, r,
@@ -114,7 +117,7 @@ struct SharedBufferLowering : public ConvertOpToLLVMPattern<SharedBufferOp> {
     if (!offset)
       return op.emitOpError()
              << "has no shared-memory offset; run fa4-allocate-shared-memory "
-                "first";
+                "first (docs/Rationale.md, \"Shared memory allocated\")";
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     rewriter.replaceOp(op, dynamicSmemAt(b, static_cast<int64_t>(*offset)));
     return success();

@@ -25,8 +25,10 @@ constexpr int64_t kWaitTicks = 10000000;
 /// fa4-explicit-pipeline-state must have made explicit.
 FailureOr<ValueRange> explicitState(Operation *op, ValueRange state) {
   if (state.size() != 2)
-    return op->emitOpError() << "has an implicit pipeline state; run "
-                                "fa4-explicit-pipeline-state first";
+    return op->emitOpError()
+           << "has an implicit pipeline state; run "
+              "fa4-explicit-pipeline-state first (docs/Rationale.md, "
+              "\"Explicit pipeline state\")";
   return state;
 }
 
@@ -39,7 +41,7 @@ struct CreateLowering : public ConvertOpToLLVMPattern<PipelineCreateOp> {
     if (!offset)
       return op.emitOpError()
              << "has no shared-memory offset; run fa4-allocate-shared-memory "
-                "first";
+                "first (docs/Rationale.md, \"Shared memory allocated\")";
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     PipelineType type = op.getPipeline().getType();
     Value base = dynamicSmemAt(b, static_cast<int64_t>(*offset));

@@ -99,7 +99,7 @@ int64_t lowerWarpSpecialize(WarpSpecializeOp op, bool broadcastGroup) {
 }
 
 struct LowerWarpRolesPass
-    : public fa4::impl::FA4LowerWarpRolesBase<LowerWarpRolesPass> {
+    : public mlir::fa4::impl::FA4LowerWarpRolesBase<LowerWarpRolesPass> {
   void runOnOperation() override {
     Builder builder(&getContext());
     for (auto function : getOperation().getOps<FunctionOpInterface>()) {

@@ -27,6 +27,7 @@
 #include "fa4/DSL/Programs.h"
 
 #include <limits>
+#include <utility>
 
 using namespace fa4::dsl;
 
@@ -38,11 +39,24 @@ using namespace fa4::dsl;
 /// 646 TFLOP/s); 16, 8 and one head at a time within 2 % elsewhere.
 static constexpr int64_t kGroupL2Bytes = 16 << 20;
 
-/// The algorithm, for one head dim and element type.
+/// Columns of 16-bit elements in one 128-byte row: the tiles' widths are
+/// whole multiples of it.
+static constexpr int64_t kRowColumns = 64;
+
+/// `dim` rounded up to whole 128-byte rows of 16-bit elements.
+static int64_t padToRows(int64_t dim) {
+  return (dim + kRowColumns - 1) / kRowColumns * kRowColumns;
+}
+
+/// The algorithm, for head dims `d` (Q and K) and `dv` (V) and one element
+/// type. The tiles are `dp` and `dvp` columns wide, the head dims padded to
+/// whole 128-byte rows: loads read zeros past a head dim (they add nothing
+/// to Q·Kᵀ and give zero columns of O) and stores write only its columns.
 static mlir::OwningOpRef<mlir::ModuleOp>
-writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bm,
-               int64_t bn, bool window, bool softcap, bool varlen,
+writeAttention(mlir::MLIRContext *context, int64_t d, int64_t dv, DType type,
+               int64_t bm, int64_t bn, bool window, bool softcap, bool varlen,
                bool conditionalRescale) {
+  const int64_t dp = padToRows(d), dvp = padToRows(dv);
   const double inf = std::numeric_limits<double>::infinity();
   const double ln2 = 0.693147182;
   // The growth of a row's max (log2 units) below which its running max,
@@ -63,10 +77,11 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bm,
     // launch takes every size from them and runs one program per bm query
     // rows (128, or 192 for three consumer warpgroups) of each head of each
     // batch.
-    q = p.desc("q", {1, 1, bm, d}, type, {any, any, any, d});
-    k = p.desc("k", {1, 1, bn, d}, type, {q.dim(0), any, any, d});
-    v = p.desc("v", {1, 1, bn, d}, type, {q.dim(0), k.dim(1), k.dim(2), d});
-    od = p.desc("o", {1, 1, bm, d}, type, {q.dim(0), q.dim(1), q.dim(2), d});
+    q = p.desc("q", {1, 1, bm, dp}, type, {any, any, any, d});
+    k = p.desc("k", {1, 1, bn, dp}, type, {q.dim(0), any, any, d});
+    v = p.desc("v", {1, 1, bn, dvp}, type, {q.dim(0), k.dim(1), k.dim(2), dv});
+    od = p.desc("o", {1, 1, bm, dvp}, type,
+                {q.dim(0), q.dim(1), q.dim(2), dv});
     lse = p.ptr("lse", f32, {q.dim(0), q.dim(1), q.dim(2)});
     seqQ = p.index("seq_q", q.dim(2));
     seqK = p.index("seq_k", k.dim(2));
@@ -83,10 +98,10 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bm,
     // they should start (the longest sequences first): the grid is one
     // program per listed block and head, and no program is left without
     // work, however unequal the lengths.
-    q = p.desc("q", {1, bm, d}, type, {any, any, d});
-    k = p.desc("k", {1, bn, d}, type, {any, any, d});
-    v = p.desc("v", {1, bn, d}, type, {k.dim(0), k.dim(1), d});
-    o = p.ptr("o", type, {q.dim(0), q.dim(1), d});
+    q = p.desc("q", {1, bm, dp}, type, {any, any, d});
+    k = p.desc("k", {1, bn, dp}, type, {any, any, d});
+    v = p.desc("v", {1, bn, dvp}, type, {k.dim(0), k.dim(1), dv});
+    o = p.ptr("o", type, {q.dim(0), q.dim(1), dv});
     lse = p.ptr("lse", f32, {q.dim(0), q.dim(1)});
     cuSeqQ = p.ptr("cu_seqlens_q", i32, {any});
     cuSeqK = p.ptr("cu_seqlens_k", i32, {cuSeqQ.dim(0)});
@@ -124,7 +139,7 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bm,
     // kGroupL2Bytes of L2: the longest blocks of several heads start first
     // and the short ones end the kernel, and the heads' K and V are read
     // from memory about once.
-    p.gridGroup(max(1, kGroupL2Bytes / (k.dim(2) * (4 * d))) *
+    p.gridGroup(max(1, kGroupL2Bytes / (k.dim(2) * (2 * (d + dv)))) *
                 (q.dim(1) / k.dim(1)));
     p.require(q.dim(1) % k.dim(1) == 0);
   } else {
@@ -195,7 +210,7 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bm,
   // log2 units), the running row sum, and the unnormalized output.
   auto [mF, lF, accF] = p.forLoop(
       window ? IndexArg(firstBlock) : IndexArg(0), blocks, 1,
-      {p.full({bm}, -inf, f32), p.zeros({bm}, f32), p.zeros({bm, d}, f32)},
+      {p.full({bm}, -inf, f32), p.zeros({bm}, f32), p.zeros({bm, dvp}, f32)},
       [&](Index j, Tile mI, Tile lI, Tile acc) -> Tiles<3> {
         Tile s =
             dot(qTile, trans(loadKV(k, j)), p.zeros({bm, bn}, f32));
@@ -262,30 +277,13 @@ writeAttention(mlir::MLIRContext *context, int64_t d, DType type, int64_t bm,
     store(lsed, {b, h, m}, (mF + log2(lSafe)) * ln2);
   } else {
     // The rows of the sequence only: its end is the edge of both.
-    Desc od = p.makeDesc(o, {heads, qEnd, d}, {oStrideH, oStrideS, 1},
-                         {1, bm, d});
+    Desc od = p.makeDesc(o, {heads, qEnd, dv}, {oStrideH, oStrideS, 1},
+                         {1, bm, dvp});
     storeAt(od, {h, qStart + m0, 0}, (accF * lInverse.col()).to(type));
     Desc lsed = p.makeDesc(lse, {heads, qEnd}, {totalQ, 1}, {1, bm});
     storeAt(lsed, {h, qStart + m0}, (mF + log2(lSafe)) * ln2);
   }
   return p.finish();
-}
-
-/// The key-block rows measured best on the H200 (bench/RESULTS.md,
-/// 2026-12-01, bf16, H = 16, B * S = 16384, S 1024, 4096, 16384, causal and
-/// not, two kv stages; TFLOP/s):
-///
-///   head dim 128: 128 rows best at S = 1024 (481 against 439-452 for 96,
-///                 112, 144, 160) and causal S = 4096; 144 ahead by 1.5 % at
-///                 non-causal S >= 4096. 128 kept.
-///   head dim 256: 80 rows (156 B of spills) ahead of 64 at 5 of 6 shapes,
-///                 by 2-8 % (S = 16384: 632 against 588), 1.5 % behind at
-///                 causal S = 1024; 48 rows 5-10 % behind 64; 96 and more
-///                 do not fit two kv stages.
-int64_t fa4::dsl::attentionBlockN(const AttentionOptions &options) {
-  if (options.blockN)
-    return options.blockN;
-  return options.headDim >= 256 ? 80 : 128;
 }
 
 /// Conditional rescaling from head dim 128 on, measured on the H200
@@ -298,7 +296,8 @@ int64_t fa4::dsl::attentionBlockN(const AttentionOptions &options) {
 /// 1700 MHz and the fewer instructions cost less of it; head dim 64 -6 to
 /// -13 % (its 64 columns of O are too few to pay for the vote).
 bool fa4::dsl::attentionConditionalRescale(const AttentionOptions &options) {
-  return options.headDim >= 128;
+  return padToRows(options.headDimV ? options.headDimV : options.headDim) >=
+         128;
 }
 
 /// Two consumer warpgroups (128-row CTAs) at every head dim. Three (192
@@ -317,8 +316,11 @@ int64_t fa4::dsl::attentionConsumerWarpgroups(const AttentionOptions &) {
 /// +10 % at 4096; head dim 64: +20 % and +31 % at 1024), level at longer
 /// sequences (-9 % to +8 % between runs of the same kernels). At head dim
 /// 256 (one Q stage: two do not fit) it is 5-14 % behind: not persistent.
+/// Other head dims follow their tiles' width: persistent up to 128 columns.
 bool fa4::dsl::attentionPersistent(const AttentionOptions &options) {
-  return options.headDim <= 128;
+  return padToRows(options.headDim) <= 128 &&
+         padToRows(options.headDimV ? options.headDimV : options.headDim) <=
+             128;
 }
 
 /// A dynamic schedule for the kernels whose tiles carry uneven work that
@@ -336,18 +338,21 @@ bool fa4::dsl::attentionDynamicSchedule(const AttentionOptions &options) {
 mlir::OwningOpRef<mlir::ModuleOp>
 fa4::dsl::buildAttention(mlir::MLIRContext *context,
                          const AttentionOptions &options) {
-  if (options.headDim != 64 && options.headDim != 128 &&
-      options.headDim != 256) {
-    mlir::emitError(mlir::UnknownLoc::get(context))
-        << "attention head dim " << options.headDim << " is not 64, 128 or 256";
-    return {};
-  }
+  int64_t dv = options.headDimV ? options.headDimV : options.headDim;
+  for (auto [what, dim] :
+       {std::pair{"head dim", options.headDim}, std::pair{"head dim of V", dv}})
+    if (dim < 32 || dim > 256 || dim % 16 != 0) {
+      mlir::emitError(mlir::UnknownLoc::get(context))
+          << "attention " << what << " " << dim
+          << " is not a multiple of 16 in [32, 256]";
+      return {};
+    }
   if (options.elementType != bf16 && options.elementType != f16) {
     mlir::emitError(mlir::UnknownLoc::get(context))
         << "attention takes bf16 or f16 inputs";
     return {};
   }
-  int64_t bn = attentionBlockN(options);
+  int64_t bn = options.blockN;
   if (bn < 16 || bn > 256 || bn % 16 != 0) {
     mlir::emitError(mlir::UnknownLoc::get(context))
         << "attention key block of " << bn
@@ -367,7 +372,7 @@ fa4::dsl::buildAttention(mlir::MLIRContext *context,
         << options.blockM;
     return {};
   }
-  return writeAttention(context, options.headDim, options.elementType,
+  return writeAttention(context, options.headDim, dv, options.elementType,
                         options.blockM, bn, options.window, options.softcap,
                         options.varlen,
                         options.conditionalRescale.value_or(

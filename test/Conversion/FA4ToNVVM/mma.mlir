@@ -100,7 +100,7 @@ func.func @rebuilt(%p: !Q, %s: i32, %ph: i32, %acc: vector<64xf32>) -> vector<64
 // -----
 
 func.func @undistributed(%p: !fa4.pipeline<q, kv = 1, qk = 1, memref<64x64xbf16, 3>, memref<128x64xbf16, 3>>, %s: i32, %ph: i32) {
-  // expected-error @below {{holds laid-out register tiles; run fa4-distribute-register-tiles first}}
+  // expected-error @below {{holds laid-out register tiles; run fa4-distribute-register-tiles first (docs/Rationale.md, "Register tiles distributed")}}
   %acc = arith.constant dense<0.0> : tensor<64x128xf32, #fa4.acc>
   %q, %k = fa4.consumer.wait %p[%s, %ph] : !fa4.pipeline<q, kv = 1, qk = 1, memref<64x64xbf16, 3>, memref<128x64xbf16, 3>> -> memref<64x64xbf16, 3>, memref<128x64xbf16, 3>
   %r = fa4.mma.async %q, %k, %acc : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, tensor<64x128xf32, #fa4.acc>

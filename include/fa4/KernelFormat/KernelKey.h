@@ -1,0 +1,78 @@
+//===- KernelKey.h - what to compile, as one typed value --------*- C++ -*-===//
+//
+// A kernel key says everything that decides one of fa4's own kernels: the
+// program family, its head dims, element type and options, and the plan.
+// fa4-run, the C API and the Python package make one; the compile cache
+// hashes its text; the compiler builds the DSL program from it; a kernel
+// file's name under $FA4_KERNEL_DIR is derived from it (and never parsed
+// back). Every combination of the options compiles: there is no list. No
+// MLIR and no CUDA.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA4_KERNELFORMAT_KERNELKEY_H
+#define FA4_KERNELFORMAT_KERNELKEY_H
+
+#include "fa4/KernelFormat/Plan.h"
+#include "fa4/KernelFormat/Status.h"
+
+#include <cstdint>
+#include <string>
+
+namespace fa4 {
+
+/// The families of programs fa4 compiles.
+enum class Family {
+  /// Forward attention (lib/DSL/Programs/Attention.cpp).
+  Attention,
+  /// C = A · Bᵀ (lib/DSL/Programs/Gemm.cpp).
+  Gemm,
+};
+
+/// The 16-bit element types of fa4's kernels.
+enum class DType { BF16, F16 };
+
+/// Everything that decides one kernel.
+struct KernelKey {
+  Family family = Family::Attention;
+  /// Attention: the head dim of Q and K, and of V (0: the same).
+  int64_t headDim = 128;
+  int64_t headDimV = 0;
+  DType dtype = DType::BF16;
+  /// Attention: a sliding window (window_left, window_right arguments).
+  bool window = false;
+  /// Attention: a logit softcap (the softcap argument).
+  bool softcap = false;
+  /// Attention: packed sequences of variable lengths.
+  bool varlen = false;
+  Plan plan;
+
+  /// The smallest and largest head dim, and their step.
+  static constexpr int64_t kMinHeadDim = 32, kMaxHeadDim = 256,
+                           kHeadDimStep = 16;
+
+  /// The key of the GEMM program.
+  static KernelKey gemm();
+  /// V's head dim.
+  int64_t valueHeadDim() const { return headDimV ? headDimV : headDim; }
+  /// Refuses what no program of the family can be built for: head dims off
+  /// the multiples of 16 in [32, 256], options the family does not have.
+  runtime::Status verify() const;
+  /// The kernel's name, the stem of its file: `attention-hd128`,
+  /// `attention-hd192-v128-varlen-window-softcap`, `attention-hd256-bn64`;
+  /// options in a fixed order, then each plan field that is set.
+  std::string name() const;
+  /// The canonical text of every field, what the compile cache hashes.
+  std::string str() const;
+  /// A stable 64-bit FNV-1a hash of str(), as 16 hex digits.
+  std::string hash() const;
+
+  bool operator==(const KernelKey &other) const {
+    return str() == other.str();
+  }
+  bool operator!=(const KernelKey &other) const { return !(*this == other); }
+};
+
+} // namespace fa4
+
+#endif // FA4_KERNELFORMAT_KERNELKEY_H

@@ -1,0 +1,91 @@
+//===- KernelKey.cpp - what to compile, as one typed value ----------------===//
+//
+// A kernel key's checks, its name, its canonical text and the hash of it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa4/KernelFormat/KernelKey.h"
+
+#include <cstdio>
+#include <utility>
+
+using namespace fa4;
+using runtime::Status;
+
+KernelKey KernelKey::gemm() {
+  KernelKey key;
+  key.family = Family::Gemm;
+  key.headDim = 0;
+  return key;
+}
+
+Status KernelKey::verify() const {
+  if (family == Family::Gemm) {
+    if (dtype != DType::BF16)
+      return Status::error("the gemm program is bf16, not f16");
+    if (window || softcap || varlen || headDimV)
+      return Status::error("the gemm program has no window, softcap, packed "
+                           "sequences or head dim of V");
+    return Status::success();
+  }
+  for (auto [what, dim] : {std::pair{"head dim", headDim},
+                           std::pair{"head dim of V", valueHeadDim()}})
+    if (dim < kMinHeadDim || dim > kMaxHeadDim || dim % kHeadDimStep)
+      return Status::error(std::string(what) + " " + std::to_string(dim) +
+                           " is not a multiple of " +
+                           std::to_string(kHeadDimStep) + " in [" +
+                           std::to_string(kMinHeadDim) + ", " +
+                           std::to_string(kMaxHeadDim) + "]");
+  return Status::success();
+}
+
+std::string KernelKey::name() const {
+  std::string name;
+  if (family == Family::Gemm) {
+    name = "gemm";
+  } else {
+    name = "attention-hd" + std::to_string(headDim);
+    if (valueHeadDim() != headDim)
+      name += "-v" + std::to_string(valueHeadDim());
+    if (dtype == DType::F16)
+      name += "-f16";
+    if (varlen)
+      name += "-varlen";
+    if (window)
+      name += "-window";
+    if (softcap)
+      name += "-softcap";
+  }
+  for (const Plan::Field &field : Plan::fields()) {
+    if (field.integer && (plan.*field.integer))
+      name += "-" + std::string(field.token) +
+              std::to_string(*(plan.*field.integer));
+    else if (field.boolean && (plan.*field.boolean))
+      name += "-" + std::string(field.token) +
+              (*(plan.*field.boolean) ? "1" : "0");
+  }
+  return name;
+}
+
+std::string KernelKey::str() const {
+  std::string text = family == Family::Gemm ? "gemm" : "attention";
+  text += " head_dim=" + std::to_string(headDim) +
+          " head_dim_v=" + std::to_string(valueHeadDim()) +
+          " dtype=" + (dtype == DType::F16 ? "f16" : "bf16") +
+          " window=" + (window ? "1" : "0") +
+          " softcap=" + (softcap ? "1" : "0") +
+          " varlen=" + (varlen ? "1" : "0") + " plan={" + plan.str() + "}";
+  return text;
+}
+
+std::string KernelKey::hash() const {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : str()) {
+    hash ^= c;
+    hash *= 0x100000001b3ull;
+  }
+  char digits[17];
+  std::snprintf(digits, sizeof(digits), "%016llx",
+                static_cast<unsigned long long>(hash));
+  return digits;
+}

@@ -1,0 +1,107 @@
+//===- kernel-format-checks.cpp - checks of the kernel key and plan -------===//
+//
+// The driver behind the kernel-format lit tests: `key` prints the name,
+// text and hash of kernel keys (every combination of the attention options
+// with a few head dims and plans, and the GEMM), then checks that no two
+// differ in name, text or hash; `plan` sets and parses plan fields and
+// prints each refusal.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa4/KernelFormat/KernelKey.h"
+
+#include <cstdio>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace fa4;
+
+static int runKey() {
+  std::vector<KernelKey> keys;
+  for (auto [d, dv] : {std::pair<int64_t, int64_t>{64, 0}, {128, 0}, {256, 0},
+                       {80, 0}, {96, 0}, {160, 0}, {192, 128}, {32, 0}})
+    for (int options = 0; options < 16; ++options) {
+      KernelKey key;
+      key.headDim = d;
+      key.headDimV = dv;
+      key.dtype = options & 1 ? DType::F16 : DType::BF16;
+      key.varlen = options & 2;
+      key.window = options & 4;
+      key.softcap = options & 8;
+      keys.push_back(key);
+    }
+  KernelKey planned;
+  planned.headDim = 256;
+  planned.plan.blockN = 64;
+  keys.push_back(planned);
+  planned.plan.persistent = false;
+  keys.push_back(planned);
+  planned.plan.persistent = true;
+  keys.push_back(planned);
+  KernelKey dims;
+  dims.headDim = 128;
+  dims.headDimV = 128;
+  keys.push_back(KernelKey::gemm());
+  std::set<std::string> names, texts, hashes;
+  int failures = 0;
+  for (const KernelKey &key : keys) {
+    std::printf("%s %s %s\n", key.name().c_str(), key.hash().c_str(),
+                key.str().c_str());
+    if (runtime::Status s = key.verify(); !s.ok()) {
+      std::printf("  refused: %s\n", s.message().c_str());
+      ++failures;
+    }
+    names.insert(key.name());
+    texts.insert(key.str());
+    hashes.insert(key.hash());
+  }
+  // A V head dim equal to Q's is the same key as none.
+  KernelKey same;
+  same.headDim = 128;
+  if (dims.name() != same.name() || dims.str() != same.str())
+    ++failures;
+  std::printf("%zu keys: %zu names, %zu texts, %zu hashes\n", keys.size(),
+              names.size(), texts.size(), hashes.size());
+  if (names.size() != keys.size() || texts.size() != keys.size() ||
+      hashes.size() != keys.size())
+    ++failures;
+  for (auto [d, dv] : {std::pair<int64_t, int64_t>{100, 0}, {272, 0},
+                       {16, 0}, {128, 40}}) {
+    KernelKey key;
+    key.headDim = d;
+    key.headDimV = dv;
+    std::printf("head dims %lld/%lld: %s\n", (long long)d, (long long)dv,
+                key.verify().ok() ? "ok" : key.verify().message().c_str());
+  }
+  KernelKey gemm = KernelKey::gemm();
+  gemm.window = true;
+  std::printf("gemm window: %s\n", gemm.verify().message().c_str());
+  return failures ? 1 : 0;
+}
+
+static int runPlan() {
+  Plan plan;
+  for (const char *text :
+       {"kv-stages=3 block-n=64", "persistent=false,debug-hangs=true",
+        "kv-stages=derived", "kv-stages=0", "kv-stages=x", "persistent=1",
+        "tiles=2", "kv-stages"}) {
+    runtime::Status s = plan.parse(text);
+    std::printf("%s: %s\n", text,
+                s.ok() ? ("{" + plan.str() + "}").c_str()
+                       : s.message().c_str());
+  }
+  for (const Plan::Field &field : Plan::fields())
+    std::printf("field %s (%s)\n", field.name, field.token);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  std::string command = argc == 2 ? argv[1] : "";
+  if (command == "key")
+    return runKey();
+  if (command == "plan")
+    return runPlan();
+  std::fprintf(stderr, "usage: fa4-kernel-format-checks key|plan\n");
+  return 2;
+}
