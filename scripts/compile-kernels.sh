@@ -25,6 +25,10 @@ mkdir -p "$out"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 small="--batch 1 --heads 1 --seq-q 128 --seq-k 128"
+# The per-launch plan table (fa4/KernelFormat/PlanTable.h) picks some plan
+# fields by the shape: at head dim 256, 64-row key blocks with a causal mask
+# or up to 2048 keys (attention-hd256-bn64), the derived 80 rows beyond.
+long="--batch 1 --heads 1 --seq-q 4096 --seq-k 4096"
 while read -r name args; do
   # Without a GPU fa4-run exits 3 after writing the kernel; with one it also
   # runs the small problem. Either way the kernel file is what counts.
@@ -44,8 +48,10 @@ attention-hd64 --problem attention $small --head-dim 64
 attention-hd128 --problem attention $small --head-dim 128
 attention-hd64-f16 --problem attention $small --head-dim 64 --dtype f16
 attention-hd128-f16 --problem attention $small --head-dim 128 --dtype f16
-attention-hd256 --problem attention $small --head-dim 256
-attention-hd256-f16 --problem attention $small --head-dim 256 --dtype f16
+attention-hd256 --problem attention $long --head-dim 256
+attention-hd256-f16 --problem attention $long --head-dim 256 --dtype f16
+attention-hd256-bn64 --problem attention $small --head-dim 256 --causal
+attention-hd256-f16-bn64 --problem attention $small --head-dim 256 --dtype f16 --causal
 attention-hd64-window --problem attention $small --head-dim 64 --window 64,0
 attention-hd128-window --problem attention $small --head-dim 128 --window 64,0
 attention-hd256-window --problem attention $small --head-dim 256 --window 64,0

@@ -16,11 +16,11 @@
 
 #include "fa4/Compiler/Compiler.h"
 #include "fa4/DSL/DSL.h"
+#include "fa4/KernelFormat/KernelFile.h"
 #include "fa4/Runtime/Binding.h"
 #include "fa4/Runtime/Buffer.h"
 #include "fa4/Runtime/Driver.h"
 #include "fa4/Runtime/Kernel.h"
-#include "fa4/KernelFormat/KernelFile.h"
 #include "fa4/Runtime/Launch.h"
 
 #include "mlir/IR/Diagnostics.h"

@@ -11,6 +11,7 @@
 
 #include "KernelSource.h"
 
+#include "fa4/KernelFormat/PlanTable.h"
 #include "fa4/Runner/Problem.h"
 #include "fa4/Runtime/Binding.h"
 #include "fa4/Runtime/Driver.h"
@@ -100,6 +101,10 @@ rt::Expected<fa4::KernelKey> kernelKey(const fa4_attention_args &args) {
     key.plan.kvStages = args.kv_stages;
   if (args.block_n)
     key.plan.blockN = args.block_n;
+  // The plan fields measured best for this launch's shape (k is
+  // [B, HKV, SK, D]), where the caller leaves them to fa4.
+  if (!varlen)
+    key = fa4::planForLaunch(key, args.k.shape[2], args.causal != 0);
   return key;
 }
 

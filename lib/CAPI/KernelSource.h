@@ -10,8 +10,8 @@
 #ifndef FA4_LIB_CAPI_KERNELSOURCE_H
 #define FA4_LIB_CAPI_KERNELSOURCE_H
 
-#include "fa4/KernelFormat/KernelKey.h"
 #include "fa4/KernelFormat/KernelFile.h"
+#include "fa4/KernelFormat/KernelKey.h"
 #include "fa4/KernelFormat/Status.h"
 #include "fa4/fa4.h"
 

@@ -8,11 +8,11 @@
 
 #include "fa4/Runner/AnyKernel.h"
 
+#include "fa4/KernelFormat/Files.h"
 #include "fa4/Runner/Npy.h"
 #include "fa4/Runner/Random.h"
 #include "fa4/Runtime/Binding.h"
 #include "fa4/Runtime/Buffer.h"
-#include "fa4/KernelFormat/Files.h"
 
 #include "Execution.h"
 

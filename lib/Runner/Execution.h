@@ -10,12 +10,12 @@
 #ifndef FA4_LIB_RUNNER_EXECUTION_H
 #define FA4_LIB_RUNNER_EXECUTION_H
 
+#include "fa4/KernelFormat/KernelFile.h"
 #include "fa4/Runner/Check.h"
 #include "fa4/Runner/Run.h"
 #include "fa4/Runtime/Binding.h"
 #include "fa4/Runtime/Buffer.h"
 #include "fa4/Runtime/Kernel.h"
-#include "fa4/KernelFormat/KernelFile.h"
 #include "fa4/Runtime/Launch.h"
 #include "fa4/Runtime/TensorMap.h"
 

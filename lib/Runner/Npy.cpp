@@ -10,8 +10,8 @@
 
 #include "fa4/Runner/Npy.h"
 
-#include "fa4/Runner/Element.h"
 #include "fa4/KernelFormat/Files.h"
+#include "fa4/Runner/Element.h"
 
 #include <cerrno>
 #include <cstring>

@@ -9,12 +9,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fa4/KernelFormat/HangReport.h"
+#include "fa4/KernelFormat/KernelFile.h"
 #include "fa4/Runtime/Binding.h"
 #include "fa4/Runtime/Buffer.h"
 #include "fa4/Runtime/Driver.h"
-#include "fa4/KernelFormat/HangReport.h"
 #include "fa4/Runtime/Kernel.h"
-#include "fa4/KernelFormat/KernelFile.h"
 #include "fa4/Runtime/Launch.h"
 #include "fa4/Runtime/TensorMap.h"
 

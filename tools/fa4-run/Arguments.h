@@ -11,10 +11,10 @@
 #define FA4_TOOLS_FA4RUN_ARGUMENTS_H
 
 #include "Compile.h"
+#include "fa4/KernelFormat/Status.h"
 #include "fa4/Runner/AnyKernel.h"
 #include "fa4/Runner/Problem.h"
 #include "fa4/Runner/Run.h"
-#include "fa4/KernelFormat/Status.h"
 
 #include <optional>
 #include <string>

@@ -10,8 +10,8 @@
 #ifndef FA4_TOOLS_FA4RUN_COMPILE_H
 #define FA4_TOOLS_FA4RUN_COMPILE_H
 
-#include "fa4/KernelFormat/KernelKey.h"
 #include "fa4/KernelFormat/KernelFile.h"
+#include "fa4/KernelFormat/KernelKey.h"
 #include "fa4/KernelFormat/Status.h"
 
 #include <map>

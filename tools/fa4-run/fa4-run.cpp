@@ -13,13 +13,14 @@
 #include "Arguments.h"
 #include "Compile.h"
 
+#include "fa4/KernelFormat/Files.h"
+#include "fa4/KernelFormat/KernelCache.h"
+#include "fa4/KernelFormat/KernelFile.h"
+#include "fa4/KernelFormat/PlanTable.h"
 #include "fa4/Runner/AttentionFiles.h"
 #include "fa4/Runner/Run.h"
 #include "fa4/Runtime/Driver.h"
-#include "fa4/KernelFormat/Files.h"
 #include "fa4/Runtime/Kernel.h"
-#include "fa4/KernelFormat/KernelCache.h"
-#include "fa4/KernelFormat/KernelFile.h"
 
 #include <cmath>
 #include <cstdio>
@@ -182,6 +183,11 @@ static KernelKey kernelKey(const run::Arguments &args) {
   if (args.dtype == runtime::ElementType::F16)
     key.dtype = DType::F16;
   key.plan = args.plan;
+  // The plan fields measured best for this launch's shape, where the
+  // command line leaves them to fa4.
+  if (args.problem == run::ProblemKind::Attention)
+    key = planForLaunch(key, int64_t(args.attention.seqK),
+                        args.attention.causal);
   return key;
 }
 

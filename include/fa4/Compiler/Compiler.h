@@ -12,8 +12,8 @@
 #define FA4_COMPILER_COMPILER_H
 
 #include "FA4/FA4Dialect.h"
-#include "fa4/KernelFormat/KernelKey.h"
 #include "fa4/KernelFormat/KernelFile.h"
+#include "fa4/KernelFormat/KernelKey.h"
 #include "fa4/Target/Target.h"
 
 #include "mlir/IR/BuiltinOps.h"

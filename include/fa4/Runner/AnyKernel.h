@@ -14,11 +14,11 @@
 #ifndef FA4_RUNNER_ANYKERNEL_H
 #define FA4_RUNNER_ANYKERNEL_H
 
-#include "fa4/Runner/Run.h"
-#include "fa4/Runtime/Kernel.h"
 #include "fa4/KernelFormat/KernelFile.h"
 #include "fa4/KernelFormat/Status.h"
 #include "fa4/KernelFormat/Types.h"
+#include "fa4/Runner/Run.h"
+#include "fa4/Runtime/Kernel.h"
 
 #include <cstdint>
 #include <optional>

@@ -10,9 +10,9 @@
 #ifndef FA4_RUNNER_ELEMENT_H
 #define FA4_RUNNER_ELEMENT_H
 
+#include "fa4/KernelFormat/Types.h"
 #include "fa4/Runner/BF16.h"
 #include "fa4/Runner/F16.h"
-#include "fa4/KernelFormat/Types.h"
 
 #include <cstdint>
 

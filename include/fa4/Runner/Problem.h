@@ -11,10 +11,10 @@
 #ifndef FA4_RUNNER_PROBLEM_H
 #define FA4_RUNNER_PROBLEM_H
 
-#include "fa4/Runtime/Binding.h"
 #include "fa4/KernelFormat/KernelFile.h"
 #include "fa4/KernelFormat/Status.h"
 #include "fa4/KernelFormat/Types.h"
+#include "fa4/Runtime/Binding.h"
 
 #include <cstdint>
 #include <optional>

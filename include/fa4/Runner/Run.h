@@ -13,11 +13,11 @@
 #ifndef FA4_RUNNER_RUN_H
 #define FA4_RUNNER_RUN_H
 
+#include "fa4/KernelFormat/KernelFile.h"
+#include "fa4/KernelFormat/Status.h"
 #include "fa4/Runner/Check.h"
 #include "fa4/Runner/Problem.h"
 #include "fa4/Runtime/Kernel.h"
-#include "fa4/KernelFormat/KernelFile.h"
-#include "fa4/KernelFormat/Status.h"
 
 #include <cstdint>
 #include <optional>

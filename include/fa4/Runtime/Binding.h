@@ -24,14 +24,14 @@
 #ifndef FA4_RUNTIME_BINDING_H
 #define FA4_RUNTIME_BINDING_H
 
+#include "fa4/KernelFormat/KernelFile.h"
+#include "fa4/KernelFormat/Status.h"
+#include "fa4/KernelFormat/Types.h"
 #include "fa4/Runtime/Buffer.h"
 #include "fa4/Runtime/Driver.h"
 #include "fa4/Runtime/Kernel.h"
-#include "fa4/KernelFormat/KernelFile.h"
 #include "fa4/Runtime/Launch.h"
-#include "fa4/KernelFormat/Status.h"
 #include "fa4/Runtime/TensorMap.h"
-#include "fa4/KernelFormat/Types.h"
 
 #include <cuda.h>
 

@@ -11,11 +11,11 @@
 #ifndef FA4_RUNTIME_KERNEL_H
 #define FA4_RUNTIME_KERNEL_H
 
-#include "fa4/Runtime/Driver.h"
 #include "fa4/KernelFormat/HangReport.h"
 #include "fa4/KernelFormat/KernelFile.h"
 #include "fa4/KernelFormat/Status.h"
 #include "fa4/KernelFormat/Types.h"
+#include "fa4/Runtime/Driver.h"
 
 #include <cuda.h>
 

@@ -10,10 +10,10 @@
 #ifndef FA4_RUNTIME_LAUNCH_H
 #define FA4_RUNTIME_LAUNCH_H
 
-#include "fa4/Runtime/Kernel.h"
 #include "fa4/KernelFormat/KernelFile.h"
 #include "fa4/KernelFormat/Status.h"
 #include "fa4/KernelFormat/Types.h"
+#include "fa4/Runtime/Kernel.h"
 
 #include <cuda.h>
 
