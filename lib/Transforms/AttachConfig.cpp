@@ -10,6 +10,7 @@
 #include "FA4/FA4Dialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/StringExtras.h"
 
 namespace mlir::fa4 {
 #define GEN_PASS_DEF_FA4ATTACHCONFIG
@@ -23,6 +24,32 @@ namespace {
 struct AttachConfigPass
     : public mlir::fa4::impl::FA4AttachConfigBase<AttachConfigPass> {
   using FA4AttachConfigBase::FA4AttachConfigBase;
+
+  /// The plan fields among `options` (`name=value` by a plan field's name)
+  /// go to the plan type's parser, the rest to the declared options: a new
+  /// plan field is an option here without a line of this pass.
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    plan = {};
+    SmallVector<StringRef> own;
+    SmallVector<StringRef> words;
+    options.split(words, ' ', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+    for (StringRef word : words) {
+      auto [name, value] = word.split('=');
+      bool planField = llvm::any_of(
+          ::fa4::Plan::fields(),
+          [&](const ::fa4::Plan::Field &field) { return name == field.name; });
+      if (!planField) {
+        own.push_back(word);
+        continue;
+      }
+      if (::fa4::runtime::Status s = plan.set(name, value); !s.ok())
+        return errorHandler(s.message());
+    }
+    return FA4AttachConfigBase::initializeOptions(llvm::join(own, " "),
+                                                  errorHandler);
+  }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -52,26 +79,7 @@ struct AttachConfigPass
     request.target = *parsedTarget;
     request.headDim = headDim;
     request.headDimV = headDimV;
-    ::fa4::Plan &plan = request.plan;
-    if (kvStages)
-      plan.kvStages = kvStages;
-    if (qkStages)
-      plan.qkStages = qkStages;
-    if (blockN)
-      plan.blockN = blockN;
-    if (consumerWarpgroups)
-      plan.consumerWarpgroups = consumerWarpgroups;
-    plan.persistent = persistent;
-    if (qStages)
-      plan.qStages = qStages;
-    plan.debugHangs = debugHangs;
-    plan.interleaveHeads = interleaveHeads;
-    plan.dynamicSchedule = dynamicSchedule;
-    if (!plan.set("rebuild-descriptors", rebuildDescriptors).ok()) {
-      emitError() << "rebuild-descriptors '" << rebuildDescriptors
-                  << "' is not true, false or derived";
-      return signalPassFailure();
-    }
+    request.plan = plan;
 
     // A kernel that stores through a tensor map does so by TMA.
     for (auto function : functions) {
@@ -85,5 +93,9 @@ struct AttachConfigPass
       function->setAttr(FA4Dialect::getConfigAttrName(), *config);
     }
   }
+
+private:
+  /// The plan fields given as options.
+  ::fa4::Plan plan;
 };
 } // namespace

@@ -54,7 +54,7 @@
 // padding: the total is the static plan's 199680 B.
 // DYNAMIC-PLAN: schedule: persistent (dynamic: tiles claimed from a counter, handed on through a schedule pipeline), 2 Q stage(s)
 // DYNAMIC-PLAN-NEXT: shared memory: Q 65536 B + K 65536 B + V 65536 B + schedule slots 16 B + barriers 160 B + alignment 2896 B = 199680 B of 232448 B
-// REBUILD-BAD: error: rebuild-descriptors 'maybe' is not true, false or derived
+// REBUILD-BAD: plan field rebuild-descriptors takes true, false or derived, not 'maybe'
 // BOX: error: K band of 192 B (bk0 96 x 2 B) is neither within nor a whole number of 128 B swizzle spans
 
 func.func @kernel() {

@@ -15,10 +15,14 @@ def FA4AttachConfig : Pass<"fa4-attach-config", "ModuleOp"> {
   let description = [{
     Derives the plan of an attention kernel from the problem (head dim,
     element type, target), FA4Config-style, and attaches it as `fa4.config` to
-    every function of the module that has none. Options override the derived
-    kv stages, qk stages and key block; an impossible plan is an error that
-    prints the numbers (for instance the shared memory it would need). A
-    function that stores through a descriptor argument gets `tma_store`.
+    every function of the module that has none. Besides the options below,
+    every field of the plan type (fa4/KernelFormat/Plan.h) is an option by
+    its name, overriding the derived choice: kv-stages, qk-stages, block-n,
+    consumer-warpgroups, q-stages (a positive integer), persistent,
+    debug-hangs, rebuild-descriptors, interleave-heads, dynamic-schedule
+    (true or false), each also `derived`. An impossible plan is an error
+    that prints the numbers (for instance the shared memory it would need).
+    A function that stores through a descriptor argument gets `tma_store`.
 
     ```
     fa4-opt --fa4-attach-config="head-dim=128 dtype=bf16 target=sm_90a kv-stages=2"
@@ -34,36 +38,6 @@ def FA4AttachConfig : Pass<"fa4-attach-config", "ModuleOp"> {
            "element type of Q, K and V: bf16 or f16">,
     Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
            "target GPU: sm_90a or sm_100a">,
-    Option<"kvStages", "kv-stages", "int64_t", /*default=*/"0",
-           "kv pipeline stages (0: as many as shared memory holds, at most 4 at "
-           "head dim 64 and 2 from 128 on, the best measured)">,
-    Option<"qkStages", "qk-stages", "int64_t", /*default=*/"0",
-           "qk stages of the K loads (0: padded head dim / 64 for 16-bit types)">,
-    Option<"blockN", "block-n", "int64_t", /*default=*/"0",
-           "rows of a K/V tile (0: the widest that leaves two kv stages)">,
-    Option<"consumerWarpgroups", "consumer-warpgroups", "int64_t",
-           /*default=*/"0",
-           "consumer warpgroups, one per 64-row Q tile, 1 to 3 on sm_90a "
-           "(0: 2); the CTA's rows are 64 times as many">,
-    Option<"persistent", "persistent", "bool", /*default=*/"false",
-           "a persistent kernel: CTAs loop over the tiles of the grid">,
-    Option<"qStages", "q-stages", "int64_t", /*default=*/"0",
-           "Q stages, 1 or 2 (0: 2 for a persistent kernel when shared "
-           "memory holds them, else 1)">,
-    Option<"debugHangs", "debug-hangs", "bool", /*default=*/"false",
-           "bound every barrier wait and report the one that times out "
-           "(fa4-instrument-hangs)">,
-    Option<"rebuildDescriptors", "rebuild-descriptors", "std::string",
-           /*default=*/"\"derived\"",
-           "each MMA step's descriptor rebuilt from its address: true, "
-           "false or derived (true at padded head dim 64, the best "
-           "measured)">,
-    Option<"interleaveHeads", "interleave-heads", "bool", /*default=*/"false",
-           "a persistent kernel numbers its tiles with the heads (y, z) "
-           "varying fastest">,
-    Option<"dynamicSchedule", "dynamic-schedule", "bool", /*default=*/"false",
-           "a persistent kernel's CTAs take their tiles from a counter as "
-           "they come free">,
   ];
 }
 
