@@ -7,6 +7,7 @@
 
 #include "FA4/FA4Dialect.h"
 
+#include "FA4/AccFragment.h"
 #include "fa4/KernelFormat/HangReport.h"
 #include "fa4/KernelFormat/LaunchRule.h"
 
@@ -223,7 +224,8 @@ LogicalResult FA4Dialect::verifyRegionArgAttribute(Operation *op,
 VectorType mlir::fa4::getDistributedType(RankedTensorType type) {
   Attribute encoding = type.getEncoding();
   if (isa_and_nonnull<AccLayoutAttr>(encoding))
-    return VectorType::get({type.getDimSize(1) / 2}, type.getElementType());
+    return VectorType::get({accValueCount(type.getDimSize(1))},
+                           type.getElementType());
   if (isa_and_nonnull<RowsLayoutAttr>(encoding))
     return VectorType::get({2}, type.getElementType());
   return {};

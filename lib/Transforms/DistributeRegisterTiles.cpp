@@ -10,6 +10,7 @@
 
 #include "fa4/Transforms/Passes.h"
 
+#include "FA4/AccFragment.h"
 #include "FA4/FA4Dialect.h"
 #include "Tile/TileDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -44,10 +45,6 @@ bool mentionsLayout(Operation *op) {
   return llvm::any_of(op->getOperandTypes(), isLaidOut) ||
          llvm::any_of(op->getResultTypes(), isLaidOut);
 }
-
-/// Index of the value of (column block j, row half h, column parity e) in a
-/// thread's accumulator vector.
-int64_t accIndex(int64_t j, int64_t h, int64_t e) { return 4 * j + 2 * h + e; }
 
 /// Rebuild an elementwise arith/math op or an fa4 op with the converted
 /// operand and result types; its attributes and properties stay.
@@ -135,7 +132,7 @@ struct ReduceLowering : public OpConversionPattern<tile::ReduceOp> {
       return arith::AddFOp::create(b, x, y);
     };
     Value src = adaptor.getSrc();
-    int64_t blocks = srcType.getDimSize(1) / 8;
+    int64_t blocks = srcType.getDimSize(1) / kAccBlockColumns;
     Value fullMask = arith::ConstantIntOp::create(b, -1, 32);
     Value clamp = arith::ConstantIntOp::create(b, 0x1f, 32);
     SmallVector<Value> rows;
@@ -145,7 +142,8 @@ struct ReduceLowering : public OpConversionPattern<tile::ReduceOp> {
       SmallVector<Value> level;
       for (int64_t j = 0; j < blocks; ++j)
         for (int64_t e = 0; e < 2; ++e)
-          level.push_back(vector::ExtractOp::create(b, src, accIndex(j, h, e)));
+          level.push_back(
+              vector::ExtractOp::create(b, src, accValueIndex(j, h, e)));
       while (level.size() > 1) {
         SmallVector<Value> next;
         for (size_t i = 0; i + 1 < level.size(); i += 2)
@@ -181,9 +179,10 @@ struct BroadcastLowering : public OpConversionPattern<tile::BroadcastOp> {
         op.getAxis() != 1)
       return rewriter.notifyMatchFailure(
           op, "only column broadcasts into #fa4.acc tiles distribute");
+    // Each value takes its row half's.
     SmallVector<int64_t> mask;
-    for (int64_t j = 0, e = resultType.getDimSize(1) / 8; j < e; ++j)
-      mask.append({0, 0, 1, 1});
+    for (int64_t i = 0, e = accValueCount(resultType.getDimSize(1)); i < e; ++i)
+      mask.push_back(accValuePosition(i).half);
     rewriter.replaceOpWithNewOp<vector::ShuffleOp>(op, adaptor.getSrc(),
                                                    adaptor.getSrc(), mask);
     return success();
@@ -296,30 +295,31 @@ struct IotaLowering : public OpConversionPattern<tile::IotaOp> {
       return failure();
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     Type elementType = type.getElementType();
-    // Thread position in its warpgroup: warp w, lane l.
+    // Thread position in its warpgroup: warp w, lane l; its first row and
+    // column in the tile (AccFragment.h).
     Value tid = NVVM::ThreadIdXOp::create(b, b.getI32Type());
-    auto c = [&](int64_t v) { return arith::ConstantIntOp::create(b, v, 32); };
+    auto c = [&](int64_t v) -> Value {
+      return arith::ConstantIntOp::create(b, v, 32);
+    };
     Value inGroup = arith::RemUIOp::create(b, tid, c(128));
     Value warp = arith::DivUIOp::create(b, inGroup, c(32));
     Value lane = arith::RemUIOp::create(b, inGroup, c(32));
-    Value baseRow =
-        arith::AddIOp::create(b, arith::MulIOp::create(b, warp, c(16)),
-                              arith::DivUIOp::create(b, lane, c(4)));
-    Value baseCol =
-        arith::MulIOp::create(b, arith::RemUIOp::create(b, lane, c(4)), c(2));
+    auto [baseRow, baseCol] =
+        buildAccThreadOrigin<arith::AddIOp, arith::MulIOp, arith::DivUIOp,
+                             arith::RemUIOp>(b, warp, lane, c);
 
     bool rows = isa<RowsLayoutAttr>(type.getEncoding()) || op.getAxis() == 0;
     Value base = rows ? baseRow : baseCol;
     SmallVector<Attribute> offsets;
     if (isa<RowsLayoutAttr>(type.getEncoding())) {
       offsets = {b.getIntegerAttr(elementType, 0),
-                 b.getIntegerAttr(elementType, 8)};
+                 b.getIntegerAttr(elementType, kAccHalfRows)};
     } else {
-      for (int64_t j = 0, n = type.getDimSize(1) / 8; j < n; ++j)
-        for (int64_t h = 0; h < 2; ++h)
-          for (int64_t e = 0; e < 2; ++e)
-            offsets.push_back(
-                b.getIntegerAttr(elementType, rows ? 8 * h : 8 * j + e));
+      for (int64_t i = 0, n = accValueCount(type.getDimSize(1)); i < n; ++i) {
+        AccValuePosition value = accValuePosition(i);
+        offsets.push_back(b.getIntegerAttr(
+            elementType, rows ? value.rowOffset() : value.columnOffset()));
+      }
     }
     if (elementType != b.getI32Type())
       base = arith::IndexCastOp::create(b, elementType, base);

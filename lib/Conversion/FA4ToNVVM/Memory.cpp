@@ -10,6 +10,7 @@
 #include "fa4/Conversion/FA4ToNVVM.h"
 
 #include "Common.h"
+#include "FA4/AccFragment.h"
 #include "Tile/TileDialect.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 
@@ -33,27 +34,23 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
     int64_t elementBytes = elementType.getIntOrFloatBitWidth() / 8;
     Value tile = adaptor.getTile();
 
-    // Thread position in its warpgroup: rows 16w + l/4 (+8), columns
-    // 2(l%4) (+1) of each 8-column block.
+    // The thread's first row and column in the tile (AccFragment.h).
     auto [inGroup, warp, lane] = warpgroupThread(b, i64);
-    Value row = LLVM::AddOp::create(
-        b, adaptor.getRow(),
-        LLVM::AddOp::create(b, LLVM::MulOp::create(b, warp, i64Const(b, 16)),
-                            LLVM::UDivOp::create(b, lane, i64Const(b, 4))));
-    Value col = LLVM::AddOp::create(
-        b, adaptor.getCol(),
-        LLVM::MulOp::create(b, LLVM::URemOp::create(b, lane, i64Const(b, 4)),
-                            i64Const(b, 2)));
+    auto [row, col] = buildAccThreadOrigin<LLVM::AddOp, LLVM::MulOp,
+                                           LLVM::UDivOp, LLVM::URemOp>(
+        b, warp, lane, [&](int64_t v) { return i64Const(b, v); },
+        adaptor.getRow(), adaptor.getCol());
 
     // A #fa4.rows tile: two values a thread, rows 16w + l/4 and +8, the same
     // in the four threads of a quad; the first of them stores.
     if (type.getNumElements() == 2) {
       Value leader = LLVM::ICmpOp::create(
           b, LLVM::ICmpPredicate::eq,
-          LLVM::URemOp::create(b, lane, i64Const(b, 4)), i64Const(b, 0));
+          LLVM::URemOp::create(b, lane, i64Const(b, kAccQuadLanes)),
+          i64Const(b, 0));
       Value rowCol = adaptor.getCol();
       for (int64_t h = 0; h < 2; ++h) {
-        Value r = LLVM::AddOp::create(b, row, i64Const(b, 8 * h));
+        Value r = LLVM::AddOp::create(b, row, i64Const(b, kAccHalfRows * h));
         Value inside = LLVM::AndOp::create(
             b, leader,
             LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::ult, r,
@@ -77,12 +74,12 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
 
     auto pairType = VectorType::get({2}, elementType);
     auto maskType = VectorType::get({2}, b.getI1Type());
-    int64_t blocks = type.getNumElements() / 4;
+    int64_t blocks = type.getNumElements() / kAccBlockValues;
     // Column blocks of 8 past `columns` are not written.
     if (std::optional<int64_t> columns = op.getColumns())
-      blocks = std::min(blocks, *columns / 8);
+      blocks = std::min(blocks, *columns / kAccBlockColumns);
     for (int64_t h = 0; h < 2; ++h) {
-      Value r = LLVM::AddOp::create(b, row, i64Const(b, 8 * h));
+      Value r = LLVM::AddOp::create(b, row, i64Const(b, kAccHalfRows * h));
       Value inside = LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::ult, r,
                                           adaptor.getRowLimit());
       Value mask = LLVM::UndefOp::create(b, maskType);
@@ -90,12 +87,13 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
       mask = LLVM::InsertElementOp::create(b, mask, inside, i32Const(b, 1));
       Value rowStart = LLVM::MulOp::create(b, r, adaptor.getStride());
       for (int64_t j = 0; j < blocks; ++j) {
-        Value c = LLVM::AddOp::create(b, col, i64Const(b, 8 * j));
+        Value c =
+            LLVM::AddOp::create(b, col, i64Const(b, kAccBlockColumns * j));
         Value index = LLVM::AddOp::create(b, rowStart, c);
         Value ptr = LLVM::GEPOp::create(b, adaptor.getBase().getType(),
                                         elementType, adaptor.getBase(),
                                         ArrayRef<LLVM::GEPArg>{index});
-        int32_t first = static_cast<int32_t>(4 * j + 2 * h);
+        int32_t first = static_cast<int32_t>(accValueIndex(j, h, 0));
         Value pair = LLVM::ShuffleVectorOp::create(
             b, pairType, tile, tile, ArrayRef<int32_t>{first, first + 1});
         LLVM::MaskedStoreOp::create(b, pair, ptr, mask,
@@ -155,7 +153,8 @@ struct TmaStoreLowering : public ConvertOpToLLVMPattern<TmaStoreOp> {
     TensorMapType map = op.getMap().getType();
     int64_t span = map.getBox().back();
     int64_t blockBytes = buffer.getDimSize(0) * 128;
-    int64_t blocks = type.getNumElements() / 4; // 8-column blocks j
+    // The tile's 8-column blocks j.
+    int64_t blocks = type.getNumElements() / kAccBlockValues;
     Value tile = adaptor.getTile();
 
     // Lane l of warp w of the warpgroup addresses row
@@ -219,12 +218,12 @@ struct TmaStoreLowering : public ConvertOpToLLVMPattern<TmaStoreOp> {
       SmallVector<Value> sources;
       for (int64_t jj : {j, j + 1})
         for (int64_t h = 0; h < 2; ++h) {
-          int32_t at = static_cast<int32_t>(4 * jj + 2 * h);
+          int32_t at = static_cast<int32_t>(accValueIndex(jj, h, 0));
           Value pair = LLVM::ShuffleVectorOp::create(
               b, pairType, tile, tile, ArrayRef<int32_t>{at, at + 1});
           sources.push_back(LLVM::BitcastOp::create(b, i32, pair));
         }
-      int64_t column = 8 * j;
+      int64_t column = kAccBlockColumns * j;
       Value chunk = LLVM::XOrOp::create(b, chunkXorBytes,
                                         i32Const(b, (j % 8) * 16));
       Value at = offsetPtr(

@@ -11,6 +11,7 @@
 #include "fa4/Conversion/FA4ToNVVM.h"
 
 #include "Common.h"
+#include "FA4/AccFragment.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 
 #include <optional>
@@ -127,7 +128,7 @@ Value registerAStep(ImplicitLocOpBuilder &b, Value acc, Value a, int64_t kk,
   SmallVector<Value> regs;
   for (int64_t j = 2 * kk; j < 2 * kk + 2; ++j)
     for (int64_t h = 0; h < 2; ++h) {
-      int64_t first = 4 * j + 2 * h;
+      int64_t first = accValueIndex(j, h, 0);
       Value pair = LLVM::ShuffleVectorOp::create(
           b, a, a, ArrayRef<int32_t>{int32_t(first), int32_t(first + 1)});
       regs.push_back(LLVM::BitcastOp::create(b, b.getI32Type(), pair));
