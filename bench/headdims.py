@@ -13,7 +13,8 @@ column), and prints:
   their ratio (the bar: at most 2);
 - the speed: TFLOP/s at B * S = 16384, H = 16, S = 4096, causal and not,
   FLOPs = 2 * B * H * S^2 * (D + Dv), halved when causal; each side timed as
-  the better of two medians of queued launches between CUDA events.
+  the better of two medians of queued launches between CUDA events
+  (bench/attention.py's queued_ms).
 
     python3 bench/headdims.py [--iters 50] [--out table.md]
 """
@@ -28,9 +29,11 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 sys.path.insert(0, os.path.join(HERE, "..", "python", "tests"))
+sys.path.insert(0, HERE)
 
 import fa4  # noqa: E402
 from test_gpu import reference, rel_err  # noqa: E402
+from attention import queued_ms  # noqa: E402
 
 from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
@@ -75,25 +78,6 @@ def sdpa(q, k, v, causal, window):
     return None, None
 
 
-def queued_ms(run, iters):
-    for _ in range(10):
-        run()
-    torch.cuda.synchronize()
-    best = None
-    for _ in range(2):
-        events = [(torch.cuda.Event(enable_timing=True),
-                   torch.cuda.Event(enable_timing=True)) for _ in range(iters)]
-        for start, end in events:
-            start.record()
-            run()
-            end.record()
-        torch.cuda.synchronize()
-        times = sorted(s.elapsed_time(e) for s, e in events)
-        ms = times[len(times) // 2]
-        best = ms if best is None else min(best, ms)
-    return best
-
-
 def inputs(b, s, h, hkv, d, dv, seed=0):
     g = torch.Generator(device="cuda").manual_seed(seed)
     q = torch.randn(b, s, h, d, device="cuda", generator=g, dtype=torch.bfloat16)
@@ -123,7 +107,7 @@ def main():
                 del q, k, v, out, ref
                 b, s, h = 4, 4096, 16
                 q, k, v = inputs(b, s, h, h, d, dv, seed=1)
-                ms = queued_ms(lambda: fa4.attention(q, k, v, causal=causal,
+                ms = queued_ms(torch, lambda: fa4.attention(q, k, v, causal=causal,
                                                      window_size=window,
                                                      softcap=softcap), args.iters)
                 pairs = s * s / (2 if causal else 1)
@@ -134,7 +118,8 @@ def main():
                 flops = 2 * b * h * pairs * (d + dv)
                 tf = flops / ms / 1e9
                 srun, _ = sdpa(q, k, v, causal, window) if softcap == 0 else (None, None)
-                stf = flops / queued_ms(srun, args.iters) / 1e9 if srun else None
+                sms = queued_ms(torch, srun, args.iters) if srun else None
+                stf = flops / sms / 1e9 if sms else None
                 del q, k, v
             cell = lambda x, f: f % x if x is not None else "-"
             lines.append("| %s | %s | %.2e | %s | %s | %.0f | %s | %s |" % (

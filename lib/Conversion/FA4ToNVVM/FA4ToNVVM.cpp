@@ -84,21 +84,21 @@ struct ConvertFA4ToNVVMPass
     // first: neither `!fa4.pipeline_state` nor a laid-out tensor has an LLVM
     // type, and the conversion would stop at the op with no reason given.
     WalkResult early = module.walk([](Operation *op) {
-      auto isState = [](Type type) { return isa<PipelineStateType>(type); };
-      if (llvm::any_of(op->getOperandTypes(), isState) ||
-          llvm::any_of(op->getResultTypes(), isState)) {
+      auto touches = [&](auto isKind) {
+        return llvm::any_of(op->getOperandTypes(), isKind) ||
+               llvm::any_of(op->getResultTypes(), isKind);
+      };
+      if (touches([](Type type) { return isa<PipelineStateType>(type); })) {
         op->emitOpError() << "has an implicit pipeline state; run "
                              "fa4-explicit-pipeline-state first "
                              "(docs/Rationale.md, "
                              "\"Explicit pipeline state\")";
         return WalkResult::interrupt();
       }
-      auto isLaidOut = [](Type type) {
-        auto tensor = dyn_cast<RankedTensorType>(type);
-        return tensor && getDistributedType(tensor);
-      };
-      if (llvm::any_of(op->getOperandTypes(), isLaidOut) ||
-          llvm::any_of(op->getResultTypes(), isLaidOut)) {
+      if (touches([](Type type) {
+            auto tensor = dyn_cast<RankedTensorType>(type);
+            return tensor && getDistributedType(tensor);
+          })) {
         op->emitOpError() << "holds laid-out register tiles; run "
                              "fa4-distribute-register-tiles first "
                              "(docs/Rationale.md, "
