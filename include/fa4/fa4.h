@@ -71,6 +71,12 @@ typedef struct fa4_attention_args {
   /* Plan choices: key/value pipeline stages and key-block rows; 0: the
    * derived plan. */
   int32_t kv_stages, block_n;
+  /* Any plan field by its name, as fa4-run --plan takes them
+   * ("kv-stages=3,block-n=64"; fa4/KernelFormat/Plan.h lists the fields);
+   * NULL or "": none. A field set here wins over kv_stages and block_n; the
+   * fields left unset are derived, some per launch (at head dim 256 the key
+   * block from the mask and the key length). */
+  const char *plan;
 } fa4_attention_args;
 
 /* Where fa4_prepare_attention got its kernel. */
@@ -88,7 +94,8 @@ const char *fa4_version(void);
 /* The message of the last failure on this thread; "" when none. */
 const char *fa4_last_error(void);
 
-/* The shipped kernel name `args` needs (e.g. "attention-hd128-varlen"),
+/* The name of the kernel `args` needs (e.g. "attention-hd128-varlen",
+ * "attention-hd256-bn64": derived from its key, plan choices included),
  * written to `name` (at most `capacity` bytes with the terminating 0).
  * Returns 0, or non-zero for options no shipped kernel has. */
 int fa4_attention_kernel_name(const fa4_attention_args *args, char *name,

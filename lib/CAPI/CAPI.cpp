@@ -101,6 +101,10 @@ rt::Expected<fa4::KernelKey> kernelKey(const fa4_attention_args &args) {
     key.plan.kvStages = args.kv_stages;
   if (args.block_n)
     key.plan.blockN = args.block_n;
+  if (args.plan)
+    if (rt::Status s = key.plan.parse(args.plan); !s.ok())
+      return rt::Status::error("plan '" + std::string(args.plan) +
+                               "': " + s.message());
   // The plan fields measured best for this launch's shape (k is
   // [B, HKV, SK, D]), where the caller leaves them to fa4.
   if (!varlen)

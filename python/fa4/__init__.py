@@ -239,7 +239,7 @@ def attention_args(q, k, v, out, lse, causal=False, softmax_scale=None,
 # lays it out): a dense call's bytes without building ctypes objects, which
 # costs ~15 us a call. test_fa4.py checks it against AttentionArgs.
 _TENSOR = "Qi4q4q"
-_PACKED = struct.Struct("@Ii" + _TENSOR * 5 + "iiiffQQQqqii")
+_PACKED = struct.Struct("@Ii" + _TENSOR * 5 + "iiiffQQQqqiiP")
 assert _PACKED.size == ctypes.sizeof(_lib.AttentionArgs)
 
 
@@ -252,7 +252,7 @@ def _pack_dense(q, k, v, out, lse, causal, scale, left, right, softcap):
         values += (x.data_ptr(), 4, b, h, s, d, sb, sh, ss, sd)
     b, h, s = lse.shape
     values += (lse.data_ptr(), 3, b, h, s, 0, h * s, s, 1, 0)
-    values += (int(causal), left, right, softcap, scale, 0, 0, 0, 0, 0, 0, 0)
+    values += (int(causal), left, right, softcap, scale, 0, 0, 0, 0, 0, 0, 0, 0)
     return _PACKED.pack(*values)
 
 
@@ -462,11 +462,15 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
 
 
 def prepare(head_dim=128, dtype=torch.bfloat16, varlen=False, window=False,
-            softcap=False, kv_stages=0, block_n=0, head_dim_v=None):
+            softcap=False, kv_stages=0, block_n=0, head_dim_v=None, causal=False,
+            seqlen_k=0, plan=None):
     """Gets the kernel of these options ahead of the first call (compiled, or
     from the compile cache; no GPU needed): head_dim of q and k, head_dim_v
-    of v and out where it differs (None: head_dim). Returns (source,
-    seconds), source one of "compiled", "cache", "process", "kernel-dir"."""
+    of v and out where it differs (None: head_dim); causal and seqlen_k, the
+    key length, as the calls will have them (some plan fields are chosen per
+    launch from them); plan, any plan field by name ("kv-stages=3,block-n=64",
+    as fa4-run --plan). Returns (source, seconds), source one of
+    "compiled", "cache", "process", "kernel-dir"."""
     if dtype not in _DTYPES:
         raise TypeError("dtype %s: fa4 runs torch.bfloat16 and torch.float16" % (dtype,))
     head_dim_v = head_dim if head_dim_v is None else head_dim_v
@@ -485,6 +489,14 @@ def prepare(head_dim=128, dtype=torch.bfloat16, varlen=False, window=False,
         args.window_left = 0
     args.softcap = 1.0 if softcap else 0.0
     args.kv_stages, args.block_n = kv_stages, block_n
+    args.causal = int(bool(causal))
+    if not varlen:
+        args.k.shape[2] = seqlen_k
+    if plan is not None:
+        if not isinstance(plan, str):
+            raise TypeError("plan must be a str of name=value pairs, not %s" %
+                            type(plan).__name__)
+        args.plan = plan.encode()
     source = ctypes.c_int(0)
     seconds = ctypes.c_double(0)
     _lib.check(_lib.library().fa4_prepare_attention(

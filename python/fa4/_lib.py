@@ -51,6 +51,7 @@ class AttentionArgs(ctypes.Structure):
         ("num_tiles", ctypes.c_int64),
         ("kv_stages", ctypes.c_int32),
         ("block_n", ctypes.c_int32),
+        ("plan", ctypes.c_char_p),
     ]
 
     def __init__(self):

@@ -8,6 +8,7 @@ order and its offsets' checks, and the compile cache through libfa4
     python3 -m unittest discover -s python/tests -v
 """
 
+import ctypes
 import os
 import shutil
 import subprocess
@@ -348,6 +349,56 @@ class VarlenTiles(unittest.TestCase):
 def have_ptxas():
     cuda = os.environ.get("CUDA_PATH", "/usr/local/cuda")
     return shutil.which("ptxas") or os.path.exists(os.path.join(cuda, "bin", "ptxas"))
+
+
+class KernelNames(unittest.TestCase):
+    """libfa4's kernel key, by the name it derives: head dims, options,
+    the plan text and the per-launch plan table (no compile, no GPU)."""
+
+    def name(self, head_dim=128, head_dim_v=None, dtype=_lib.FA4_BF16, varlen=False,
+             window=False, softcap=0.0, causal=False, seqlen_k=4096, plan=None):
+        args = _lib.AttentionArgs()
+        args.dtype = dtype
+        rank = 3 if varlen else 4
+        for tensor, d in ((args.q, head_dim), (args.k, head_dim),
+                          (args.v, head_dim_v or head_dim), (args.o, head_dim_v or head_dim)):
+            tensor.rank = rank
+            tensor.shape[rank - 1] = d
+        args.k.shape[rank - 2] = seqlen_k
+        args.cu_seqlens_q = 1 if varlen else 0
+        args.window_left = 100 if window else -1
+        args.window_right = -1
+        args.softcap = softcap
+        args.causal = int(causal)
+        args.plan = plan.encode() if plan is not None else None
+        buf = ctypes.create_string_buffer(128)
+        _lib.check(_lib.library().fa4_attention_kernel_name(ctypes.byref(args), buf, 128))
+        return buf.value.decode()
+
+    def test_names(self):
+        self.assertEqual(self.name(), "attention-hd128")
+        self.assertEqual(self.name(192, 128, _lib.FA4_F16, varlen=True, window=True,
+                                   softcap=30.0),
+                         "attention-hd192-v128-f16-varlen-window-softcap")
+        self.assertEqual(self.name(80), "attention-hd80")
+        self.assertEqual(self.name(plan="kv-stages=3,persistent=false"),
+                         "attention-hd128-kv3-persistent0")
+        # The per-launch table: head dim 256 takes 64-row key blocks with a
+        # causal mask or up to 2048 keys; a plan given wins.
+        self.assertEqual(self.name(256, causal=True), "attention-hd256-bn64")
+        self.assertEqual(self.name(256, seqlen_k=2048), "attention-hd256-bn64")
+        self.assertEqual(self.name(256), "attention-hd256")
+        self.assertEqual(self.name(256, causal=True, plan="block-n=80"), "attention-hd256-bn80")
+
+    def test_refusals(self):
+        for kwargs, message in (
+                (dict(plan="tiles=2"), "plan 'tiles=2': 'tiles' is not a plan field"),
+                (dict(plan="kv-stages=0"), "plan field kv-stages takes a positive integer"),
+                (dict(head_dim=100), "head dim 100 is not a multiple of 16 in [32, 256]"),
+                (dict(head_dim_v=272), "head dim of V 272 is not a multiple of 16")):
+            with self.assertRaises(fa4.Fa4Error) as raised:
+                self.name(**kwargs)
+            self.assertIn(message, str(raised.exception))
 
 
 @unittest.skipUnless(have_ptxas(), "the cache tests compile kernels: ptxas is needed")
