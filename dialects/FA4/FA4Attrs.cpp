@@ -135,17 +135,41 @@ static int64_t padToSwizzle(int64_t dim, int64_t swizzle, int64_t elemBytes) {
   return llvm::alignTo(dim, atom);
 }
 
+int64_t SharedMemoryLayout::addRegion(int64_t bytes) {
+  int64_t at = end;
+  int64_t used = llvm::alignTo(bytes, 8);
+  end += getAlignedRegionBytes(bytes);
+  gaps.push_back({at + used, end - (at + used)});
+  return at;
+}
+
+int64_t SharedMemoryLayout::addSmall(int64_t bytes) {
+  bytes = llvm::alignTo(bytes, 8);
+  for (auto &[start, room] : gaps) {
+    if (room < bytes)
+      continue;
+    int64_t at = start;
+    start += bytes;
+    room -= bytes;
+    return at;
+  }
+  int64_t at = end;
+  end += getAlignedRegionBytes(bytes);
+  return at;
+}
+
 static SharedMemoryPlan computePlan(int64_t elemBytes, int64_t paddedD,
                                     int64_t paddedDv, int64_t bm, int64_t bn,
                                     int64_t kvStages, int64_t qkStages,
                                     int64_t qTiles, int64_t qStages,
                                     bool stagedO, bool dynamicSchedule,
-                                    Target target) {
+                                    bool debugHangs, Target target) {
   // The pipelines fa4-pipeline-tma and fa4-split-qk make for the plan: Q,
   // q stages of all Q tiles; K, kv x qk sub-stages of bn x (padded head dim
   // / qk) tiles; V, kv stages of bn x padded head dim tiles. Laid out as
-  // fa4-allocate-shared-memory lays them out.
+  // fa4-allocate-shared-memory lays them out, by the same routine.
   SharedMemoryPlan plan;
+  SharedMemoryLayout layout;
   int64_t bk0 = qkStages > 0 ? paddedD / qkStages : paddedD;
   struct Region {
     int64_t *buffers;
@@ -155,37 +179,35 @@ static SharedMemoryPlan computePlan(int64_t elemBytes, int64_t paddedD,
       {&plan.k, kvStages, qkStages, bn * bk0 * elemBytes},
       {&plan.v, kvStages, 1, bn * paddedDv * elemBytes},
   };
-  int64_t widestGap = 0;
   for (const Region &region : regions) {
     *region.buffers = getPipelineBufferBytes(region.kv, region.qk, region.tile);
     int64_t barriers = getPipelineBarrierBytes(region.kv, region.qk);
     plan.barriers += barriers;
-    int64_t gap = getAlignedRegionBytes(*region.buffers + barriers) -
-                  (*region.buffers + barriers);
-    plan.padding += gap;
-    widestGap = std::max(widestGap, gap);
+    layout.addRegion(*region.buffers + barriers);
   }
   // O's staging tile for the TMA store, when it is a buffer of its own: the
   // CTA's rows of the padded V head dim, a region without barriers.
   if (stagedO) {
     plan.o = qTiles * bm * paddedDv * elemBytes;
-    plan.padding += getAlignedRegionBytes(plan.o) - plan.o;
+    layout.addRegion(plan.o);
   }
-  // The schedule pipeline's slots and barriers go in the padding of a
-  // region with room, as fa4-allocate-shared-memory places them, else in a
-  // region of their own.
+  // The schedule pipeline's slots and barriers, and the mbarriers that
+  // stand in for named barriers in a plan built to diagnose hangs: small
+  // items, in a gap when one has room.
   if (dynamicSchedule) {
     plan.schedule =
         kSchedulePipelineStages *
         llvm::alignTo(4 * kScheduleSlots, PipelineType::kBarrierBytes);
     int64_t barriers = getPipelineBarrierBytes(kSchedulePipelineStages, 1);
     plan.barriers += barriers;
-    if (widestGap >= plan.schedule + barriers)
-      plan.padding -= plan.schedule + barriers;
-    else
-      plan.padding += getAlignedRegionBytes(plan.schedule + barriers) -
-                      (plan.schedule + barriers);
+    layout.addSmall(plan.schedule + barriers);
   }
+  if (debugHangs) {
+    plan.barriers += kNamedBarrierStandInBytes;
+    layout.addSmall(kNamedBarrierStandInBytes);
+  }
+  plan.padding = layout.total() - (plan.q + plan.k + plan.v + plan.o +
+                                   plan.schedule + plan.barriers);
   plan.limit = getTargetLimits(target).sharedMemoryPerBlock;
   return plan;
 }
@@ -297,7 +319,8 @@ LogicalResult ConfigAttr::verify(
 
   SharedMemoryPlan plan = computePlan(
       eb, paddedD, paddedDv, bm, bn, kvStages, qkStages, qTiles, qStages,
-      tmaStore && persistent, dynamicSchedule && persistent, target);
+      tmaStore && persistent, dynamicSchedule && persistent, debugHangs,
+      target);
   if (plan.total() > plan.limit)
     return emitError() << "shared memory plan needs " << plan.total()
                        << " B (Q " << plan.q << " B, K " << plan.k << " B, V "
@@ -330,7 +353,8 @@ SharedMemoryPlan ConfigAttr::getSharedMemoryPlan() const {
                      getPaddedHeadDimV(), getBm(), getBn(), getKvStages(),
                      getQkStages(), getQTiles(), getQStages(),
                      getTmaStore() && getPersistent(),
-                     getDynamicSchedule() && getPersistent(), getTarget());
+                     getDynamicSchedule() && getPersistent(), getDebugHangs(),
+                     getTarget());
 }
 
 SmallVector<RoleAttr> ConfigAttr::getRoleList() const {
@@ -392,7 +416,8 @@ ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
     return computePlan(eb, paddedD, paddedDv, bm, bn, kvStages,
                        std::max<int64_t>(qkStages, 1), qTiles, qStages,
                        request.tmaStore && persistent,
-                       dynamicSchedule && persistent, request.target)
+                       dynamicSchedule && persistent,
+                       choices.debugHangs.value_or(false), request.target)
                .total() <= limit;
   };
   auto stagesThatFit = [&](int64_t bn) {

@@ -37,7 +37,9 @@ struct SharedMemoryPlan {
   int64_t v = 0;        ///< V stages.
   int64_t o = 0;        ///< O's staging tile (persistent TMA-store plans).
   int64_t schedule = 0; ///< The schedule pipeline's slots (dynamic plans).
-  int64_t barriers = 0; ///< The mbarriers of the Q, K and V pipelines.
+  /// The mbarriers: of the pipelines, and the stand-ins for named barriers
+  /// of a plan built to diagnose hangs.
+  int64_t barriers = 0;
   int64_t padding = 0;  ///< Rounding each pipeline's region up to 1024 B.
   int64_t limit = 0;    ///< What the target allows one CTA.
 
@@ -58,6 +60,29 @@ int64_t getPipelineBarrierBytes(int64_t kvStages, int64_t qkStages);
 /// verifier's budget (#fa4.config) and fa4-allocate-shared-memory both add
 /// up these, so a plan that passes one passes the other.
 int64_t getAlignedRegionBytes(int64_t bytes);
+
+/// How a kernel's dynamic shared memory is laid out, the one routine the
+/// plan verifier (for the regions a plan will have) and
+/// fa4-allocate-shared-memory (for a kernel's buffers) both use, so that a
+/// plan that passes one passes the other: regions in order, each rounded up
+/// to 1024 B (getAlignedRegionBytes); then small items (a schedule
+/// pipeline's slots, the hang diagnosis's barrier stand-ins), 8-byte
+/// aligned, in the first gap a region left that has room, else in a region
+/// of their own.
+class SharedMemoryLayout {
+public:
+  /// Places a region of `bytes`; returns its offset.
+  int64_t addRegion(int64_t bytes);
+  /// Places a small item of `bytes`; returns its offset.
+  int64_t addSmall(int64_t bytes);
+  /// The bytes the kernel needs.
+  int64_t total() const { return end; }
+
+private:
+  int64_t end = 0;
+  /// The room after each region: (start, bytes).
+  SmallVector<std::pair<int64_t, int64_t>> gaps;
+};
 
 /// What a caller knows of a problem when it asks for a default plan: the
 /// problem's sizes and the plan type's choices (fa4/KernelFormat/Plan.h),

@@ -2,14 +2,13 @@
 //
 // The `fa4-allocate-shared-memory` pass: gives every pipeline of a kernel,
 // and every staging buffer (`fa4.shared_buffer`), the offset of its region
-// in the kernel's dynamic shared memory, each region rounded up to 1024 B,
-// and records the total the kernel needs, checked
-// against the target's limit: the same sum the plan verifier checks. The
-// regions that need no such alignment go in the padding after the first
-// region with room (so the total does not change), else in a region of
-// their own: a schedule pipeline's slots and barriers, and, in a kernel
-// built to diagnose hangs that has named barriers, the mbarriers that stand
-// in for them.
+// in the kernel's dynamic shared memory, and records the total the kernel
+// needs, checked against the target's limit. The layout is
+// SharedMemoryLayout's, the routine the plan verifier sums a plan with:
+// regions rounded up to 1024 B, then the small items (a schedule pipeline's
+// slots and barriers, and, in a kernel built to diagnose hangs that has
+// named barriers, the mbarriers that stand in for them) in the padding
+// after the first region with room, else in a region of their own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,62 +39,37 @@ struct AllocateSharedMemoryPass
           standIns |=
               isa<NamedBarrierSyncOp, NamedBarrierArriveOp, TmaStoreOp>(op);
         });
-      int64_t offset = 0;
+      SharedMemoryLayout layout;
       bool any = false;
-      // The padding after each aligned region: (start, bytes), 8-aligned.
-      SmallVector<std::pair<int64_t, int64_t>> gaps;
       SmallVector<PipelineCreateOp> small;
       function->walk([&](Operation *op) {
-        int64_t bytes;
-        // Every region before is rounded up: this one starts aligned.
         if (auto create = dyn_cast<PipelineCreateOp>(op)) {
           PipelineType type = create.getPipeline().getType();
-          if (type.isSlotPipeline()) {
+          any = true;
+          if (type.isSlotPipeline())
             small.push_back(create);
-            any = true;
-            return;
-          }
-          create.setOffsetAttr(builder.getI64IntegerAttr(offset));
-          bytes = type.getRegionBytes();
+          else
+            create.setOffsetAttr(builder.getI64IntegerAttr(
+                layout.addRegion(type.getRegionBytes())));
         } else if (auto buffer = dyn_cast<SharedBufferOp>(op)) {
-          buffer.setOffsetAttr(builder.getI64IntegerAttr(offset));
+          any = true;
           MemRefType type = buffer.getBuffer().getType();
-          bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
-        } else {
-          return;
+          buffer.setOffsetAttr(builder.getI64IntegerAttr(layout.addRegion(
+              type.getNumElements() * type.getElementTypeBitWidth() / 8)));
         }
-        any = true;
-        int64_t aligned = getAlignedRegionBytes(bytes);
-        int64_t end = llvm::alignTo(bytes, 8);
-        gaps.push_back({offset + end, aligned - end});
-        offset += aligned;
       });
-      // `bytes` in the first gap with room, else at the end.
-      auto place = [&](int64_t bytes) {
-        bytes = llvm::alignTo(bytes, 8);
-        for (auto &[start, room] : gaps) {
-          if (room < bytes)
-            continue;
-          int64_t at = start;
-          start += bytes;
-          room -= bytes;
-          return at;
-        }
-        int64_t at = offset;
-        offset += getAlignedRegionBytes(bytes);
-        return at;
-      };
       for (PipelineCreateOp create : small)
         create.setOffsetAttr(builder.getI64IntegerAttr(
-            place(create.getPipeline().getType().getRegionBytes())));
+            layout.addSmall(create.getPipeline().getType().getRegionBytes())));
       if (standIns)
-        function->setAttr(
-            kNamedBarrierOffsetAttrName,
-            builder.getI64IntegerAttr(place(kNamedBarrierStandInBytes)));
+        function->setAttr(kNamedBarrierOffsetAttrName,
+                          builder.getI64IntegerAttr(
+                              layout.addSmall(kNamedBarrierStandInBytes)));
       if (!any && !standIns && !function->hasAttr(kKernelAttrName))
         continue;
       Target target = config ? config.getTarget() : Target::sm_90a;
       int64_t limit = getTargetLimits(target).sharedMemoryPerBlock;
+      int64_t offset = layout.total();
       if (offset > limit) {
         function.emitError()
             << "kernel needs " << offset

@@ -36,7 +36,8 @@ struct AttachConfigPass
     SmallVector<StringRef> words;
     options.split(words, ' ', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
     for (StringRef word : words) {
-      auto [name, value] = word.split('=');
+      std::pair<StringRef, StringRef> pair = word.split('=');
+      StringRef name = pair.first, value = pair.second;
       bool planField = llvm::any_of(
           ::fa4::Plan::fields(),
           [&](const ::fa4::Plan::Field &field) { return name == field.name; });
