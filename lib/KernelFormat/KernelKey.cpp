@@ -1,12 +1,11 @@
 //===- KernelKey.cpp - what to compile, as one typed value ----------------===//
 //
-// A kernel key's checks, its name, its canonical text and the hash of it.
+// A kernel key's checks, its name and its canonical text.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fa4/KernelFormat/KernelKey.h"
 
-#include <cstdio>
 #include <utility>
 
 using namespace fa4;
@@ -56,14 +55,9 @@ std::string KernelKey::name() const {
     if (softcap)
       name += "-softcap";
   }
-  for (const Plan::Field &field : Plan::fields()) {
-    if (field.integer && (plan.*field.integer))
-      name += "-" + std::string(field.token) +
-              std::to_string(*(plan.*field.integer));
-    else if (field.boolean && (plan.*field.boolean))
-      name += "-" + std::string(field.token) +
-              (*(plan.*field.boolean) ? "1" : "0");
-  }
+  for (const Plan::Field &field : Plan::fields())
+    if (std::optional<int64_t> value = plan.get(field))
+      name += "-" + std::string(field.token) + std::to_string(*value);
   return name;
 }
 
@@ -76,16 +70,4 @@ std::string KernelKey::str() const {
           " softcap=" + (softcap ? "1" : "0") +
           " varlen=" + (varlen ? "1" : "0") + " plan={" + plan.str() + "}";
   return text;
-}
-
-std::string KernelKey::hash() const {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (unsigned char c : str()) {
-    hash ^= c;
-    hash *= 0x100000001b3ull;
-  }
-  char digits[17];
-  std::snprintf(digits, sizeof(digits), "%016llx",
-                static_cast<unsigned long long>(hash));
-  return digits;
 }

@@ -1,7 +1,8 @@
 //===- Plan.cpp - the plan choices of a kernel ----------------------------===//
 //
-// The field table of fa4::Plan and what reads it: the key text, setting a
-// field from its spelling, and parsing a list of `name=value` pairs.
+// The field table of fa4::Plan and what reads it: a field's value, the key
+// text, setting a field from its spelling, and parsing a list of
+// `name=value` pairs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,19 +57,25 @@ const std::vector<Plan::Field> &Plan::fields() {
   return table;
 }
 
+std::optional<int64_t> Plan::get(const Field &field) const {
+  if (field.integer)
+    return this->*field.integer;
+  if (std::optional<bool> value = this->*field.boolean)
+    return int64_t(*value);
+  return std::nullopt;
+}
+
 std::string Plan::str() const {
   std::string text;
   for (const Field &field : fields()) {
-    std::string value;
-    if (field.integer && (this->*field.integer))
-      value = std::to_string(*(this->*field.integer));
-    else if (field.boolean && (this->*field.boolean))
-      value = *(this->*field.boolean) ? "true" : "false";
-    else
+    std::optional<int64_t> value = get(field);
+    if (!value)
       continue;
     if (!text.empty())
       text += " ";
-    text += std::string(field.name) + "=" + value;
+    text += std::string(field.name) + "=" +
+            (field.boolean ? (*value ? "true" : "false")
+                           : std::to_string(*value));
   }
   return text;
 }

@@ -76,7 +76,7 @@ struct Arguments {
 runtime::Expected<Arguments> parseArguments(int argc, const char *const *argv);
 
 /// The text --help prints.
-const char *helpText();
+std::string helpText();
 
 } // namespace fa4::run
 

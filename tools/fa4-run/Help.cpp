@@ -10,8 +10,13 @@
 
 #include "Arguments.h"
 
-const char *fa4::run::helpText() {
-  return R"(fa4-run: runs a compiled fa4 kernel on the GPU, checks its output against a
+#include "fa4/KernelFormat/Plan.h"
+
+#include <algorithm>
+#include <string>
+
+/// The fixed text; @PLAN_FIELDS@ stands for the plan fields' lines.
+static const char *const kHelp = R"(fa4-run: runs a compiled fa4 kernel on the GPU, checks its output against a
 float64 CPU reference, and times it; or runs any fa4 kernel file on the
 tensors you give it.
 
@@ -242,13 +247,9 @@ OPTIONS
                          within 32 MiB of L2 together, longest first
   --static-schedule      the fixed, folded order of tiles per CTA
   --plan NAME=VALUE,...  any plan field of fa4's own kernel by its name
-                         (the options above are shorthands): kv-stages,
-                         qk-stages, block-n, consumer-warpgroups, q-stages
-                         take a positive integer, persistent, debug-hangs,
-                         rebuild-descriptors, interleave-heads and
-                         dynamic-schedule true or false, any of them
-                         `derived`; e.g. --plan kv-stages=3,block-n=64
-  --ctas N               a persistent kernel runs on N CTAs, at most one per
+                         (the options above are shorthands), each also
+                         `derived`; e.g. --plan kv-stages=3,block-n=64:
+@PLAN_FIELDS@  --ctas N               a persistent kernel runs on N CTAs, at most one per
                          tile (default: one per SM)
   --causal               attention: the causal mask above
   --kv-heads N           attention: K and V have N heads (grouped-query
@@ -353,4 +354,38 @@ EXIT STATUS
   3  no GPU or no CUDA driver: nothing ran
   4  a CUDA error while loading, launching, copying or timing
 )";
+
+/// The lines of the plan fields, from the plan type's table: each name and
+/// its value, then its help wrapped to the option column.
+static std::string planFieldLines() {
+  constexpr size_t kColumn = 25, kWidth = 79;
+  std::string lines;
+  for (const fa4::Plan::Field &field : fa4::Plan::fields()) {
+    std::string line = std::string("      ") + field.name +
+                       (field.integer ? " N" : " true|false");
+    // The help starts at the option column, on the name's line if it fits.
+    if (line.size() + 1 > kColumn) {
+      lines += line + "\n";
+      line.clear();
+    }
+    std::string_view help = field.help;
+    while (!help.empty()) {
+      line.resize(kColumn, ' ');
+      size_t room = kWidth - kColumn;
+      size_t cut = help.size() <= room ? help.size()
+                                       : help.substr(0, room + 1).rfind(' ');
+      line += help.substr(0, cut);
+      help.remove_prefix(std::min(help.size(), cut + 1));
+      lines += line + "\n";
+      line.clear();
+    }
+  }
+  return lines;
+}
+
+std::string fa4::run::helpText() {
+  std::string text = kHelp;
+  const std::string marker = "@PLAN_FIELDS@";
+  text.replace(text.find(marker), marker.size(), planFieldLines());
+  return text;
 }

@@ -253,7 +253,7 @@ int main(int argc, char **argv) {
     return fail(kRefused, args.status().message() +
                               "\nrun 'fa4-run --help' for the usage");
   if (args->help) {
-    std::fputs(run::helpText(), stdout);
+    std::fputs(run::helpText().c_str(), stdout);
     return kPassed;
   }
   // What the run will write is checked before anything is read, compiled

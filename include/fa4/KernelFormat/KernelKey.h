@@ -62,15 +62,10 @@ struct KernelKey {
   /// `attention-hd192-v128-varlen-window-softcap`, `attention-hd256-bn64`;
   /// options in a fixed order, then each plan field that is set.
   std::string name() const;
-  /// The canonical text of every field, what the compile cache hashes.
+  /// The canonical text of every field: what the compile cache hashes
+  /// (with the compiler's build, LLVM, ptxas and the target) and this
+  /// process's tables of kernels are keyed by.
   std::string str() const;
-  /// A stable 64-bit FNV-1a hash of str(), as 16 hex digits.
-  std::string hash() const;
-
-  bool operator==(const KernelKey &other) const {
-    return str() == other.str();
-  }
-  bool operator!=(const KernelKey &other) const { return !(*this == other); }
 };
 
 } // namespace fa4

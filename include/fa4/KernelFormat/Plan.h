@@ -53,7 +53,7 @@ struct Plan {
     const char *name;
     /// The short form in kernel names: `kv` (`attention-hd128-kv3`).
     const char *token;
-    /// What it chooses, for --help.
+    /// What it chooses, for `fa4-run --help`.
     const char *help;
     /// Exactly one is set: the member of an integer or a boolean field.
     std::optional<int64_t> Plan::*integer = nullptr;
@@ -62,6 +62,8 @@ struct Plan {
   /// Every plan field, in the order of key text and kernel names.
   static const std::vector<Field> &fields();
 
+  /// The value of `field` when it is set (a boolean as 0 or 1).
+  std::optional<int64_t> get(const Field &field) const;
   /// `name=value` of each field that is set, space-separated, in table
   /// order; empty when every choice is derived.
   std::string str() const;
@@ -71,11 +73,6 @@ struct Plan {
   runtime::Status set(std::string_view name, std::string_view value);
   /// Sets fields from `name=value` pairs separated by spaces or commas.
   runtime::Status parse(std::string_view text);
-  /// Whether every choice is derived.
-  bool empty() const { return str().empty(); }
-
-  bool operator==(const Plan &other) const { return str() == other.str(); }
-  bool operator!=(const Plan &other) const { return !(*this == other); }
 };
 
 } // namespace fa4

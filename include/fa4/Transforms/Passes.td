@@ -16,11 +16,10 @@ def FA4AttachConfig : Pass<"fa4-attach-config", "ModuleOp"> {
     Derives the plan of an attention kernel from the problem (head dim,
     element type, target), FA4Config-style, and attaches it as `fa4.config` to
     every function of the module that has none. Besides the options below,
-    every field of the plan type (fa4/KernelFormat/Plan.h) is an option by
-    its name, overriding the derived choice: kv-stages, qk-stages, block-n,
-    consumer-warpgroups, q-stages (a positive integer), persistent,
-    debug-hangs, rebuild-descriptors, interleave-heads, dynamic-schedule
-    (true or false), each also `derived`. An impossible plan is an error
+    every field of the plan type (fa4/KernelFormat/Plan.h, whose table
+    `fa4-run --help` prints under --plan) is an option by its name,
+    overriding the derived choice: `kv-stages=2`, `persistent=true`, each
+    also `derived`. An impossible plan is an error
     that prints the numbers (for instance the shared memory it would need).
     A function that stores through a descriptor argument gets `tma_store`.
 
