@@ -222,7 +222,7 @@ LogicalResult ConfigAttr::verify(
     int64_t bk1, int64_t kvStages, int64_t qkStages, int64_t swizzle,
     int64_t qTiles, Target target, ArrayAttr roles, bool persistent,
     int64_t qStages, bool tmaStore, bool debugHangs, bool rebuildDescriptors,
-    bool interleaveHeads, bool dynamicSchedule) {
+    bool interleaveHeads, bool dynamicSchedule, bool oInQ) {
   if (!elementType.isBF16() && !elementType.isF16())
     return emitError() << "element type must be bf16 or f16, got "
                        << elementType;
@@ -286,16 +286,25 @@ LogicalResult ConfigAttr::verify(
                           "schedule; a dynamic_schedule takes its tiles in "
                           "groups of heads (grid_group) instead";
 
-  // A one-tile plan stages O in the Q stage, the CTA's rows by the padded
-  // head dim: O's rows must fit in it.
-  if (tmaStore && !persistent &&
-      padToSwizzle(headDimV, swizzle, elementBytes(elementType)) >
-          padToSwizzle(headDim, swizzle, elementBytes(elementType)))
-    return emitError() << "tma_store in a one-tile plan stages O in the Q "
-                          "stage, but head_dim_v "
-                       << headDimV << " is wider than head_dim " << headDim
-                       << "; make the plan persistent (O gets a buffer of "
-                          "its own)";
+  if (oInQ && !(persistent && tmaStore))
+    return emitError() << "o_in_q stages the TMA store of a persistent plan "
+                          "in the tile's Q stage, but this plan is "
+                       << (persistent ? "without tma_store" : "not persistent")
+                       << " (a one-tile plan stages O in the Q stage anyway)";
+  // A one-tile plan, or one with o_in_q, stages O in the Q stage, the CTA's
+  // rows by the padded head dim: O's rows must fit in it.
+  if (tmaStore && (!persistent || oInQ) && paddedDv > paddedD)
+    return emitError() << "tma_store in a "
+                       << (persistent ? "persistent plan with o_in_q"
+                                      : "one-tile plan")
+                       << " stages O in the Q stage, but head_dim_v "
+                       << headDimV << " (padded " << paddedDv
+                       << ") is wider than head_dim " << headDim << " (padded "
+                       << paddedD << ")"
+                       << (persistent ? "; leave o_in_q out (O gets a buffer "
+                                        "of its own)"
+                                      : "; make the plan persistent (O gets "
+                                        "a buffer of its own)");
 
   SmallVector<std::tuple<RoleKind, int64_t, int64_t>> roleList;
   for (Attribute attr : roles) {
@@ -319,8 +328,8 @@ LogicalResult ConfigAttr::verify(
 
   SharedMemoryPlan plan = computePlan(
       eb, paddedD, paddedDv, bm, bn, kvStages, qkStages, qTiles, qStages,
-      tmaStore && persistent, dynamicSchedule && persistent, debugHangs,
-      target);
+      tmaStore && persistent && !oInQ, dynamicSchedule && persistent,
+      debugHangs, target);
   if (plan.total() > plan.limit)
     return emitError() << "shared memory plan needs " << plan.total()
                        << " B (Q " << plan.q << " B, K " << plan.k << " B, V "
@@ -352,7 +361,7 @@ SharedMemoryPlan ConfigAttr::getSharedMemoryPlan() const {
   return computePlan(elementBytes(getElementType()), getPaddedHeadDim(),
                      getPaddedHeadDimV(), getBm(), getBn(), getKvStages(),
                      getQkStages(), getQTiles(), getQStages(),
-                     getTmaStore() && getPersistent(),
+                     getTmaStore() && getPersistent() && !getOInQ(),
                      getDynamicSchedule() && getPersistent(), getDebugHangs(),
                      getTarget());
 }
@@ -412,13 +421,34 @@ ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
   int64_t limit = getTargetLimits(request.target).sharedMemoryPerBlock;
   // Counted, not divided: the regions' rounding to 1024 B makes the bytes
   // per stage uneven.
-  auto fits = [&](int64_t bn, int64_t kvStages, int64_t qStages) {
+  // A persistent plan stages O in a buffer of its own (the next tile's Q
+  // never waits for this tile's store) unless that buffer costs K/V rows:
+  // the widest block with two stages (or the rows asked for) fits only with
+  // O in the tile's Q stage (head dim 256: 80 rows against 48).
+  bool oInQ = false;
+  auto fitsWith = [&](bool inQ, int64_t bn, int64_t kvStages,
+                      int64_t qStages) {
     return computePlan(eb, paddedD, paddedDv, bm, bn, kvStages,
                        std::max<int64_t>(qkStages, 1), qTiles, qStages,
-                       request.tmaStore && persistent,
+                       request.tmaStore && persistent && !inQ,
                        dynamicSchedule && persistent,
                        choices.debugHangs.value_or(false), request.target)
                .total() <= limit;
+  };
+  auto widest = [&](bool inQ) {
+    int64_t rows = 128;
+    while (rows > 16 && !fitsWith(inQ, rows, 2, 1))
+      rows -= 16;
+    return rows;
+  };
+  if (choices.oInQ)
+    oInQ = *choices.oInQ;
+  else if (request.tmaStore && persistent && paddedDv <= paddedD)
+    oInQ = choices.blockN ? !fitsWith(false, *choices.blockN, 2, 1) &&
+                                fitsWith(true, *choices.blockN, 2, 1)
+                          : widest(true) > widest(false);
+  auto fits = [&](int64_t bn, int64_t kvStages, int64_t qStages) {
+    return fitsWith(oInQ, bn, kvStages, qStages);
   };
   auto stagesThatFit = [&](int64_t bn) {
     int64_t stages = 0;
@@ -452,7 +482,7 @@ ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
                  ArrayAttr::get(context, roles), persistent, qStages,
                  request.tmaStore, choices.debugHangs.value_or(false),
                  rebuildDescriptors, choices.interleaveHeads.value_or(false),
-                 dynamicSchedule);
+                 dynamicSchedule, oInQ);
   if (!config)
     return failure();
   return config;

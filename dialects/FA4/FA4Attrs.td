@@ -108,9 +108,13 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
     swizzled shared-memory tile and one of its threads stores them with
     `cp.async.bulk.tensor`, which clips the rows past the tensor's edge, so
     the epilogue neither branches per row nor waits for the stores; the tile
-    is a buffer of its own in a persistent plan (the next tile's Q may be
-    loading into the other Q stage) and the CTA's Q stage otherwise (dead
-    after the last QK), and whether
+    is the CTA's Q stage in a one-tile plan (dead after the last QK) and a
+    buffer of its own in a persistent plan (the next tile's Q may be
+    loading while this tile's O leaves), unless it says `o_in_q` (false
+    when left out): then the tile's own Q stage, released to the producer
+    only once the store has read it (the next tile's Q waits for that, or
+    loads into the other Q stage), which frees a Q tile of shared memory
+    for K/V rows (derived where it buys them: head dim 256), and whether
     it is built to diagnose hangs, `debug_hangs` (false when left out): every
     mbarrier and named-barrier wait gives up after 2^30 cycles and reports
     where it waited (fa4-instrument-hangs). Release plans leave it out, so
@@ -150,7 +154,7 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
 
     One verifier computes the budgets and rejects impossible plans with the
     numbers: shared memory (Q, K and V stage buffers and the mbarriers, the
-    O staging tile of a persistent `tma_store` plan,
+    O staging tile of a persistent `tma_store` plan without `o_in_q`,
     each pipeline's region rounded up to 1024 B as fa4-allocate-shared-memory
     places it) against the target's limit (227 KB on sm_90a), TMA box rules (inner
     extent within the swizzle span, each box dimension at most 256), the qk
@@ -182,7 +186,8 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
                         DefaultValuedParameter<"bool", "false">:$debug_hangs,
                         DefaultValuedParameter<"bool", "false">:$rebuild_descriptors,
                         DefaultValuedParameter<"bool", "false">:$interleave_heads,
-                        DefaultValuedParameter<"bool", "false">:$dynamic_schedule);
+                        DefaultValuedParameter<"bool", "false">:$dynamic_schedule,
+                        DefaultValuedParameter<"bool", "false">:$o_in_q);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -599,12 +599,17 @@ def FA4_TmaStoreWaitOp : FA4_Op<"tma_store_wait"> {
     The thread that issues a consumer warpgroup's TMA stores waits for them
     to complete (`cp.async.bulk.wait_group 0`), so that their shared-memory
     source outlives them: the last op of a role that stores through TMA.
+    With `read`, only until they have read their source
+    (`cp.async.bulk.wait_group.read 0`): the buffer may then be written
+    again, e.g. a Q stage that staged O, released to the producer.
 
     ```mlir
     fa4.tma_store_wait
+    fa4.tma_store_wait read
     ```
   }];
-  let assemblyFormat = "attr-dict";
+  let arguments = (ins UnitAttr:$read);
+  let assemblyFormat = "(`read` $read^)? attr-dict";
 }
 
 #endif // FA4_OPS_TD

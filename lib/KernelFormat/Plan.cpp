@@ -53,6 +53,11 @@ const std::vector<Plan::Field> &Plan::fields() {
        "a persistent kernel's CTAs take their tiles from a counter as they "
        "come free (derived: the program's measured choice)",
        nullptr, &Plan::dynamicSchedule},
+      {"o-in-q", "oq",
+       "a persistent kernel stages O for its TMA store in the tile's Q stage "
+       "instead of a buffer of its own (derived: when its own buffer would "
+       "leave fewer than two K/V stages)",
+       nullptr, &Plan::oInQ},
   };
   return table;
 }

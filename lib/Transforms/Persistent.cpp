@@ -132,6 +132,8 @@ static RoleParts splitRole(RoleOp role) {
 /// pipeline's state after the tile. One the tile never steps (a Q tile,
 /// loaded once) is stepped after its last use, and released first by the
 /// consumer: the producer waits for that before it loads the next tile's.
+/// When that last use is a TMA store staged in the stage, the release
+/// waits for the store to have read it.
 static FailureOr<SmallVector<Value>>
 fillTile(RoleOp role, RoleParts &parts, Block *loopBody, unsigned stateArgs,
          ArrayRef<Value> ids, ArrayRef<Value> grid) {
@@ -177,6 +179,11 @@ fillTile(RoleOp role, RoleParts &parts, Block *loopBody, unsigned stateArgs,
       if (use)
         sb.setInsertionPointAfter(use);
       if (role.getKind() != RoleKind::producer) {
+        // A stage that staged a TMA store (`o_in_q`) is free once the
+        // store has read it.
+        if (use && use->walk([](TmaStoreOp) { return WalkResult::interrupt(); })
+                       .wasInterrupted())
+          TmaStoreWaitOp::create(sb, loc, /*read=*/true);
         auto type = cast<PipelineType>(pipeline.getType());
         for (int64_t qk = 0; qk < type.getQkStages(); ++qk)
           ConsumerReleaseOp::create(sb, loc, pipeline, arg, qk);

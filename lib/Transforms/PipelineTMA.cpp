@@ -428,13 +428,15 @@ LogicalResult Pipelining::rewriteDot(tile::DotOp dot) {
   return success();
 }
 
-/// In a one-tile plan O's staging tile is the Q stage, dead after the last
-/// QK: a `fa4.shared_buffer` that only TMA stores after the Q load use, and
-/// that fits in the Q stage, becomes that stage's buffer.
+/// In a one-tile plan, or a persistent one with `o_in_q`, O's staging tile
+/// is the Q stage, dead after the last QK: a `fa4.shared_buffer` that only
+/// TMA stores after the Q load use, and that fits in the Q stage, becomes
+/// that stage's buffer (fa4-persistent releases the stage once the stores
+/// have read it).
 LogicalResult Pipelining::stageInQ() {
   SmallVector<SharedBufferOp> buffers;
   function.walk([&](SharedBufferOp buffer) { buffers.push_back(buffer); });
-  if (config.getPersistent() || buffers.empty())
+  if ((config.getPersistent() && !config.getOInQ()) || buffers.empty())
     return success();
   Block &entry = function.getBody().front();
   for (SharedBufferOp staging : buffers) {
@@ -453,8 +455,11 @@ LogicalResult Pipelining::stageInQ() {
     });
     if (!after)
       return staging.emitOpError()
-             << "stages " << type << " in a one-tile plan, which keeps it in "
-             << "the Q stage, but the kernel loads no tile of "
+             << "stages " << type << " in a "
+             << (config.getPersistent() ? "persistent plan with o_in_q"
+                                        : "one-tile plan")
+             << ", which keeps it in the Q stage, but the kernel loads no "
+                "tile of "
              << type.getDimSize(0) << " rows and at least "
              << type.getDimSize(1) << " columns of "
              << type.getElementType() << " once before its TMA stores";

@@ -42,9 +42,12 @@ static void printPlan(llvm::raw_ostream &os, Operation *op, ConfigAttr config) {
              : "persistent (folded static order)")
      << ", " << config.getQStages() << " Q stage(s)"
      << (!config.getTmaStore() ? ""
-         : config.getPersistent()
+         : config.getPersistent() && !config.getOInQ()
              ? ", TMA-store epilogue (O staged in a buffer "
                "of its own)"
+         : config.getPersistent()
+             ? ", TMA-store epilogue (O staged in the tile's Q stage, "
+               "released once the store has read it: o_in_q)"
              : ", TMA-store epilogue (O staged in the Q "
                "stage)")
      << (config.getDebugHangs() ? ", bounded waits (debug_hangs)" : "")

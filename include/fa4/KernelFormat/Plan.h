@@ -46,6 +46,8 @@ struct Plan {
   std::optional<bool> interleaveHeads;
   /// A persistent kernel's CTAs take their tiles from a counter.
   std::optional<bool> dynamicSchedule;
+  /// A persistent kernel stages O for its TMA store in the tile's Q stage.
+  std::optional<bool> oInQ;
 
   /// One row of the field table.
   struct Field {

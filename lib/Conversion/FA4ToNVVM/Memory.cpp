@@ -267,15 +267,16 @@ struct TmaStoreLowering : public ConvertOpToLLVMPattern<TmaStoreOp> {
   }
 };
 
-/// Every thread waits for its bulk groups: only the ones that issued TMA
-/// stores have any.
+/// Every thread waits for its bulk groups (to complete, or to have read
+/// their source): only the ones that issued TMA stores have any.
 struct TmaStoreWaitLowering : public ConvertOpToLLVMPattern<TmaStoreWaitOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
   matchAndRewrite(TmaStoreWaitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-    NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, UnitAttr());
+    NVVM::CpAsyncBulkWaitGroupOp::create(
+        b, 0, op.getRead() ? b.getUnitAttr() : UnitAttr());
     rewriter.eraseOp(op);
     return success();
   }

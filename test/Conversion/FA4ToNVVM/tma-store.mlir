@@ -62,6 +62,9 @@ func.func @store(%o: vector<64xbf16>, %map: !Map, %b: index, %h: index, %row: in
   // CHECK: ^[[AFTER]]:
   // CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0{{$}}
   fa4.tma_store_wait
+  // With `read`, until the stores have read their source.
+  // CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
+  fa4.tma_store_wait read
   return
 }
 

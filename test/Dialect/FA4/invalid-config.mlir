@@ -145,7 +145,7 @@ func.func @f() attributes {fa4.plan = 1 : i64} { return }
 // -----
 
 // A one-tile plan stages O in the Q stage: O's rows must fit in it.
-// expected-error @below {{tma_store in a one-tile plan stages O in the Q stage, but head_dim_v 128 is wider than head_dim 64; make the plan persistent (O gets a buffer of its own)}}
+// expected-error @below {{tma_store in a one-tile plan stages O in the Q stage, but head_dim_v 128 (padded 128) is wider than head_dim 64 (padded 64); make the plan persistent (O gets a buffer of its own)}}
 func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 64, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 2, qk_stages = 1, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>], tma_store = true>} { return }
 
 // -----
@@ -171,3 +171,14 @@ func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_di
 // with the slots and their barriers counted.
 // expected-error @below {{shared memory plan needs 265216 B (Q 32768 B, K 98304 B, V 98304 B, O staging 32768 B, schedule slots 16 B, barriers 192 B, alignment 2864 B) but sm_90a allows 232448 B}}
 func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>], persistent = true, tma_store = true, dynamic_schedule = true>} { return }
+
+// -----
+
+// o_in_q: the TMA store of a persistent plan staged in the tile's Q stage.
+// expected-error @below {{o_in_q stages the TMA store of a persistent plan in the tile's Q stage, but this plan is without tma_store (a one-tile plan stages O in the Q stage anyway)}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>], persistent = true, o_in_q = true>} { return }
+
+// -----
+
+// expected-error @below {{tma_store in a persistent plan with o_in_q stages O in the Q stage, but head_dim_v 128 (padded 128) is wider than head_dim 64 (padded 64); leave o_in_q out (O gets a buffer of its own)}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 64, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 2, qk_stages = 1, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>], persistent = true, tma_store = true, o_in_q = true>} { return }
