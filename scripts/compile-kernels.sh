@@ -28,6 +28,8 @@ small="--batch 1 --heads 1 --seq-q 128 --seq-k 128"
 # The per-launch plan table (fa4/KernelFormat/PlanTable.h) picks some plan
 # fields by the shape: at head dim 256, 64-row key blocks with a causal mask
 # or up to 2048 keys (attention-hd256-bn64), the derived 80 rows beyond.
+# The persistent d256 plan (O staged in the Q stage, o_in_q) is no default
+# (slower, bench/RESULTS.md) and is compiled for the GPU matrix alone.
 long="--batch 1 --heads 1 --seq-q 4096 --seq-k 4096"
 while read -r name args; do
   # Without a GPU fa4-run exits 3 after writing the kernel; with one it also
@@ -77,5 +79,6 @@ attention-hd128-varlen-window --problem attention --heads 1 --seqlens 128 --head
 attention-hd128-varlen-softcap --problem attention --heads 1 --seqlens 128 --head-dim 128 --softcap 30
 attention-hd80-varlen --problem attention --heads 1 --seqlens 128 --head-dim 80
 attention-hd192-v128-varlen --problem attention --heads 1 --seqlens 128 --head-dim 192 --head-dim-v 128
+attention-hd256-persistent1 --problem attention $long --head-dim 256 --plan persistent=true
 gemm --problem gemm --m 128 --n 128 --k 64
 LIST
