@@ -453,6 +453,47 @@ LogicalResult GlobalStoreOp::verify() {
   return success();
 }
 
+LogicalResult SharedLoadOp::verify() {
+  Type source = getSource().getType();
+  ArrayRef<int64_t> shape;
+  Type element;
+  if (auto tensor = dyn_cast<RankedTensorType>(source)) {
+    shape = tensor.getShape();
+    element = tensor.getElementType();
+    if (tensor.getEncoding())
+      return emitOpError() << "reads a loaded tile in shared memory, not the "
+                              "register tile "
+                           << tensor;
+  } else {
+    auto buffer = cast<MemRefType>(source);
+    shape = buffer.getShape();
+    element = buffer.getElementType();
+  }
+  if (shape.size() != 2 || element.getIntOrFloatBitWidth() != 16 ||
+      shape[1] % 64 != 0 || shape[0] % 64 != 0)
+    return emitOpError() << "reads 2-d tiles of 16-bit elements, a multiple "
+                            "of 64 rows by whole 64-column swizzle spans, not "
+                         << source;
+  Type result = getResult().getType();
+  if (auto tensor = dyn_cast<RankedTensorType>(result)) {
+    if (!isa_and_nonnull<AccLayoutAttr>(tensor.getEncoding()) ||
+        tensor.getRank() != 2 || tensor.getDimSize(0) != 64 ||
+        tensor.getDimSize(1) != shape[1] || tensor.getElementType() != element)
+      return emitOpError() << "reads a warpgroup's 64 rows of " << source
+                           << " in the #fa4.acc layout as tensor<64x"
+                           << shape[1] << "x" << element
+                           << ", #fa4.acc>, not " << result;
+    return success();
+  }
+  auto vector = cast<VectorType>(result);
+  if (vector.getNumElements() != shape[1] / 2 ||
+      vector.getElementType() != element)
+    return emitOpError() << "a thread holds " << shape[1] / 2 << " values of "
+                         << element << " of a warpgroup's 64 x " << shape[1]
+                         << " share, not " << vector;
+  return success();
+}
+
 LogicalResult TmaStoreOp::verify() {
   TensorMapType map = getMap().getType();
   ArrayRef<int64_t> box = map.getBox();

@@ -561,6 +561,34 @@ def FA4_SharedBufferOp : FA4_Op<"shared_buffer"> {
   let assemblyFormat = "attr-dict `:` type($buffer)";
 }
 
+def FA4_SharedLoadOp : FA4_Op<"shared_load"> {
+  let summary = "read a warpgroup's rows of a shared-memory tile into registers";
+  let description = [{
+    Rows `row ... row + 63` of a tile in shared memory, read into the
+    warpgroup's registers in the `#fa4.acc` layout, where elementwise math,
+    row reductions and stores take them as they take an MMA's result: how a
+    loaded tile reaches anything but a dot. Layout assignment inserts it on
+    the loaded tile itself (a tensor) for the warpgroup's first row;
+    fa4-pipeline-tma makes the source the stage's buffer, waited for before
+    and released after the read. The buffer has the layout of a TMA box
+    with the 128-byte swizzle (column blocks of one span, each holding every
+    row; 16-byte chunk c of row r at c ^ (r % 8)), and each warp reads four
+    8 x 8 matrices at a time with `ldmatrix` (PTX ISA "Warp-level matrix
+    load instruction: ldmatrix"), the mirror of a TMA store's `stmatrix`.
+
+    ```mlir
+    %o = fa4.shared_load %stage[%row] : memref<128x128xbf16, 3> -> tensor<64x128xbf16, #fa4.acc>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[AnyRankedTensor, FA4_SharedTile]>:$source,
+                       Index:$row);
+  let results = (outs FA4_RegisterTile:$result);
+  let assemblyFormat = [{
+    $source `[` $row `]` attr-dict `:` type($source) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def FA4_TmaStoreOp : FA4_Op<"tma_store"> {
   let summary = "store a warpgroup's register tile through shared memory and TMA";
   let description = [{

@@ -66,6 +66,7 @@ private:
   void offsetRowIota(tile::IotaOp iota);
   LogicalResult lowerStore(tile::StoreOp store);
   LogicalResult storeThroughTMA(tile::StoreOp store);
+  LogicalResult readIntoRegisters(tile::LoadOp load);
   /// The first row of this warpgroup's share, as an index.
   Value firstRow();
 
@@ -270,16 +271,55 @@ LogicalResult LayoutAssignment::storeThroughTMA(tile::StoreOp store) {
   return success();
 }
 
+/// A loaded tile that ops other than dots use (elementwise math, a row
+/// reduction, a store) is read into registers once, right after the load:
+/// the warpgroup's rows in the #fa4.acc layout (`fa4.shared_load`), which
+/// those uses take instead. The MMA reads it where it is.
+LogicalResult LayoutAssignment::readIntoRegisters(tile::LoadOp load) {
+  auto type = cast<RankedTensorType>(load.getType());
+  SmallVector<OpOperand *> uses;
+  for (OpOperand &use : load->getUses())
+    if (!isa<tile::TransOp, tile::DotOp>(use.getOwner()))
+      uses.push_back(&use);
+  if (uses.empty())
+    return success();
+  if (type.getRank() != 2 || type.getDimSize(0) != ctaRows ||
+      type.getElementType().getIntOrFloatBitWidth() != 16)
+    return uses.front()->getOwner()->emitOpError()
+           << "uses a loaded " << type
+           << " in registers: fa4 reads loaded 2-d tiles of 16-bit elements "
+              "and the plan's "
+           << ctaRows << " CTA rows into registers (" << rows
+           << " a warpgroup); other loaded tiles feed dots only";
+  OpBuilder b(load->getContext());
+  b.setInsertionPointAfter(load);
+  // The first row is computed at the kernel's entry.
+  Value first = firstRow();
+  auto share = RankedTensorType::get({rows, type.getDimSize(1)},
+                                     type.getElementType(),
+                                     AccLayoutAttr::get(function.getContext()));
+  Value registers =
+      SharedLoadOp::create(b, load.getLoc(), share, load.getResult(), first);
+  for (OpOperand *use : uses)
+    use->set(registers);
+  return success();
+}
+
 LogicalResult LayoutAssignment::run() {
-  // Loaded tiles stay in shared memory, where only the MMA reads them.
-  WalkResult uses = function.walk([&](Operation *op) {
-    if (!isa<tile::LoadOp, tile::TransOp>(op) || !isShared(op->getResult(0)))
+  // Loaded tiles stay in shared memory, where the MMA reads them; the ops
+  // that compute with them read the warpgroup's rows into registers.
+  SmallVector<tile::LoadOp> loads;
+  function.walk([&](tile::LoadOp load) { loads.push_back(load); });
+  for (tile::LoadOp load : loads)
+    if (failed(readIntoRegisters(load)))
+      return failure();
+  WalkResult uses = function.walk([&](tile::TransOp op) {
+    if (!isShared(op.getResult()))
       return WalkResult::advance();
     for (Operation *user : op->getUsers())
       if (!isa<tile::TransOp, tile::DotOp>(user)) {
-        user->emitOpError() << "uses a loaded tile: fa4 feeds loaded tiles "
-                               "(whole, a warpgroup's rows or transposed) to "
-                               "dots only";
+        user->emitOpError() << "uses a transposed loaded tile: fa4 feeds "
+                               "transposed loaded tiles to dots only";
         return WalkResult::interrupt();
       }
     return WalkResult::advance();

@@ -44,7 +44,9 @@ struct Load {
   /// The descriptor's block shape.
   SmallVector<int64_t> block;
   /// The dots that read it, and how.
-  SmallVector<std::pair<tile::DotOp, Use>> dots;
+  SmallVector<std::pair<tile::DotOp, Use>, 2> dots;
+  /// The reads of a warpgroup's rows into registers.
+  SmallVector<SharedLoadOp, 1> reads;
   /// The shared-memory buffer of one stage.
   MemRefType bufferType;
   /// The other operand of its dot when both are loaded in the loop: the two
@@ -71,7 +73,9 @@ private:
   void createPipeline(Load &load);
   void threadStates();
   void produce(Load &load);
+  void waitFor(Load &load, Operation *user);
   LogicalResult rewriteDot(tile::DotOp dot);
+  void rewriteReads(Load &load);
   LogicalResult stageInQ();
   Value firstRow();
 
@@ -119,7 +123,9 @@ LogicalResult Pipelining::classify(Load &load) {
   };
   for (Operation *user : op->getUsers()) {
     bool ok = true;
-    if (isa<WarpgroupRowsOp, tile::TransOp>(user)) {
+    if (auto read = dyn_cast<SharedLoadOp>(user)) {
+      load.reads.push_back(read);
+    } else if (isa<WarpgroupRowsOp, tile::TransOp>(user)) {
       bool transposed = isa<tile::TransOp>(user);
       for (Operation *inner : user->getUsers())
         ok &= addDot(inner, user->getResult(0), transposed);
@@ -129,19 +135,25 @@ LogicalResult Pipelining::classify(Load &load) {
     if (!ok)
       return user->emitOpError()
              << "uses a loaded tile: fa4 feeds loaded tiles (whole, a "
-                "warpgroup's rows or transposed) to dots only";
+                "warpgroup's rows or transposed) to dots, or reads them into "
+                "registers (fa4.shared_load)";
   }
-  if (load.dots.empty())
-    return op.emitOpError() << "loads a tile that no dot reads";
+  if (load.dots.empty() && load.reads.empty())
+    return op.emitOpError() << "loads a tile that no dot or read uses";
+  SmallVector<Operation *> users;
   for (auto [dot, use] : load.dots)
-    if (load.loop && dot->getBlock() != load.loop.getBody())
-      return dot.emitOpError()
+    users.push_back(dot);
+  for (SharedLoadOp read : load.reads)
+    users.push_back(read);
+  for (Operation *user : users)
+    if (load.loop && user->getBlock() != load.loop.getBody())
+      return user->emitOpError()
              << "reads a tile loaded in the loop from another block: fa4 "
-                "releases a stage after the dot that reads it";
-  if (load.loop && load.dots.size() != 1)
-    return op.emitOpError() << "loads a tile that " << load.dots.size()
-                            << " dots read in the loop: fa4 releases a stage "
-                               "after its one dot";
+                "releases a stage after the dot or read that uses it";
+  if (load.loop && users.size() != 1)
+    return op.emitOpError() << "loads a tile that " << users.size()
+                            << " dots and reads use in the loop: fa4 releases "
+                               "a stage after its one use";
   return success();
 }
 
@@ -180,12 +192,13 @@ LogicalResult Pipelining::prepare(Load &load) {
 /// they travel in one stage, on one barrier pair (a GEMM's k-step).
 void Pipelining::pair() {
   for (Load &load : loads) {
-    if (!load.loop || load.partner || load.dots.front().second != Use::A)
+    if (!load.loop || load.partner || load.dots.empty() ||
+        load.dots.front().second != Use::A)
       continue;
     tile::DotOp dot = load.dots.front().first;
     for (Load &other : loads)
       if (&other != &load && other.loop == load.loop && !other.partner &&
-          other.dots.front().first == dot &&
+          !other.dots.empty() && other.dots.front().first == dot &&
           other.dots.front().second != Use::A) {
         load.partner = &other;
         other.partner = &load;
@@ -207,7 +220,11 @@ void Pipelining::createPipeline(Load &load) {
   // kernel with two loads the next tile's while this one's is read.
   PipelineKind kind = PipelineKind::q;
   int64_t kv = config.getQStages();
-  if (load.loop) {
+  if (load.loop && load.dots.empty()) {
+    // A tile read into registers in the loop.
+    kv = config.getKvStages();
+    kind = PipelineKind::operand;
+  } else if (load.loop) {
     kv = config.getKvStages();
     switch (load.dots.front().second) {
     case Use::A:
@@ -341,6 +358,36 @@ static Value loadedTile(Value operand) {
   return operand;
 }
 
+/// The consumer's wait for `load`'s stage, once: what the loop loaded just
+/// before `user`, what was loaded once where it was loaded.
+void Pipelining::waitFor(Load &load, Operation *user) {
+  if (load.buffer)
+    return;
+  OpBuilder builder(load.loop ? user : load.op.getOperation());
+  auto type = cast<PipelineType>(load.pipeline.getType());
+  auto wait = ConsumerWaitOp::create(builder, load.op.getLoc(),
+                                     TypeRange(type.getTiles()), load.pipeline,
+                                     load.consumerState);
+  load.buffer = wait.getResult(load.tile);
+  if (load.partner)
+    load.partner->buffer = wait.getResult(load.partner->tile);
+}
+
+/// A read into registers reads the stage's buffer; in the loop, the stage
+/// is released right after it (the values are in registers).
+void Pipelining::rewriteReads(Load &load) {
+  for (SharedLoadOp read : load.reads) {
+    waitFor(load, read);
+    read.getSourceMutable().assign(load.buffer);
+    if (load.loop) {
+      OpBuilder builder(read->getContext());
+      builder.setInsertionPointAfter(read);
+      ConsumerReleaseOp::create(builder, read.getLoc(), load.pipeline,
+                                load.consumerState);
+    }
+  }
+}
+
 LogicalResult Pipelining::rewriteDot(tile::DotOp dot) {
   Load *a = loadOf.lookup(loadedTile(dot.getA()));
   Load *b = loadOf.lookup(loadedTile(dot.getB()));
@@ -348,25 +395,10 @@ LogicalResult Pipelining::rewriteDot(tile::DotOp dot) {
     return dot.emitOpError() << "reads a B operand that is not a loaded tile: "
                                 "the MMA reads B from shared memory";
   Location loc = dot.getLoc();
+  for (Load *load : {a, b})
+    if (load)
+      waitFor(*load, dot);
   OpBuilder builder(dot);
-  // Wait for what the loop loaded just before the dot; what was loaded once
-  // was waited for where it was loaded.
-  for (Load *load : {a, b}) {
-    if (!load || load->buffer)
-      continue;
-    if (load->loop)
-      builder.setInsertionPoint(dot);
-    else
-      builder.setInsertionPoint(load->op);
-    auto type = cast<PipelineType>(load->pipeline.getType());
-    auto wait = ConsumerWaitOp::create(builder, load->op.getLoc(),
-                                       TypeRange(type.getTiles()),
-                                       load->pipeline, load->consumerState);
-    load->buffer = wait.getResult(load->tile);
-    if (load->partner)
-      load->partner->buffer = wait.getResult(load->partner->tile);
-  }
-  builder.setInsertionPoint(dot);
   ImplicitLocOpBuilder ib(loc, builder);
   auto index = [&](int64_t value) {
     return arith::ConstantIndexOp::create(ib, value);
@@ -488,6 +520,8 @@ LogicalResult Pipelining::run() {
   for (tile::DotOp dot : dots)
     if (failed(rewriteDot(dot)))
       return failure();
+  for (Load &load : loads)
+    rewriteReads(load);
 
   if (failed(stageInQ()))
     return failure();

@@ -3,11 +3,15 @@
 and checks their outputs against references computed here with numpy.
 
   check-any-kernel.py --fa4-run PATH --work DIR [--gemm-relu K] [--attention K]
+                      [--rowsum DV[,f16]=K ...]
 
 --gemm-relu takes the kernel file of examples/gemm-relu (C = relu(alpha A B),
 A [M, K] and B [K, N] row-major bf16); --attention that of
-examples/attention.mlir lowered (non-causal, head dim 128, O only). The inputs
-are bf16 values written as '<f4' .npy files; fa4-run converts them exactly.
+examples/attention.mlir lowered (non-causal, head dim 128, O only); --rowsum
+that of the attention backward's preprocess (D = rowsum(dO * O) in f32, O and
+dO [B, H, S, DV], bf16 or with ',f16' f16), a kernel without MMA. The inputs
+are 16-bit values written as '<f4' .npy files; fa4-run converts them exactly,
+and fills each output with NaNs before the launch.
 Prints one line per case and exits 1 when a case fails.
 """
 
@@ -66,6 +70,37 @@ def check_gemm_relu(fa4_run, kernel, work, m, n, k, alpha, rng):
                 + (timing[-1] if timing else text.splitlines()[-1]))
 
 
+def f16_round(x):
+    """float32 values rounded to the nearest f16, as float32."""
+    return np.asarray(x, dtype=np.float32).astype(np.float16).astype(np.float32)
+
+
+def check_rowsum(fa4_run, kernel, work, dv, f16, b, h, s, rng):
+    rnd = f16_round if f16 else bf16_round
+    # Rows of different scales, so that a row's sum is checked against its
+    # own magnitude.
+    scale = rng.uniform(0.1, 8, (b, h, s, 1))
+    o = rnd((rng.uniform(-1, 1, (b, h, s, dv)) * scale).astype(np.float32))
+    do = rnd(rng.uniform(-1, 1, (b, h, s, dv)).astype(np.float32))
+    paths = {name: os.path.join(work, f"rowsum-{name}-{dv}-{b}x{h}x{s}.npy")
+             for name in ("o", "do", "delta")}
+    np.save(paths["o"], o)
+    np.save(paths["do"], do)
+    code, text = run(fa4_run, ["--kernel", kernel, "--arg", f"o={paths['o']}",
+                               "--arg", f"do={paths['do']}", "--save",
+                               f"delta={paths['delta']}"])
+    if code != 0:
+        return False, f"fa4-run exit {code}: {text}"
+    delta = np.load(paths["delta"]).astype(np.float64)
+    products = o.astype(np.float64) * do.astype(np.float64)
+    ref = products.sum(axis=-1)
+    # f32 products and sums: a few ulps of f32 of the row's sum of |terms|.
+    err = float(np.max(np.abs(delta - ref) / np.abs(products).sum(axis=-1)))
+    nan = int(np.isnan(delta).sum())
+    return (delta.shape == ref.shape and nan == 0 and err < 1e-5,
+            f"max_err/row_l1={err:.1e} nan={nan}")
+
+
 def check_attention(fa4_run, kernel, work, heads, sq, sk, rng):
     d = 128
     q, k, v = (bf16_round(rng.uniform(-1, 1, (heads, s, d)).astype(np.float32))
@@ -100,6 +135,8 @@ def main():
     parser.add_argument("--work", required=True)
     parser.add_argument("--gemm-relu")
     parser.add_argument("--attention")
+    parser.add_argument("--rowsum", action="append", default=[],
+                        metavar="DV[,f16]=KERNEL")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     rng = np.random.default_rng(7)
@@ -132,6 +169,14 @@ def main():
             report(f"attention h={heads} sq={sq} sk={sk}",
                    check_attention(args.fa4_run, args.attention, args.work,
                                    heads, sq, sk, rng))
+    for spec in args.rowsum:
+        dims, kernel = spec.split("=", 1)
+        dv, _, dtype = dims.partition(",")
+        for b, h, s in ((3, 5, 1000), (1, 2, 77), (2, 3, 4096), (1, 1, 128)):
+            report(f"rowsum dv={dv}{',' + dtype if dtype else ''} "
+                   f"b={b} h={h} s={s}",
+                   check_rowsum(args.fa4_run, kernel, args.work, int(dv),
+                                dtype == "f16", b, h, s, rng))
     return 1 if failed else 0
 
 

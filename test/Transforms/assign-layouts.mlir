@@ -122,9 +122,43 @@ func.func @store_narrow_block(%d: !tile.desc<128x32xbf16>, %i: index) {
 
 // -----
 
+// A loaded tile that elementwise math uses is read into registers once,
+// right after the load: the warpgroup's rows in #fa4.acc (fa4.shared_load);
+// the dot still reads it from shared memory.
+// CHECK-LABEL: func.func @elementwise
 func.func @elementwise(%k: !tile.desc<128x128xbf16>, %i: index) {
+  // CHECK: %[[WG:.*]] = fa4.warpgroup_id
+  // CHECK: %[[FIRST:.*]] = arith.muli %[[WG]], %c64
+  // CHECK: %[[KT:.*]] = tile.load
+  // CHECK-NEXT: %[[R:.*]] = fa4.shared_load %[[KT]][%[[FIRST]]] : tensor<128x128xbf16> -> tensor<64x128xbf16, #fa4.acc>
+  // CHECK-NEXT: arith.addf %[[R]], %[[R]] : tensor<64x128xbf16, #fa4.acc>
+  // CHECK: fa4.warpgroup_rows %[[KT]]
   %kt = tile.load %k[%i, %i] : !tile.desc<128x128xbf16> -> tensor<128x128xbf16>
-  // expected-error @below {{uses a loaded tile: fa4 feeds loaded tiles (whole, a warpgroup's rows or transposed) to dots only}}
   %x = arith.addf %kt, %kt : tensor<128x128xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %ktt = tile.trans %kt : tensor<128x128xbf16> -> tensor<128x128xbf16>
+  %s = tile.dot %kt, %ktt, %zero : tensor<128x128xbf16>, tensor<128x128xbf16>, tensor<128x128xf32>
+  %y = arith.extf %x : tensor<128x128xbf16> to tensor<128x128xf32>
+  // CHECK: arith.addf %{{.*}}, %{{.*}} : tensor<64x128xf32, #fa4.acc>
+  %r = arith.addf %s, %y : tensor<128x128xf32>
+  return
+}
+
+// -----
+
+func.func @elementwise_f32(%k: !tile.desc<128x32xf32>, %i: index) {
+  %kt = tile.load %k[%i, %i] : !tile.desc<128x32xf32> -> tensor<128x32xf32>
+  // expected-error @below {{uses a loaded 'tensor<128x32xf32>' in registers: fa4 reads loaded 2-d tiles of 16-bit elements and the plan's 128 CTA rows into registers (64 a warpgroup); other loaded tiles feed dots only}}
+  %x = arith.addf %kt, %kt : tensor<128x32xf32>
+  return
+}
+
+// -----
+
+func.func @transposed(%k: !tile.desc<128x128xbf16>, %i: index) {
+  %kt = tile.load %k[%i, %i] : !tile.desc<128x128xbf16> -> tensor<128x128xbf16>
+  %t = tile.trans %kt : tensor<128x128xbf16> -> tensor<128x128xbf16>
+  // expected-error @below {{uses a transposed loaded tile: fa4 feeds transposed loaded tiles to dots only}}
+  %x = arith.addf %t, %t : tensor<128x128xbf16>
   return
 }

@@ -64,7 +64,7 @@ func.func @twice(%k: !tile.desc<1x128x128xbf16>, %q: tensor<128x128xbf16>, %n: i
   %c1 = arith.constant 1 : index
   %zero = arith.constant dense<0.0> : tensor<128x128xf32>
   %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> tensor<128x128xf32> {
-    // expected-error @below {{loads a tile that 2 dots read in the loop: fa4 releases a stage after its one dot}}
+    // expected-error @below {{loads a tile that 2 dots and reads use in the loop: fa4 releases a stage after its one use}}
     %kt = tile.load %k[%c0, %j, %c0] : !tile.desc<1x128x128xbf16> -> tensor<128x128xbf16>
     %ktt = tile.trans %kt : tensor<128x128xbf16> -> tensor<128x128xbf16>
     %s = tile.dot %q, %ktt, %acc : tensor<128x128xbf16>, tensor<128x128xbf16>, tensor<128x128xf32>

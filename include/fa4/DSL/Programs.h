@@ -97,6 +97,17 @@ bool attentionDynamicSchedule(const AttentionOptions &options);
 mlir::OwningOpRef<mlir::ModuleOp>
 buildAttention(mlir::MLIRContext *context, const AttentionOptions &options);
 
+/// The attention backward's preprocess as a tile program,
+/// `@attention_bwd_preprocess(o, do, delta, seq_q, batch, heads)`: O and dO
+/// are descriptors with blocks of 1x1xMxDv' (M = blockM, Dv' the head dim
+/// of V padded to 64 columns) over [B, H, Sq, Dv], D [B, H, Sq] an f32
+/// pointer; program (x, h, b) of a grid (cdiv(Sq, M), H, B) writes
+/// D = rowsum(dO ∘ O) of query rows [M x, M x + M) of head h of batch b.
+/// Uses the options' head dims, element type and blockM. Null, with an
+/// error, for options it does not support.
+mlir::OwningOpRef<mlir::ModuleOp>
+buildAttentionBackwardPreprocess(mlir::MLIRContext *context,
+                                 const AttentionOptions &options);
 /// What varies between GEMM kernels.
 struct GemmOptions {
   int64_t blockM = 128;

@@ -111,7 +111,11 @@ def FA4AssignLayouts : Pass<"fa4-assign-layouts", "ModuleOp"> {
     warpgroup's `bm x N` tile in the wgmma accumulator layout `#fa4.acc`, a
     row vector its `bm` rows in `#fa4.rows` (loop-carried values, constants,
     masks and all). Loaded blocks stay whole, in shared memory; a dot whose A
-    operand is one reads `fa4.warpgroup_rows` of it. Row indices
+    operand is one reads `fa4.warpgroup_rows` of it, and the other ops that
+    use one (elementwise math, a row reduction, a store: a kernel without
+    MMA) take the warpgroup's rows read into registers right after the
+    load (`fa4.shared_load`, in `#fa4.acc`; 2-d loaded tiles of 16-bit
+    elements and the CTA's rows). Row indices
     (`tile.iota` along axis 0) gain the warpgroup's first row, and stores
     through a `tile.make_desc` of a kernel pointer become `fa4.global_store`
     with the tensor's edge as the row limit (the pointer becomes
@@ -139,7 +143,9 @@ def FA4PipelineTMA : Pass<"fa4-pipeline-tma", "ModuleOp"> {
     kv stages (`k` when the dot reads it transposed, `v` when it reads it as
     it is, `operand` for an A operand), with the producer's acquire and load
     where the program loaded it, the consumer's wait just before the dot that
-    reads it and its release after that dot's MMA completes; pipeline states
+    reads it and its release after that dot's MMA completes (a tile read
+    into registers, `fa4.shared_load`, reads the stage's buffer and, in the
+    loop, releases it right after the read; an `operand` pipeline); pipeline states
     ride the loop as iteration arguments. The A and B operands of one dot,
     both loaded in its loop (a GEMM's k-step), share one pipeline whose
     stage holds both tiles: one acquire, one wait and one release for the
@@ -148,8 +154,9 @@ def FA4PipelineTMA : Pass<"fa4-pipeline-tma", "ModuleOp"> {
     becomes `fa4.mma.async` over 64-column chunks of the contraction (an A
     operand in registers in one), then `fa4.mma.wait`. K stays complete
     here; `fa4-split-qk` stages it over the head dimension. In a one-tile
-    plan, a TMA store's staging tile becomes the Q stage (dead after the
-    last QK), so the epilogue needs no shared memory of its own.
+    plan, or a persistent one with `o_in_q`, a TMA store's staging tile
+    becomes the Q stage (dead after the last QK), so the epilogue needs no
+    shared memory of its own.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

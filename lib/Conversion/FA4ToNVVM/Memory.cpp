@@ -2,7 +2,8 @@
 //
 // Lowering of `fa4.global_store` (each thread's pairs of an #fa4.acc tile, or
 // a quad's two values of an #fa4.rows tile, rows past the limit masked), of
-// the TMA-store epilogue (`fa4.shared_buffer`, `fa4.tma_store`,
+// a warpgroup's read of a shared-memory tile into registers
+// (`fa4.shared_load`, ldmatrix), of the TMA-store epilogue (`fa4.shared_buffer`, `fa4.tma_store`,
 // `fa4.tma_store_wait`) and of the tile dialect's program ids.
 //
 //===----------------------------------------------------------------------===//
@@ -122,14 +123,106 @@ struct SharedBufferLowering : public ConvertOpToLLVMPattern<SharedBufferOp> {
   }
 };
 
-/// The warpgroup's tile into the staging buffer with `stmatrix`, then out
-/// through TMA. The buffer is laid out as a TMA box expects it: column
-/// blocks of 128 bytes holding every row, the 16-byte chunk c of row r at
-/// chunk c ^ (r % 8) (the 128-byte swizzle). An 8 x 8 matrix of the
-/// accumulator layout (block j, row half h) is what `stmatrix` stores: lane
-/// l holds row l / 4, columns 2 (l % 4) and + 1; four of them go at once,
-/// (j, 0), (j, 1), (j + 1, 0), (j + 1, 1), lane l giving the address of row
-/// l % 8 of matrix l / 8.
+/// Where a warp's `stmatrix` and `ldmatrix` find the warpgroup's rows of a
+/// shared-memory tile laid out as a TMA box expects it: column blocks of
+/// 128 bytes (one swizzle span) holding every row of the buffer, the 16-byte
+/// chunk c of row r at chunk c ^ (r % 8) (the 128-byte swizzle). An 8 x 8
+/// matrix of the accumulator layout (8-column block j, row half h) is what
+/// one `stmatrix` or `ldmatrix` moves: lane l holds row l / 4, columns
+/// 2 (l % 4) and + 1; four of them go at once, (j, 0), (j, 1), (j + 1, 0),
+/// (j + 1, 1), lane l giving the address of row l % 8 of matrix l / 8, i.e.
+/// row 16 w + 8 ((l / 8) % 2) + l % 8 of warp w and column block j + l / 16.
+struct MatrixAddressing {
+  Value rowBase, chunkXorBytes;
+  int64_t spanColumns, blockBytes;
+
+  MatrixAddressing(ImplicitLocOpBuilder &b, Value buffer, int64_t bufferRows,
+                   Value first, Value warp, Value lane, int64_t spanColumns)
+      : spanColumns(spanColumns), blockBytes(bufferRows * 128) {
+    Value row = LLVM::AddOp::create(
+        b, first,
+        LLVM::AddOp::create(
+            b, LLVM::MulOp::create(b, warp, i32Const(b, 16)),
+            LLVM::AddOp::create(
+                b,
+                LLVM::MulOp::create(
+                    b,
+                    LLVM::URemOp::create(
+                        b, LLVM::UDivOp::create(b, lane, i32Const(b, 8)),
+                        i32Const(b, 2)),
+                    i32Const(b, 8)),
+                LLVM::URemOp::create(b, lane, i32Const(b, 8)))));
+    // Chunk (j + odd) ^ (row % 8) for an even j: j ^ ((odd ^ row) % 8).
+    Value odd = LLVM::UDivOp::create(b, lane, i32Const(b, 16));
+    Value chunkXor = LLVM::AndOp::create(
+        b, LLVM::XOrOp::create(b, odd, row), i32Const(b, 7));
+    chunkXorBytes = LLVM::MulOp::create(b, chunkXor, i32Const(b, 16));
+    rowBase =
+        offsetPtr(b, buffer, LLVM::MulOp::create(b, row, i32Const(b, 128)));
+  }
+
+  /// The lane's address for the four matrices of column blocks j, j + 1
+  /// (j even).
+  Value at(ImplicitLocOpBuilder &b, int64_t j) const {
+    int64_t column = kAccBlockColumns * j;
+    Value chunk =
+        LLVM::XOrOp::create(b, chunkXorBytes, i32Const(b, (j % 8) * 16));
+    return offsetPtr(
+        b, offsetPtr(b, rowBase, (column / spanColumns) * blockBytes), chunk);
+  }
+};
+
+/// A warpgroup's rows of a shared-memory tile into its registers, four 8 x 8
+/// matrices at a time with `ldmatrix` (MatrixAddressing): the values land
+/// where the accumulator layout has them.
+struct SharedLoadLowering : public ConvertOpToLLVMPattern<SharedLoadOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(SharedLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast<VectorType>(op.getType());
+    auto buffer = dyn_cast<MemRefType>(op.getSource().getType());
+    if (!type || !buffer)
+      return rewriter.notifyMatchFailure(
+          op, "undistributed tile or a source outside a stage");
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Type i32 = b.getI32Type();
+    Type elementType = type.getElementType();
+    auto [inGroup, warp, lane] = warpgroupThread(b, i32);
+    MatrixAddressing addressing(
+        b, adaptor.getSource(), buffer.getDimSize(0),
+        LLVM::TruncOp::create(b, i32, adaptor.getRow()), warp, lane,
+        128 * 8 / elementType.getIntOrFloatBitWidth());
+    Type quad = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(4, i32));
+    auto pairType = VectorType::get({2}, elementType);
+    Value result = LLVM::PoisonOp::create(b, type);
+    int64_t blocks = type.getNumElements() / kAccBlockValues;
+    for (int64_t j = 0; j < blocks; j += 2) {
+      Value matrices = NVVM::LdMatrixOp::create(
+          b, quad, addressing.at(b, j), 4, NVVM::MMALayout::row,
+          NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+          NVVM::LdStMatrixEltType::B16);
+      int64_t m = 0;
+      for (int64_t jj : {j, j + 1})
+        for (int64_t h = 0; h < 2; ++h, ++m) {
+          Value pair = LLVM::BitcastOp::create(
+              b, pairType, LLVM::ExtractValueOp::create(b, matrices, m));
+          int64_t at = static_cast<int64_t>(accValueIndex(jj, h, 0));
+          for (int64_t e = 0; e < 2; ++e)
+            result = LLVM::InsertElementOp::create(
+                b, result,
+                LLVM::ExtractElementOp::create(b, pair, i32Const(b, e)),
+                i32Const(b, at + e));
+        }
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// The warpgroup's tile into the staging buffer with `stmatrix`
+/// (MatrixAddressing), then out through TMA.
 struct TmaStoreLowering : public ConvertOpToLLVMPattern<TmaStoreOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -157,30 +250,10 @@ struct TmaStoreLowering : public ConvertOpToLLVMPattern<TmaStoreOp> {
     int64_t blocks = type.getNumElements() / kAccBlockValues;
     Value tile = adaptor.getTile();
 
-    // Lane l of warp w of the warpgroup addresses row
-    // 16 w + 8 ((l / 8) % 2) + l % 8 and column block j + (l / 16).
     auto [inGroup, warp, lane] = warpgroupThread(b, i32);
     Value first = LLVM::TruncOp::create(b, i32, adaptor.getRow());
-    Value row = LLVM::AddOp::create(
-        b, first,
-        LLVM::AddOp::create(
-            b, LLVM::MulOp::create(b, warp, i32Const(b, 16)),
-            LLVM::AddOp::create(
-                b,
-                LLVM::MulOp::create(
-                    b,
-                    LLVM::URemOp::create(
-                        b, LLVM::UDivOp::create(b, lane, i32Const(b, 8)),
-                        i32Const(b, 2)),
-                    i32Const(b, 8)),
-                LLVM::URemOp::create(b, lane, i32Const(b, 8)))));
-    // Chunk (j + odd) ^ (row % 8) for an even j: j ^ ((odd ^ row) % 8).
-    Value odd = LLVM::UDivOp::create(b, lane, i32Const(b, 16));
-    Value chunkXor = LLVM::AndOp::create(
-        b, LLVM::XOrOp::create(b, odd, row), i32Const(b, 7));
-    Value chunkXorBytes = LLVM::MulOp::create(b, chunkXor, i32Const(b, 16));
-    Value rowBase = offsetPtr(
-        b, adaptor.getBuffer(), LLVM::MulOp::create(b, row, i32Const(b, 128)));
+    MatrixAddressing addressing(b, adaptor.getBuffer(), buffer.getDimSize(0),
+                                first, warp, lane, span);
     Value barrier = LLVM::TruncOp::create(b, i32, adaptor.getBarrier());
     // The warpgroup meets at its barrier; in a kernel built to diagnose
     // hangs, on the barrier's stand-in mbarrier with a bounded wait.
@@ -223,13 +296,8 @@ struct TmaStoreLowering : public ConvertOpToLLVMPattern<TmaStoreOp> {
               b, pairType, tile, tile, ArrayRef<int32_t>{at, at + 1});
           sources.push_back(LLVM::BitcastOp::create(b, i32, pair));
         }
-      int64_t column = kAccBlockColumns * j;
-      Value chunk = LLVM::XOrOp::create(b, chunkXorBytes,
-                                        i32Const(b, (j % 8) * 16));
-      Value at = offsetPtr(
-          b, offsetPtr(b, rowBase, (column / span) * blockBytes), chunk);
       NVVM::StMatrixOp::create(
-          b, at, sources, NVVM::MMALayout::row,
+          b, addressing.at(b, j), sources, NVVM::MMALayout::row,
           NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
           NVVM::LdStMatrixEltType::B16);
     }
@@ -313,7 +381,8 @@ struct GridLowering : public ConvertOpToLLVMPattern<OpT> {
 
 void mlir::fa4::populateMemoryToNVVMPatterns(LLVMTypeConverter &converter,
                                              RewritePatternSet &patterns) {
-  patterns.add<GlobalStoreLowering, SharedBufferLowering, TmaStoreLowering,
+  patterns.add<GlobalStoreLowering, SharedBufferLowering, SharedLoadLowering,
+               TmaStoreLowering,
                TmaStoreWaitLowering,
                GridLowering<tile::ProgramIdOp, NVVM::BlockIdXOp,
                             NVVM::BlockIdYOp, NVVM::BlockIdZOp>,

@@ -1,0 +1,53 @@
+//===- AttentionBackward.cpp - the attention backward's programs ----------===//
+//
+// The backward of attention, written like a Triton kernel, in the programs
+// FlashAttention's backward has: a preprocess over the rows of O and dO, the
+// main kernel over the key blocks, a postprocess over dQ. This file holds
+// the preprocess: D = rowsum(dO ∘ O), the term that dS = P ∘ (dP − D)
+// subtracts per row (ALGORITHM.md); a kernel without any MMA.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa4/DSL/DSL.h"
+#include "fa4/DSL/Programs.h"
+
+using namespace fa4::dsl;
+
+/// Columns of 16-bit elements in one 128-byte row: the tiles' widths are
+/// whole multiples of it.
+static constexpr int64_t kRowColumns = 64;
+
+mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardPreprocess(
+    mlir::MLIRContext *context, const AttentionOptions &options) {
+  int64_t dv = options.headDimV ? options.headDimV : options.headDim;
+  if (dv < 32 || dv > 256 || dv % 16 != 0) {
+    mlir::emitError(mlir::UnknownLoc::get(context))
+        << "attention backward: head dim of V " << dv
+        << " is not a multiple of 16 in [32, 256]";
+    return nullptr;
+  }
+  const int64_t dvp = (dv + kRowColumns - 1) / kRowColumns * kRowColumns;
+  const int64_t bm = options.blockM;
+  const DType type = options.elementType;
+  const Extent any = Extent::any();
+  Program p(context, "attention_bwd_preprocess");
+  // O and dO are [B, H, Sq, Dv] (any layout with contiguous rows: tensor
+  // maps), D [B, H, Sq] f32, contiguous. Program (x, h, b) takes query rows
+  // [bm x, bm x + bm) of head h of batch b; the loads read zeros past Sq
+  // and past Dv, which add nothing to a row's sum, and the store writes the
+  // rows before Sq.
+  Desc o = p.desc("o", {1, 1, bm, dvp}, type, {any, any, any, dv});
+  Desc dout = p.desc("do", {1, 1, bm, dvp}, type,
+                     {o.dim(0), o.dim(1), o.dim(2), dv});
+  Ptr delta = p.ptr("delta", f32, {o.dim(0), o.dim(1), o.dim(2)});
+  Index seqQ = p.index("seq_q", o.dim(2)), batch = p.index("batch", o.dim(0)),
+        heads = p.index("heads", o.dim(1));
+  p.grid({cdiv(o.dim(2), bm), o.dim(1), o.dim(0)});
+  Index m = p.programId(0), h = p.programId(1), b = p.programId(2);
+
+  Tile product = load(o, {b, h, m, 0}).to(f32) * load(dout, {b, h, m, 0}).to(f32);
+  Desc deltad = p.makeDesc(delta, {batch, heads, seqQ},
+                           {heads * seqQ, seqQ, 1}, {1, 1, bm});
+  store(deltad, {b, h, m}, sum(product, 1));
+  return p.finish();
+}
