@@ -469,10 +469,13 @@ LogicalResult SharedLoadOp::verify() {
     shape = buffer.getShape();
     element = buffer.getElementType();
   }
-  if (shape.size() != 2 || element.getIntOrFloatBitWidth() != 16 ||
-      shape[1] % 64 != 0 || shape[0] % 64 != 0)
-    return emitOpError() << "reads 2-d tiles of 16-bit elements, a multiple "
-                            "of 64 rows by whole 64-column swizzle spans, not "
+  unsigned bits = element.getIntOrFloatBitWidth();
+  int64_t span = bits == 16 || bits == 32 ? 1024 / bits : 0;
+  if (shape.size() != 2 || !span || shape[1] % span != 0 ||
+      shape[0] % 64 != 0)
+    return emitOpError() << "reads 2-d tiles of 16- or 32-bit elements, a "
+                            "multiple of 64 rows by whole 128-byte swizzle "
+                            "spans, not "
                          << source;
   Type result = getResult().getType();
   if (auto tensor = dyn_cast<RankedTensorType>(result)) {

@@ -572,9 +572,12 @@ def FA4_SharedLoadOp : FA4_Op<"shared_load"> {
     fa4-pipeline-tma makes the source the stage's buffer, waited for before
     and released after the read. The buffer has the layout of a TMA box
     with the 128-byte swizzle (column blocks of one span, each holding every
-    row; 16-byte chunk c of row r at c ^ (r % 8)), and each warp reads four
-    8 x 8 matrices at a time with `ldmatrix` (PTX ISA "Warp-level matrix
-    load instruction: ldmatrix"), the mirror of a TMA store's `stmatrix`.
+    row; 16-byte chunk c of row r at c ^ (r % 8)). Of 16-bit elements each
+    warp reads four 8 x 8 matrices at a time with `ldmatrix` (PTX ISA
+    "Warp-level matrix load instruction: ldmatrix"), the mirror of a TMA
+    store's `stmatrix`; of 32-bit ones (an f32 accumulator written by
+    another kernel) each thread reads its two values of a row of a block
+    with one 8-byte shared load.
 
     ```mlir
     %o = fa4.shared_load %stage[%row] : memref<128x128xbf16, 3> -> tensor<64x128xbf16, #fa4.acc>

@@ -283,12 +283,13 @@ LogicalResult LayoutAssignment::readIntoRegisters(tile::LoadOp load) {
       uses.push_back(&use);
   if (uses.empty())
     return success();
+  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
   if (type.getRank() != 2 || type.getDimSize(0) != ctaRows ||
-      type.getElementType().getIntOrFloatBitWidth() != 16)
+      (bits != 16 && bits != 32))
     return uses.front()->getOwner()->emitOpError()
            << "uses a loaded " << type
-           << " in registers: fa4 reads loaded 2-d tiles of 16-bit elements "
-              "and the plan's "
+           << " in registers: fa4 reads loaded 2-d tiles of 16- or 32-bit "
+              "elements and the plan's "
            << ctaRows << " CTA rows into registers (" << rows
            << " a warpgroup); other loaded tiles feed dots only";
   OpBuilder b(load->getContext());

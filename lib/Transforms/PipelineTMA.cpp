@@ -217,8 +217,10 @@ void Pipelining::createPipeline(Load &load) {
   if (load.partner)
     buffers.push_back(load.partner->bufferType);
   // A load outside the loop (Q) has the plan's Q stages: a persistent
-  // kernel with two loads the next tile's while this one's is read.
-  PipelineKind kind = PipelineKind::q;
+  // kernel with two loads the next tile's while this one's is read. One
+  // that no dot reads is a plain operand (its shape is the program's).
+  PipelineKind kind = load.dots.empty() ? PipelineKind::operand
+                                        : PipelineKind::q;
   int64_t kv = config.getQStages();
   if (load.loop && load.dots.empty()) {
     // A tile read into registers in the loop.
@@ -464,7 +466,11 @@ LogicalResult Pipelining::rewriteDot(tile::DotOp dot) {
 /// is the Q stage, dead after the last QK: a `fa4.shared_buffer` that only
 /// TMA stores after the Q load use, and that fits in the Q stage, becomes
 /// that stage's buffer (fa4-persistent releases the stage once the stores
-/// have read it).
+/// have read it). A kernel that loads no such tile (one whose loads are of
+/// another type or shape, such as an f32 accumulator converted to bf16)
+/// keeps the staging buffer: fa4-allocate-shared-memory gives it a region
+/// of its own and checks the total. A persistent plan with `o_in_q` must
+/// have the stage: its shared-memory budget counts no staging buffer.
 LogicalResult Pipelining::stageInQ() {
   SmallVector<SharedBufferOp> buffers;
   function.walk([&](SharedBufferOp buffer) { buffers.push_back(buffer); });
@@ -485,12 +491,12 @@ LogicalResult Pipelining::stageInQ() {
       Operation *top = entry.findAncestorOpInBlock(*user);
       return isa<TmaStoreOp>(user) && top && wait->isBeforeInBlock(top);
     });
+    if (!after && !config.getPersistent())
+      continue;
     if (!after)
       return staging.emitOpError()
-             << "stages " << type << " in a "
-             << (config.getPersistent() ? "persistent plan with o_in_q"
-                                        : "one-tile plan")
-             << ", which keeps it in the Q stage, but the kernel loads no "
+             << "stages " << type << " in a persistent plan with o_in_q, "
+             << "which keeps it in the Q stage, but the kernel loads no "
                 "tile of "
              << type.getDimSize(0) << " rows and at least "
              << type.getDimSize(1) << " columns of "

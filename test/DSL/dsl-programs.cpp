@@ -2,7 +2,8 @@
 //
 // The driver behind the DSL lit tests. `attention-hd64`, `attention-hd128`,
 // `attention-hd256` (and their `-f16` variants), the backward's preprocess
-// `attention-bwd-preprocess-hd<D>[-f16]` and `gemm` print the module
+// `attention-bwd-preprocess-hd<D>[-f16]`, its postprocess
+// `attention-bwd-postprocess-hd<D>[-f16]` and `gemm` print the module
 // of a reference program with its locations. `errors` builds small broken
 // programs and lets their diagnostics print, then says for each that it gave
 // no module; errors.test runs FileCheck on this file, whose ERR lines sit
@@ -147,7 +148,7 @@ static std::optional<AttentionOptions> parseAttention(llvm::StringRef name) {
 int main(int argc, char **argv) {
   if (argc != 2) {
     llvm::errs() << "usage: fa4-dsl-programs attention-hd<D>[-f16][-window][-softcap] | "
-                    "attention-bwd-preprocess-hd<D>[-f16] | gemm | errors\n";
+                    "attention-bwd-(pre|post)process-hd<D>[-f16] | gemm | errors\n";
     return 2;
   }
   mlir::MLIRContext context;
@@ -167,6 +168,14 @@ int main(int argc, char **argv) {
       return 2;
     }
     module = buildAttentionBackwardPreprocess(&context, *options);
+  } else if (name.consume_front("attention-bwd-postprocess-")) {
+    std::optional<AttentionOptions> options =
+        parseAttention(("attention-" + name).str());
+    if (!options) {
+      llvm::errs() << "fa4-dsl-programs: no program '" << argv[1] << "'\n";
+      return 2;
+    }
+    module = buildAttentionBackwardPostprocess(&context, *options);
   } else if (std::optional<AttentionOptions> options = parseAttention(name)) {
     module = buildAttention(&context, *options);
   } else {

@@ -3,13 +3,15 @@
 and checks their outputs against references computed here with numpy.
 
   check-any-kernel.py --fa4-run PATH --work DIR [--gemm-relu K] [--attention K]
-                      [--rowsum DV[,f16]=K ...]
+                      [--rowsum DV[,f16]=K ...] [--scale-cast D[,f16]=K ...]
 
 --gemm-relu takes the kernel file of examples/gemm-relu (C = relu(alpha A B),
 A [M, K] and B [K, N] row-major bf16); --attention that of
 examples/attention.mlir lowered (non-causal, head dim 128, O only); --rowsum
 that of the attention backward's preprocess (D = rowsum(dO * O) in f32, O and
-dO [B, H, S, DV], bf16 or with ',f16' f16), a kernel without MMA. The inputs
+dO [B, H, S, DV], bf16 or with ',f16' f16), a kernel without MMA; --scale-cast
+that of its postprocess (dQ = scale * dQaccum, dQaccum [B, H, S, D'] f32 with
+D' the head dim padded to 64 columns, dQ [B, H, S, D] bf16 or f16). The inputs
 are 16-bit values written as '<f4' .npy files; fa4-run converts them exactly,
 and fills each output with NaNs before the launch.
 Prints one line per case and exits 1 when a case fails.
@@ -101,6 +103,37 @@ def check_rowsum(fa4_run, kernel, work, dv, f16, b, h, s, rng):
             f"max_err/row_l1={err:.1e} nan={nan}")
 
 
+def check_scale_cast(fa4_run, kernel, work, d, f16, b, h, s, rng):
+    dp = (d + 63) // 64 * 64
+    accum = (rng.standard_normal((b, h, s, dp)) * 4).astype(np.float32)
+    scale = 1 / np.sqrt(d)
+    paths = {name: os.path.join(work, f"cast-{name}-{d}-{b}x{h}x{s}.npy")
+             for name in ("accum", "dq")}
+    np.save(paths["accum"], accum)
+    code, text = run(fa4_run, ["--kernel", kernel, "--arg",
+                               f"dq_accum={paths['accum']}", "--arg",
+                               f"softmax_scale={scale:.9g}", "--save",
+                               f"dq={paths['dq']}"])
+    if code != 0:
+        return False, f"fa4-run exit {code}: {text}"
+    words = np.load(paths["dq"])
+    dq = (words.astype(np.float64) if words.dtype == np.float16
+          else bf16_load(paths["dq"]))
+    # The columns past the head dim are not part of dQ.
+    ref = accum[..., :d].astype(np.float64) * np.float32(scale)
+    # One rounding to the 16-bit type, half an ulp: at most 2^-8 of the
+    # value in bf16, 2^-11 in f16 (and 2^-25 absolute among f16's
+    # subnormals), after the f32 product's own rounding.
+    tol = 2.0 ** (-11 if f16 else -8) * (1 + 2.0 ** -20)
+    excess = np.abs(dq - ref) - (tol * np.abs(ref) + 2.0 ** -25)
+    # Reported among the values the 16-bit type holds as normal numbers.
+    normal = np.abs(ref) >= 2.0 ** -14
+    err = float(np.max(np.abs(dq - ref)[normal] / np.abs(ref)[normal]))
+    nan = int(np.isnan(dq).sum())
+    return (dq.shape == ref.shape and nan == 0 and float(excess.max()) <= 0,
+            f"max_rel_err={err:.1e} (bound {tol:.1e}) nan={nan}")
+
+
 def check_attention(fa4_run, kernel, work, heads, sq, sk, rng):
     d = 128
     q, k, v = (bf16_round(rng.uniform(-1, 1, (heads, s, d)).astype(np.float32))
@@ -137,6 +170,8 @@ def main():
     parser.add_argument("--attention")
     parser.add_argument("--rowsum", action="append", default=[],
                         metavar="DV[,f16]=KERNEL")
+    parser.add_argument("--scale-cast", action="append", default=[],
+                        metavar="D[,f16]=KERNEL")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     rng = np.random.default_rng(7)
@@ -177,6 +212,14 @@ def main():
                    f"b={b} h={h} s={s}",
                    check_rowsum(args.fa4_run, kernel, args.work, int(dv),
                                 dtype == "f16", b, h, s, rng))
+    for spec in args.scale_cast:
+        dims, kernel = spec.split("=", 1)
+        d, _, dtype = dims.partition(",")
+        for b, h, s in ((3, 5, 1000), (1, 2, 77), (2, 3, 4096), (1, 1, 128)):
+            report(f"scale_cast d={d}{',' + dtype if dtype else ''} "
+                   f"b={b} h={h} s={s}",
+                   check_scale_cast(args.fa4_run, kernel, args.work, int(d),
+                                    dtype == "f16", b, h, s, rng))
     return 1 if failed else 0
 
 

@@ -3,13 +3,14 @@
 // the load, and fa4-pipeline-tma makes the read take the stage's buffer:
 // loaded once, waited for where it was loaded and never released in a
 // one-tile plan; loaded in a loop, waited for just before the read and
-// released right after it (the values are in registers). No dot anywhere.
+// released right after it (the values are in registers). No dot anywhere:
+// the pipelines are operand pipelines (no attention shape to match).
 // RUN: fa4-opt %s --split-input-file --fa4-attach-config=head-dim=128 --fa4-assign-layouts --fa4-pipeline-tma | FileCheck %s
 
 // D = rowsum(dO ∘ O), the attention backward's preprocess.
 // CHECK-LABEL: func.func @rowsum_once
-// CHECK-DAG: %[[PO:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<q, kv = 1, qk = 1, memref<128x128xbf16, 3>>
-// CHECK-DAG: %[[PD:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<q, kv = 1, qk = 1, memref<128x128xbf16, 3>>
+// CHECK-DAG: %[[PO:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<operand, kv = 1, qk = 1, memref<128x128xbf16, 3>>
+// CHECK-DAG: %[[PD:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<operand, kv = 1, qk = 1, memref<128x128xbf16, 3>>
 // CHECK: %[[WG:.*]] = fa4.warpgroup_id
 // CHECK: %[[FIRST:.*]] = arith.muli %[[WG]], %c64
 // CHECK: %[[BO:.*]] = fa4.consumer.wait

@@ -108,6 +108,17 @@ buildAttention(mlir::MLIRContext *context, const AttentionOptions &options);
 mlir::OwningOpRef<mlir::ModuleOp>
 buildAttentionBackwardPreprocess(mlir::MLIRContext *context,
                                  const AttentionOptions &options);
+/// The attention backward's postprocess as a tile program,
+/// `@attention_bwd_postprocess(dq_accum, dq, softmax_scale)`: dQaccum is a
+/// descriptor with blocks of 1x1xMxD' f32 (D' the head dim padded to 64
+/// columns) over [B, H, Sq, D'], dQ one with blocks of 1x1xMxD' of the
+/// element type over [B, H, Sq, D]; program (x, h, b) of a grid
+/// (cdiv(Sq, M), H, B) writes dQ = softmax_scale · dQaccum of query rows
+/// [M x, M x + M) of head h of batch b. Uses the options' head dim, element
+/// type and blockM.
+mlir::OwningOpRef<mlir::ModuleOp>
+buildAttentionBackwardPostprocess(mlir::MLIRContext *context,
+                                  const AttentionOptions &options);
 /// What varies between GEMM kernels.
 struct GemmOptions {
   int64_t blockM = 128;

@@ -172,9 +172,13 @@ struct MatrixAddressing {
   }
 };
 
-/// A warpgroup's rows of a shared-memory tile into its registers, four 8 x 8
-/// matrices at a time with `ldmatrix` (MatrixAddressing): the values land
-/// where the accumulator layout has them.
+/// A warpgroup's rows of a shared-memory tile into its registers, where the
+/// accumulator layout has them: 16-bit elements four 8 x 8 matrices at a
+/// time with `ldmatrix` (MatrixAddressing); 32-bit ones a thread's pair of
+/// each block and row half with one 8-byte load. A 128-byte row of those
+/// holds 32 columns: the pair of columns 8 j + 2 (l % 4) of row r sits in
+/// 16-byte chunk 2 (j % 4) + (l % 4) / 2 of the row's span, XORed with
+/// r % 8, 8 (l % 2) bytes in.
 struct SharedLoadLowering : public ConvertOpToLLVMPattern<SharedLoadOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -189,6 +193,11 @@ struct SharedLoadLowering : public ConvertOpToLLVMPattern<SharedLoadOp> {
     Type i32 = b.getI32Type();
     Type elementType = type.getElementType();
     auto [inGroup, warp, lane] = warpgroupThread(b, i32);
+    if (elementType.getIntOrFloatBitWidth() == 32) {
+      rewriter.replaceOp(op, loadWords(b, adaptor.getSource(), buffer, type,
+                                       adaptor.getRow(), warp, lane));
+      return success();
+    }
     MatrixAddressing addressing(
         b, adaptor.getSource(), buffer.getDimSize(0),
         LLVM::TruncOp::create(b, i32, adaptor.getRow()), warp, lane,
@@ -218,6 +227,52 @@ struct SharedLoadLowering : public ConvertOpToLLVMPattern<SharedLoadOp> {
     }
     rewriter.replaceOp(op, result);
     return success();
+  }
+
+private:
+  static Value loadWords(ImplicitLocOpBuilder &b, Value source,
+                         MemRefType buffer, VectorType type, Value firstRow,
+                         Value warp, Value lane) {
+    Type i32 = b.getI32Type();
+    const int64_t span = 32, blockBytes = buffer.getDimSize(0) * 128;
+    // Row 16 w + l / 4 of the warpgroup's (+ 8 for the second half).
+    Value row = LLVM::AddOp::create(
+        b, LLVM::TruncOp::create(b, i32, firstRow),
+        LLVM::AddOp::create(
+            b, LLVM::MulOp::create(b, warp, i32Const(b, kAccWarpRows)),
+            LLVM::UDivOp::create(b, lane, i32Const(b, kAccQuadLanes))));
+    Value quad = LLVM::URemOp::create(b, lane, i32Const(b, kAccQuadLanes));
+    Value chunkInPair = LLVM::UDivOp::create(b, quad, i32Const(b, 2));
+    Value within = LLVM::MulOp::create(
+        b, LLVM::URemOp::create(b, lane, i32Const(b, 2)), i32Const(b, 8));
+    auto pairType = VectorType::get({2}, type.getElementType());
+    Value result = LLVM::PoisonOp::create(b, type);
+    int64_t blocks = type.getNumElements() / kAccBlockValues;
+    for (int64_t h = 0; h < 2; ++h) {
+      Value r = LLVM::AddOp::create(b, row, i32Const(b, kAccHalfRows * h));
+      Value rowBase =
+          offsetPtr(b, source, LLVM::MulOp::create(b, r, i32Const(b, 128)));
+      Value swizzle = LLVM::URemOp::create(b, r, i32Const(b, 8));
+      for (int64_t j = 0; j < blocks; ++j) {
+        int64_t column = kAccBlockColumns * j;
+        Value chunk = LLVM::XOrOp::create(
+            b,
+            LLVM::AddOp::create(b, chunkInPair,
+                                i32Const(b, 2 * ((column % span) / 8))),
+            swizzle);
+        Value at = offsetPtr(
+            b, offsetPtr(b, rowBase, (column / span) * blockBytes),
+            LLVM::AddOp::create(
+                b, LLVM::MulOp::create(b, chunk, i32Const(b, 16)), within));
+        Value pair = LLVM::LoadOp::create(b, pairType, at, /*alignment=*/8);
+        int64_t index = accValueIndex(j, h, 0);
+        for (int64_t e = 0; e < 2; ++e)
+          result = LLVM::InsertElementOp::create(
+              b, result, LLVM::ExtractElementOp::create(b, pair, i32Const(b, e)),
+              i32Const(b, index + e));
+      }
+    }
+    return result;
   }
 };
 

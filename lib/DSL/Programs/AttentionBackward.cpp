@@ -3,8 +3,10 @@
 // The backward of attention, written like a Triton kernel, in the programs
 // FlashAttention's backward has: a preprocess over the rows of O and dO, the
 // main kernel over the key blocks, a postprocess over dQ. This file holds
-// the preprocess: D = rowsum(dO ∘ O), the term that dS = P ∘ (dP − D)
-// subtracts per row (ALGORITHM.md); a kernel without any MMA.
+// the preprocess, D = rowsum(dO ∘ O), the term that dS = P ∘ (dP − D)
+// subtracts per row (ALGORITHM.md), and the postprocess, dQ = scale · the
+// f32 sum the main kernel's CTAs add dS · K into, in the element type:
+// kernels without any MMA.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,3 +53,33 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardPreprocess(
   store(deltad, {b, h, m}, sum(product, 1));
   return p.finish();
 }
+
+mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardPostprocess(
+    mlir::MLIRContext *context, const AttentionOptions &options) {
+  int64_t d = options.headDim;
+  if (d < 32 || d > 256 || d % 16 != 0) {
+    mlir::emitError(mlir::UnknownLoc::get(context))
+        << "attention backward: head dim " << d
+        << " is not a multiple of 16 in [32, 256]";
+    return nullptr;
+  }
+  const int64_t dp = (d + kRowColumns - 1) / kRowColumns * kRowColumns;
+  const int64_t bm = options.blockM;
+  const Extent any = Extent::any();
+  Program p(context, "attention_bwd_postprocess");
+  // dQaccum is [B, H, Sq, D'] f32 (D' the head dim padded to 64 columns,
+  // contiguous), dQ [B, H, Sq, D] in the element type (any layout with
+  // contiguous rows); both through tensor maps. Program (x, h, b) converts
+  // query rows [bm x, bm x + bm) of head h of batch b; the store writes the
+  // rows before Sq and the columns before D.
+  Desc accum = p.desc("dq_accum", {1, 1, bm, dp}, f32, {any, any, any, dp});
+  Desc dq = p.desc("dq", {1, 1, bm, dp}, options.elementType,
+                   {accum.dim(0), accum.dim(1), accum.dim(2), d});
+  Scalar scale = p.f32("softmax_scale");
+  p.grid({cdiv(accum.dim(2), bm), accum.dim(1), accum.dim(0)});
+  Index m = p.programId(0), h = p.programId(1), b = p.programId(2);
+  store(dq, {b, h, m, 0},
+        (load(accum, {b, h, m, 0}) * scale).to(options.elementType));
+  return p.finish();
+}
+
