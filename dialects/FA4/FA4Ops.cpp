@@ -436,6 +436,13 @@ LogicalResult SubtileOp::verify() {
 }
 
 LogicalResult GlobalStoreOp::verify() {
+  Type element = isa<VectorType>(getTile().getType())
+                     ? cast<VectorType>(getTile().getType()).getElementType()
+                     : cast<RankedTensorType>(getTile().getType())
+                           .getElementType();
+  if (getAdd() && !element.isF32())
+    return emitOpError() << "adds " << element
+                         << " values atomically: atomic adds take f32";
   auto tensor = dyn_cast<RankedTensorType>(getTile().getType());
   if (!tensor)
     return success();

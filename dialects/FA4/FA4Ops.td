@@ -516,7 +516,9 @@ def FA4_GlobalStoreOp : FA4_Op<"global_store"> {
     the `#fa4.acc` layout) to global memory: element (i, j) goes to
     `base + ((row + i) * stride + col + j) * sizeof(element)` when
     `row + i < row_limit`; rows past the limit are not written (the tail of a
-    sequence). With `columns(C)` only the tile's first C columns are written
+    sequence). With `add` each f32 value is added to the one in memory by a
+    relaxed atomic add (`red.global.add.f32`) instead, under the same
+    conditions. With `columns(C)` only the tile's first C columns are written
     (a multiple of 8, known when the kernel is compiled: a head dim narrower
     than its tile), the others skipped without a test. A 64-element
     `#fa4.rows` tile (one value per row, such as a row's log-sum-exp) is
@@ -533,11 +535,12 @@ def FA4_GlobalStoreOp : FA4_Op<"global_store"> {
   }];
   let arguments = (ins FA4_RegisterTile:$tile, LLVM_AnyPointer:$base,
                        Index:$row, Index:$col, Index:$row_limit,
-                       Index:$stride, OptionalAttr<I64Attr>:$columns);
+                       Index:$stride, OptionalAttr<I64Attr>:$columns,
+                       UnitAttr:$add);
   let assemblyFormat = [{
     $tile `,` $base `[` $row `,` $col `]` `rows` `(` $row_limit `)`
-    (`columns` `(` $columns^ `)`)? `stride` `(` $stride `)` attr-dict `:`
-    type($tile) `,` qualified(type($base))
+    (`columns` `(` $columns^ `)`)? `stride` `(` $stride `)` (`add` $add^)?
+    attr-dict `:` type($tile) `,` qualified(type($base))
   }];
   let hasVerifier = 1;
 }

@@ -180,17 +180,22 @@ def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
     Writes `value` to block (`coords`) of the descriptor's tensor; with
     `elements` the coordinates are element offsets, as for loads. Elements
     past the tensor's edge are not written. As for loads, the tile may drop
-    the block's leading 1s.
+    the block's leading 1s. With `add` each element is added to the one in
+    memory atomically (f32 only): many programs may add into one block, as
+    the CTAs of an attention backward add their parts of dQ (Triton's
+    `tl.atomic_add`); the order of the adds is not fixed.
 
     ```mlir
     tile.store %o, %od[%m, %c0] : tensor<128x128xbf16>, !tile.desc<128x128xbf16>
+    tile.store %dq, %acc[%m, %c0] add : tensor<128x128xf32>, !tile.desc<128x128xf32>
     ```
   }];
   let arguments = (ins Tile_Tensor:$value, Tile_DescriptorType:$desc,
-                       Variadic<Index>:$coords, UnitAttr:$elements);
+                       Variadic<Index>:$coords, UnitAttr:$elements,
+                       UnitAttr:$add);
   let assemblyFormat = [{
-    $value `,` $desc `[` $coords `]` (`elements` $elements^)? attr-dict `:`
-    type($value) `,` qualified(type($desc))
+    $value `,` $desc `[` $coords `]` (`elements` $elements^)? (`add` $add^)?
+    attr-dict `:` type($value) `,` qualified(type($desc))
   }];
   let hasVerifier = 1;
 }

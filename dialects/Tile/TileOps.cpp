@@ -84,6 +84,9 @@ LogicalResult LoadOp::verify() {
 }
 
 LogicalResult StoreOp::verify() {
+  if (getAdd() && !getValue().getType().getElementType().isF32())
+    return emitOpError() << "adds " << getValue().getType()
+                         << " atomically: atomic adds take f32 tiles";
   return verifyBlockAccess(*this, getDesc().getType(), getCoords().size(),
                            getValue().getType(), "storing");
 }

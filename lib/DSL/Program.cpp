@@ -534,14 +534,19 @@ mlir::OwningOpRef<mlir::ModuleOp> Program::finish(SourceLoc loc) {
     return {};
   builder.setInsertionPointToEnd(&kernel.getBody().front());
   create<mlir::func::ReturnOp>(loc);
+  // An atomic add reads what it adds to.
+  auto adds = [](mlir::Operation *user) {
+    auto store = llvm::dyn_cast<tile::StoreOp>(user);
+    return store && store.getAdd();
+  };
   // A descriptor the kernel stores through is an output (an inout when it
-  // also loads through it).
+  // also loads through it or adds into it).
   for (mlir::BlockArgument arg : kernel.getArguments()) {
     if (!llvm::isa<tile::DescriptorType>(arg.getType()))
       continue;
     bool reads = false, writes = false;
     for (mlir::Operation *user : arg.getUsers()) {
-      reads |= llvm::isa<tile::LoadOp>(user);
+      reads |= llvm::isa<tile::LoadOp>(user) || adds(user);
       writes |= llvm::isa<tile::StoreOp>(user);
     }
     if (writes)
@@ -549,14 +554,17 @@ mlir::OwningOpRef<mlir::ModuleOp> Program::finish(SourceLoc loc) {
                         builder.getStringAttr(reads ? "inout" : "output"));
   }
   // A pointer to a tensor that the kernel only reads through (scalar reads
-  // such as cu_seqlens[b]) is an input; one it also writes, both.
+  // such as cu_seqlens[b]) is an input; one it also writes, both, as is one
+  // it adds into through a descriptor.
   for (mlir::BlockArgument arg : kernel.getArguments()) {
     if (!kernel.getArgAttr(arg.getArgNumber(), "fa4.access") ||
         !llvm::isa<tile::PointerType>(arg.getType()))
       continue;
     bool reads = false, writes = false;
     for (mlir::Operation *user : arg.getUsers()) {
-      reads |= llvm::isa<tile::LoadScalarOp>(user);
+      reads |= llvm::isa<tile::LoadScalarOp>(user) ||
+               (llvm::isa<tile::MakeDescOp>(user) &&
+                llvm::any_of(user->getUsers(), adds));
       writes |= !llvm::isa<tile::LoadScalarOp>(user);
     }
     if (reads)

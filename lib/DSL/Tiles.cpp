@@ -534,7 +534,8 @@ static Tile loadBlock(const Desc &desc, ArrayRef<IndexArg> coords,
 }
 
 static void storeBlock(const Desc &desc, ArrayRef<IndexArg> coords,
-                       const Tile &tile, bool elements, SourceLoc loc) {
+                       const Tile &tile, bool elements, SourceLoc loc,
+                       bool add = false) {
   if (!desc.isValid() || !tile.isValid())
     return;
   Program *program = desc.getProgram();
@@ -542,7 +543,7 @@ static void storeBlock(const Desc &desc, ArrayRef<IndexArg> coords,
   if (!values)
     return;
   program->create<tile::StoreOp>(loc, tile.getValue(), desc.getValue(),
-                                 *values, elements);
+                                 *values, elements, add);
 }
 
 Tile fa4::dsl::load(const Desc &desc, ArrayRef<IndexArg> coords,
@@ -563,6 +564,11 @@ Tile fa4::dsl::loadAt(const Desc &desc, ArrayRef<IndexArg> offsets,
 void fa4::dsl::storeAt(const Desc &desc, ArrayRef<IndexArg> offsets,
                        const Tile &tile, SourceLoc loc) {
   storeBlock(desc, offsets, tile, true, loc);
+}
+
+void fa4::dsl::atomicAdd(const Desc &desc, ArrayRef<IndexArg> coords,
+                         const Tile &tile, SourceLoc loc) {
+  storeBlock(desc, coords, tile, false, loc, /*add=*/true);
 }
 
 Index fa4::dsl::load(const Ptr &ptr, const IndexArg &index, SourceLoc loc) {

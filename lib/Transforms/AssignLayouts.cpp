@@ -148,8 +148,15 @@ LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
     return store.emitOpError()
            << "stores a shared-memory tile: fa4 stores register tiles";
   if (auto arg = dyn_cast<BlockArgument>(store.getDesc()))
-    if (arg.getOwner() == &function.getBody().front())
+    if (arg.getOwner() == &function.getBody().front()) {
+      if (store.getAdd())
+        return store.emitOpError()
+               << "adds atomically through descriptor argument #"
+               << arg.getArgNumber()
+               << ", a tensor map: fa4 adds through a tile.make_desc of a "
+                  "kernel pointer";
       return storeThroughTMA(store);
+    }
   auto desc = store.getDesc().getDefiningOp<tile::MakeDescOp>();
   auto base = desc ? dyn_cast<BlockArgument>(desc.getBase()) : nullptr;
   if (!base || base.getOwner() != &function.getBody().front())
@@ -191,7 +198,8 @@ LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
   col = arith::AddIOp::create(b, col, lead);
   auto global =
       GlobalStoreOp::create(b, store.getValue(), base, row, col, limit,
-                            strides[rowDim], /*columns=*/IntegerAttr());
+                            strides[rowDim], /*columns=*/IntegerAttr(),
+                            store.getAdd());
   // A tensor narrower than the block (a head dim padded to whole 128-byte
   // rows): only its columns are written.
   if (acc)

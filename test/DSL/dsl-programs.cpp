@@ -3,7 +3,8 @@
 // The driver behind the DSL lit tests. `attention-hd64`, `attention-hd128`,
 // `attention-hd256` (and their `-f16` variants), the backward's preprocess
 // `attention-bwd-preprocess-hd<D>[-f16]`, its postprocess
-// `attention-bwd-postprocess-hd<D>[-f16]` and `gemm` print the module
+// `attention-bwd-postprocess-hd<D>[-f16]`, `gemm` and `split-sum` (atomic
+// adds across programs) print the module
 // of a reference program with its locations. `errors` builds small broken
 // programs and lets their diagnostics print, then says for each that it gave
 // no module; errors.test runs FileCheck on this file, whose ERR lines sit
@@ -127,6 +128,23 @@ static int runErrors(mlir::MLIRContext *context) {
 // The driver
 //===----------------------------------------------------------------------===//
 
+/// Atomic adds across programs: out [R, 128] f32 += the sum over p of
+/// x[p] ([P, R, 128] bf16); program (i, p) adds block i of part p, so P
+/// programs add into each block (as an attention backward's CTAs add into
+/// dQ).
+static mlir::OwningOpRef<mlir::ModuleOp>
+buildSplitSum(mlir::MLIRContext *context) {
+  Program p(context, "split_sum");
+  Desc x = p.desc("x", {1, 128, 128}, bf16, {Extent::any(), Extent::any(), 128});
+  Ptr out = p.ptr("out", f32, {x.dim(1), 128});
+  Index rows = p.index("rows", x.dim(1));
+  p.grid({cdiv(x.dim(1), 128), x.dim(0)});
+  Index i = p.programId(0), part = p.programId(1);
+  Desc od = p.makeDesc(out, {rows, 128}, {128, 1}, {128, 128});
+  atomicAdd(od, {i, 0}, load(x, {part, i, 0}).to(f32));
+  return p.finish();
+}
+
 /// The options of the attention program `name`
 /// (`attention-hd<D>[-f16][-window][-softcap]`), or nothing for another name.
 static std::optional<AttentionOptions> parseAttention(llvm::StringRef name) {
@@ -148,7 +166,8 @@ static std::optional<AttentionOptions> parseAttention(llvm::StringRef name) {
 int main(int argc, char **argv) {
   if (argc != 2) {
     llvm::errs() << "usage: fa4-dsl-programs attention-hd<D>[-f16][-window][-softcap] | "
-                    "attention-bwd-(pre|post)process-hd<D>[-f16] | gemm | errors\n";
+                    "attention-bwd-(pre|post)process-hd<D>[-f16] | gemm | split-sum | "
+                    "errors\n";
     return 2;
   }
   mlir::MLIRContext context;
@@ -160,6 +179,8 @@ int main(int argc, char **argv) {
   mlir::OwningOpRef<mlir::ModuleOp> module;
   if (name == "gemm") {
     module = buildGemm(&context, GemmOptions());
+  } else if (name == "split-sum") {
+    module = buildSplitSum(&context);
   } else if (name.consume_front("attention-bwd-preprocess-")) {
     std::optional<AttentionOptions> options =
         parseAttention(("attention-" + name).str());

@@ -4,6 +4,7 @@ and checks their outputs against references computed here with numpy.
 
   check-any-kernel.py --fa4-run PATH --work DIR [--gemm-relu K] [--attention K]
                       [--rowsum DV[,f16]=K ...] [--scale-cast D[,f16]=K ...]
+                      [--split-sum K]
 
 --gemm-relu takes the kernel file of examples/gemm-relu (C = relu(alpha A B),
 A [M, K] and B [K, N] row-major bf16); --attention that of
@@ -11,7 +12,10 @@ examples/attention.mlir lowered (non-causal, head dim 128, O only); --rowsum
 that of the attention backward's preprocess (D = rowsum(dO * O) in f32, O and
 dO [B, H, S, DV], bf16 or with ',f16' f16), a kernel without MMA; --scale-cast
 that of its postprocess (dQ = scale * dQaccum, dQaccum [B, H, S, D'] f32 with
-D' the head dim padded to 64 columns, dQ [B, H, S, D] bf16 or f16). The inputs
+D' the head dim padded to 64 columns, dQ [B, H, S, D] bf16 or f16);
+--split-sum that of the DSL driver's split-sum (out [R, 128] f32 += the sum
+over p of x[p], x [P, R, 128] bf16, P programs adding atomically into each
+block of out). The inputs
 are 16-bit values written as '<f4' .npy files; fa4-run converts them exactly,
 and fills each output with NaNs before the launch.
 Prints one line per case and exits 1 when a case fails.
@@ -134,6 +138,28 @@ def check_scale_cast(fa4_run, kernel, work, d, f16, b, h, s, rng):
             f"max_rel_err={err:.1e} (bound {tol:.1e}) nan={nan}")
 
 
+def check_split_sum(fa4_run, kernel, work, parts, rows, rng):
+    x = bf16_round(rng.uniform(-1, 1, (parts, rows, 128)).astype(np.float32))
+    out0 = rng.uniform(-4, 4, (rows, 128)).astype(np.float32)
+    paths = {name: os.path.join(work, f"split-{name}-{parts}x{rows}.npy")
+             for name in ("x", "out", "result")}
+    np.save(paths["x"], x)
+    np.save(paths["out"], out0)
+    code, text = run(fa4_run, ["--kernel", kernel, "--arg", f"x={paths['x']}",
+                               "--arg", f"out={paths['out']}", "--save",
+                               f"out={paths['result']}"])
+    if code != 0:
+        return False, f"fa4-run exit {code}: {text}"
+    out = np.load(paths["result"]).astype(np.float64)
+    ref = out0.astype(np.float64) + x.astype(np.float64).sum(axis=0)
+    # P + 1 f32 roundings of partial sums, in any order.
+    scale = np.abs(out0).astype(np.float64) + np.abs(x).astype(np.float64).sum(axis=0)
+    err = float(np.max(np.abs(out - ref) / scale))
+    nan = int(np.isnan(out).sum())
+    return (out.shape == ref.shape and nan == 0 and err < (parts + 1) * 2.0 ** -23,
+            f"max_err/sum|terms|={err:.1e} nan={nan}")
+
+
 def check_attention(fa4_run, kernel, work, heads, sq, sk, rng):
     d = 128
     q, k, v = (bf16_round(rng.uniform(-1, 1, (heads, s, d)).astype(np.float32))
@@ -172,6 +198,7 @@ def main():
                         metavar="DV[,f16]=KERNEL")
     parser.add_argument("--scale-cast", action="append", default=[],
                         metavar="D[,f16]=KERNEL")
+    parser.add_argument("--split-sum")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     rng = np.random.default_rng(7)
@@ -220,6 +247,11 @@ def main():
                    f"b={b} h={h} s={s}",
                    check_scale_cast(args.fa4_run, kernel, args.work, int(d),
                                     dtype == "f16", b, h, s, rng))
+    if args.split_sum:
+        for parts, rows in ((7, 1000), (1, 77), (32, 300), (3, 128)):
+            report(f"split_sum parts={parts} rows={rows}",
+                   check_split_sum(args.fa4_run, args.split_sum, args.work,
+                                   parts, rows, rng))
     return 1 if failed else 0
 
 

@@ -216,6 +216,11 @@ Tile loadAt(const Desc &desc, llvm::ArrayRef<IndexArg> offsets,
             SourceLoc loc = SourceLoc::current());
 void storeAt(const Desc &desc, llvm::ArrayRef<IndexArg> offsets,
              const Tile &tile, SourceLoc loc = SourceLoc::current());
+/// Adds the f32 `tile` into block `coords` of `desc`'s tensor, each element
+/// atomically (Triton's `tl.atomic_add`): programs that add into one block
+/// sum there, in no fixed order. Elements past the tensor's edge are left.
+void atomicAdd(const Desc &desc, llvm::ArrayRef<IndexArg> coords,
+               const Tile &tile, SourceLoc loc = SourceLoc::current());
 /// Element `index` of the i32 tensor at `ptr` (`tile.load_scalar`), as an
 /// index: a length or an offset the kernel reads at run time, such as
 /// `cu_seqlens[b]`.

@@ -21,6 +21,32 @@ using namespace mlir::fa4::detail;
 
 namespace {
 
+/// `values` (a vector) added into consecutive elements from `ptr` where
+/// `inside` holds, one relaxed atomic add per value (NVPTX:
+/// `red.global.add.f32`, the result unused), in a block of its own. `b`
+/// continues before `op` afterwards.
+void atomicAdd(ImplicitLocOpBuilder &b, ConversionPatternRewriter &rewriter,
+               Operation *op, Value values, Value ptr, Value inside) {
+  auto type = cast<VectorType>(values.getType());
+  Type element = type.getElementType();
+  int64_t count = type.getNumElements();
+  rewriter.setInsertionPoint(op);
+  beginConditionalBlock(rewriter, b.getLoc(), inside);
+  b.setInsertionPoint(rewriter.getInsertionBlock(),
+                      rewriter.getInsertionPoint());
+  for (int64_t e = 0; e < count; ++e) {
+    Value at = e ? LLVM::GEPOp::create(b, ptr.getType(), element, ptr,
+                                       ArrayRef<LLVM::GEPArg>{int32_t(e)})
+                       .getResult()
+                 : ptr;
+    LLVM::AtomicRMWOp::create(
+        b, LLVM::AtomicBinOp::fadd, at,
+        LLVM::ExtractElementOp::create(b, values, i32Const(b, e)),
+        LLVM::AtomicOrdering::monotonic);
+  }
+  b.setInsertionPoint(op);
+}
+
 struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -64,6 +90,10 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
         auto oneType = VectorType::get({1}, elementType);
         Value value = LLVM::ShuffleVectorOp::create(
             b, oneType, tile, tile, ArrayRef<int32_t>{static_cast<int32_t>(h)});
+        if (op.getAdd()) {
+          atomicAdd(b, rewriter, op, value, ptr, inside);
+          continue;
+        }
         Value mask = LLVM::UndefOp::create(b, VectorType::get({1}, b.getI1Type()));
         mask = LLVM::InsertElementOp::create(b, mask, inside, i32Const(b, 0));
         LLVM::MaskedStoreOp::create(b, value, ptr, mask,
@@ -83,9 +113,12 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
       Value r = LLVM::AddOp::create(b, row, i64Const(b, kAccHalfRows * h));
       Value inside = LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::ult, r,
                                           adaptor.getRowLimit());
-      Value mask = LLVM::UndefOp::create(b, maskType);
-      mask = LLVM::InsertElementOp::create(b, mask, inside, i32Const(b, 0));
-      mask = LLVM::InsertElementOp::create(b, mask, inside, i32Const(b, 1));
+      Value mask;
+      if (!op.getAdd()) {
+        mask = LLVM::UndefOp::create(b, maskType);
+        mask = LLVM::InsertElementOp::create(b, mask, inside, i32Const(b, 0));
+        mask = LLVM::InsertElementOp::create(b, mask, inside, i32Const(b, 1));
+      }
       Value rowStart = LLVM::MulOp::create(b, r, adaptor.getStride());
       for (int64_t j = 0; j < blocks; ++j) {
         Value c =
@@ -97,8 +130,11 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
         int32_t first = static_cast<int32_t>(accValueIndex(j, h, 0));
         Value pair = LLVM::ShuffleVectorOp::create(
             b, pairType, tile, tile, ArrayRef<int32_t>{first, first + 1});
-        LLVM::MaskedStoreOp::create(b, pair, ptr, mask,
-                                    b.getI32IntegerAttr(2 * elementBytes));
+        if (op.getAdd())
+          atomicAdd(b, rewriter, op, pair, ptr, inside);
+        else
+          LLVM::MaskedStoreOp::create(b, pair, ptr, mask,
+                                      b.getI32IntegerAttr(2 * elementBytes));
       }
     }
     rewriter.eraseOp(op);

@@ -160,3 +160,11 @@ func.func @f(%p: !tile.ptr<i32>, %i: index) {
   %x = "tile.load_scalar"(%p, %i) : (!tile.ptr<i32>, index) -> i64
   return
 }
+
+// -----
+
+func.func @f(%d: !tile.desc<64x64xbf16>, %t: tensor<64x64xbf16>, %i: index) {
+  // expected-error @below {{adds 'tensor<64x64xbf16>' atomically: atomic adds take f32 tiles}}
+  tile.store %t, %d[%i, %i] add : tensor<64x64xbf16>, !tile.desc<64x64xbf16>
+  return
+}

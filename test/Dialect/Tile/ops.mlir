@@ -5,7 +5,7 @@
 
 // CHECK-LABEL: func.func @attention_step
 func.func @attention_step(%qp: !tile.ptr<bf16>, %kp: !tile.ptr<bf16>, %op: !tile.ptr<bf16>,
-                          %rows: index, %scale: f32) {
+                          %rows: index, %scale: f32, %accp: !tile.ptr<f32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c128 = arith.constant 128 : index
@@ -46,6 +46,9 @@ func.func @attention_step(%qp: !tile.ptr<bf16>, %kp: !tile.ptr<bf16>, %op: !tile
   %masked = arith.select %mask, %p, %ninf : tensor<128x64xi1>, tensor<128x64xf32>
   // CHECK: tile.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : tensor<128x128xbf16>, !tile.desc<128x128xbf16>
   tile.store %q, %od[%m, %c0] : tensor<128x128xbf16>, !tile.desc<128x128xbf16>
+  // CHECK: tile.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] add : tensor<128x64xf32>, !tile.desc<128x64xf32>
+  %acc = tile.make_desc %accp, [%m, %c0], [%c0, %c0] : !tile.ptr<f32> -> !tile.desc<128x64xf32>
+  tile.store %masked, %acc[%m, %c0] add : tensor<128x64xf32>, !tile.desc<128x64xf32>
   return
 }
 
