@@ -3,8 +3,8 @@
 // The driver behind the DSL lit tests. `attention-hd64`, `attention-hd128`,
 // `attention-hd256` (and their `-f16` variants), the backward's preprocess
 // `attention-bwd-preprocess-hd<D>[-f16]`, its postprocess
-// `attention-bwd-postprocess-hd<D>[-f16]`, `gemm` and `split-sum` (atomic
-// adds across programs) print the module
+// `attention-bwd-postprocess-hd<D>[-f16]`, `gemm`, `split-sum` (atomic
+// adds across programs) and `softmax-n<N>[-f16]` print the module
 // of a reference program with its locations. `errors` builds small broken
 // programs and lets their diagnostics print, then says for each that it gave
 // no module; errors.test runs FileCheck on this file, whose ERR lines sit
@@ -167,7 +167,7 @@ int main(int argc, char **argv) {
   if (argc != 2) {
     llvm::errs() << "usage: fa4-dsl-programs attention-hd<D>[-f16][-window][-softcap] | "
                     "attention-bwd-(pre|post)process-hd<D>[-f16] | gemm | split-sum | "
-                    "errors\n";
+                    "softmax-n<N>[-f16] | errors\n";
     return 2;
   }
   mlir::MLIRContext context;
@@ -181,6 +181,15 @@ int main(int argc, char **argv) {
     module = buildGemm(&context, GemmOptions());
   } else if (name == "split-sum") {
     module = buildSplitSum(&context);
+  } else if (name.consume_front("softmax-n")) {
+    SoftmaxOptions options;
+    if (name.consume_back("-f16"))
+      options.elementType = f16;
+    if (name.getAsInteger(10, options.columns)) {
+      llvm::errs() << "fa4-dsl-programs: no program '" << argv[1] << "'\n";
+      return 2;
+    }
+    module = buildSoftmax(&context, options);
   } else if (name.consume_front("attention-bwd-preprocess-")) {
     std::optional<AttentionOptions> options =
         parseAttention(("attention-" + name).str());

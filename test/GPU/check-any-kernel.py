@@ -4,7 +4,7 @@ and checks their outputs against references computed here with numpy.
 
   check-any-kernel.py --fa4-run PATH --work DIR [--gemm-relu K] [--attention K]
                       [--rowsum DV[,f16]=K ...] [--scale-cast D[,f16]=K ...]
-                      [--split-sum K]
+                      [--split-sum K] [--softmax N[,f16]=K ...]
 
 --gemm-relu takes the kernel file of examples/gemm-relu (C = relu(alpha A B),
 A [M, K] and B [K, N] row-major bf16); --attention that of
@@ -15,7 +15,8 @@ that of its postprocess (dQ = scale * dQaccum, dQaccum [B, H, S, D'] f32 with
 D' the head dim padded to 64 columns, dQ [B, H, S, D] bf16 or f16);
 --split-sum that of the DSL driver's split-sum (out [R, 128] f32 += the sum
 over p of x[p], x [P, R, 128] bf16, P programs adding atomically into each
-block of out). The inputs
+block of out); --softmax that of the DSL's row softmax (Triton's tutorial:
+X and Y [R, N], bf16 or f16). The inputs
 are 16-bit values written as '<f4' .npy files; fa4-run converts them exactly,
 and fills each output with NaNs before the launch.
 Prints one line per case and exits 1 when a case fails.
@@ -160,6 +161,31 @@ def check_split_sum(fa4_run, kernel, work, parts, rows, rng):
             f"max_err/sum|terms|={err:.1e} nan={nan}")
 
 
+def check_softmax(fa4_run, kernel, work, n, f16, rows, rng):
+    rnd = f16_round if f16 else bf16_round
+    x = rnd((rng.standard_normal((rows, n)) * 3).astype(np.float32))
+    paths = {name: os.path.join(work, f"softmax-{name}-{rows}x{n}.npy")
+             for name in ("x", "y")}
+    np.save(paths["x"], x)
+    code, text = run(fa4_run, ["--kernel", kernel, "--arg", f"x={paths['x']}",
+                               "--save", f"y={paths['y']}"])
+    if code != 0:
+        return False, f"fa4-run exit {code}: {text}"
+    words = np.load(paths["y"])
+    y = (words.astype(np.float64) if words.dtype == np.float16
+         else bf16_load(paths["y"]))
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    ref = e / e.sum(axis=1, keepdims=True)
+    # The 16-bit rounding of each value (half an ulp) over the f32 math
+    # with ex2.approx (about 2^-22 each).
+    tol = 2.0 ** (-11 if f16 else -8)
+    excess = np.abs(y - ref) - (tol * np.abs(ref) * (1 + 2.0 ** -10) + 1e-6)
+    err = float(np.max(np.abs(y - ref) / np.maximum(ref, 1e-6)))
+    nan = int(np.isnan(y).sum())
+    return (y.shape == ref.shape and nan == 0 and float(excess.max()) <= 0,
+            f"max_rel_err={err:.1e} (bound {tol:.1e}) nan={nan}")
+
+
 def check_attention(fa4_run, kernel, work, heads, sq, sk, rng):
     d = 128
     q, k, v = (bf16_round(rng.uniform(-1, 1, (heads, s, d)).astype(np.float32))
@@ -199,6 +225,8 @@ def main():
     parser.add_argument("--scale-cast", action="append", default=[],
                         metavar="D[,f16]=KERNEL")
     parser.add_argument("--split-sum")
+    parser.add_argument("--softmax", action="append", default=[],
+                        metavar="N[,f16]=KERNEL")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     rng = np.random.default_rng(7)
@@ -252,6 +280,13 @@ def main():
             report(f"split_sum parts={parts} rows={rows}",
                    check_split_sum(args.fa4_run, args.split_sum, args.work,
                                    parts, rows, rng))
+    for spec in args.softmax:
+        dims, kernel = spec.split("=", 1)
+        n, _, dtype = dims.partition(",")
+        for rows in (1000, 77, 4096):
+            report(f"softmax n={n}{',' + dtype if dtype else ''} rows={rows}",
+                   check_softmax(args.fa4_run, kernel, args.work, int(n),
+                                 dtype == "f16", rows, rng))
     return 1 if failed else 0
 
 

@@ -119,6 +119,20 @@ buildAttentionBackwardPreprocess(mlir::MLIRContext *context,
 mlir::OwningOpRef<mlir::ModuleOp>
 buildAttentionBackwardPostprocess(mlir::MLIRContext *context,
                                   const AttentionOptions &options);
+/// What varies between softmax kernels.
+struct SoftmaxOptions {
+  /// The row length N: a multiple of 8 in [16, 256].
+  int64_t columns = 128;
+  /// The element type of X and Y: bf16 or f16.
+  DType elementType = bf16;
+};
+/// Triton's fused row softmax, `@softmax(x, y)`: X and Y [R, N] descriptors
+/// with blocks of 128 x N' (N padded to 64 columns; any row stride);
+/// program i of a grid (cdiv(R, 128)) writes Y = softmax(X) along each of
+/// rows [128 i, 128 i + 128), in f32. Null, with an error, for a row length
+/// it does not support.
+mlir::OwningOpRef<mlir::ModuleOp> buildSoftmax(mlir::MLIRContext *context,
+                                               const SoftmaxOptions &options);
 /// What varies between GEMM kernels.
 struct GemmOptions {
   int64_t blockM = 128;
