@@ -190,22 +190,18 @@ int main(int argc, char **argv) {
       return 2;
     }
     module = buildSoftmax(&context, options);
-  } else if (name.consume_front("attention-bwd-preprocess-")) {
-    std::optional<AttentionOptions> options =
-        parseAttention(("attention-" + name).str());
+  } else if (name.starts_with("attention-bwd-")) {
+    // attention-bwd-(pre|post)process-hd<D>[-f16]: the attention options.
+    bool pre = name.consume_front("attention-bwd-preprocess-");
+    std::optional<AttentionOptions> options;
+    if (pre || name.consume_front("attention-bwd-postprocess-"))
+      options = parseAttention(("attention-" + name).str());
     if (!options) {
       llvm::errs() << "fa4-dsl-programs: no program '" << argv[1] << "'\n";
       return 2;
     }
-    module = buildAttentionBackwardPreprocess(&context, *options);
-  } else if (name.consume_front("attention-bwd-postprocess-")) {
-    std::optional<AttentionOptions> options =
-        parseAttention(("attention-" + name).str());
-    if (!options) {
-      llvm::errs() << "fa4-dsl-programs: no program '" << argv[1] << "'\n";
-      return 2;
-    }
-    module = buildAttentionBackwardPostprocess(&context, *options);
+    module = pre ? buildAttentionBackwardPreprocess(&context, *options)
+                 : buildAttentionBackwardPostprocess(&context, *options);
   } else if (std::optional<AttentionOptions> options = parseAttention(name)) {
     module = buildAttention(&context, *options);
   } else {

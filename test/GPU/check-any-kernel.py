@@ -82,6 +82,35 @@ def f16_round(x):
     return np.asarray(x, dtype=np.float32).astype(np.float16).astype(np.float32)
 
 
+def load_values(path):
+    """A saved output as float64: '<u2' holds bf16 bits."""
+    words = np.load(path)
+    if words.dtype == np.uint16:
+        return bf16_load(path)
+    return words.astype(np.float64)
+
+
+def run_kernel(fa4_run, kernel, work, tag, inputs, outputs, scalars=()):
+    """Runs `kernel` on `inputs` (name -> array, written as .npy) and the
+    `scalars` ('NAME=VALUE'); returns an error text, or None and each of
+    `outputs` as saved (name -> float64 array)."""
+    args = ["--kernel", kernel]
+    for name, array in inputs.items():
+        path = os.path.join(work, f"{tag}-{name}.npy")
+        np.save(path, array)
+        args += ["--arg", f"{name}={path}"]
+    for scalar in scalars:
+        args += ["--arg", scalar]
+    saved = {name: os.path.join(work, f"{tag}-{name}-out.npy")
+             for name in outputs}
+    for name, path in saved.items():
+        args += ["--save", f"{name}={path}"]
+    code, text = run(fa4_run, args)
+    if code != 0:
+        return f"fa4-run exit {code}: {text}", None
+    return None, {name: load_values(path) for name, path in saved.items()}
+
+
 def check_rowsum(fa4_run, kernel, work, dv, f16, b, h, s, rng):
     rnd = f16_round if f16 else bf16_round
     # Rows of different scales, so that a row's sum is checked against its
@@ -89,16 +118,11 @@ def check_rowsum(fa4_run, kernel, work, dv, f16, b, h, s, rng):
     scale = rng.uniform(0.1, 8, (b, h, s, 1))
     o = rnd((rng.uniform(-1, 1, (b, h, s, dv)) * scale).astype(np.float32))
     do = rnd(rng.uniform(-1, 1, (b, h, s, dv)).astype(np.float32))
-    paths = {name: os.path.join(work, f"rowsum-{name}-{dv}-{b}x{h}x{s}.npy")
-             for name in ("o", "do", "delta")}
-    np.save(paths["o"], o)
-    np.save(paths["do"], do)
-    code, text = run(fa4_run, ["--kernel", kernel, "--arg", f"o={paths['o']}",
-                               "--arg", f"do={paths['do']}", "--save",
-                               f"delta={paths['delta']}"])
-    if code != 0:
-        return False, f"fa4-run exit {code}: {text}"
-    delta = np.load(paths["delta"]).astype(np.float64)
+    error, out = run_kernel(fa4_run, kernel, work, f"rowsum-{dv}-{b}x{h}x{s}",
+                            {"o": o, "do": do}, ["delta"])
+    if error:
+        return False, error
+    delta = out["delta"]
     products = o.astype(np.float64) * do.astype(np.float64)
     ref = products.sum(axis=-1)
     # f32 products and sums: a few ulps of f32 of the row's sum of |terms|.
@@ -112,18 +136,12 @@ def check_scale_cast(fa4_run, kernel, work, d, f16, b, h, s, rng):
     dp = (d + 63) // 64 * 64
     accum = (rng.standard_normal((b, h, s, dp)) * 4).astype(np.float32)
     scale = 1 / np.sqrt(d)
-    paths = {name: os.path.join(work, f"cast-{name}-{d}-{b}x{h}x{s}.npy")
-             for name in ("accum", "dq")}
-    np.save(paths["accum"], accum)
-    code, text = run(fa4_run, ["--kernel", kernel, "--arg",
-                               f"dq_accum={paths['accum']}", "--arg",
-                               f"softmax_scale={scale:.9g}", "--save",
-                               f"dq={paths['dq']}"])
-    if code != 0:
-        return False, f"fa4-run exit {code}: {text}"
-    words = np.load(paths["dq"])
-    dq = (words.astype(np.float64) if words.dtype == np.float16
-          else bf16_load(paths["dq"]))
+    error, out = run_kernel(fa4_run, kernel, work, f"cast-{d}-{b}x{h}x{s}",
+                            {"dq_accum": accum}, ["dq"],
+                            [f"softmax_scale={scale:.9g}"])
+    if error:
+        return False, error
+    dq = out["dq"]
     # The columns past the head dim are not part of dQ.
     ref = accum[..., :d].astype(np.float64) * np.float32(scale)
     # One rounding to the 16-bit type, half an ulp: at most 2^-8 of the
@@ -142,16 +160,11 @@ def check_scale_cast(fa4_run, kernel, work, d, f16, b, h, s, rng):
 def check_split_sum(fa4_run, kernel, work, parts, rows, rng):
     x = bf16_round(rng.uniform(-1, 1, (parts, rows, 128)).astype(np.float32))
     out0 = rng.uniform(-4, 4, (rows, 128)).astype(np.float32)
-    paths = {name: os.path.join(work, f"split-{name}-{parts}x{rows}.npy")
-             for name in ("x", "out", "result")}
-    np.save(paths["x"], x)
-    np.save(paths["out"], out0)
-    code, text = run(fa4_run, ["--kernel", kernel, "--arg", f"x={paths['x']}",
-                               "--arg", f"out={paths['out']}", "--save",
-                               f"out={paths['result']}"])
-    if code != 0:
-        return False, f"fa4-run exit {code}: {text}"
-    out = np.load(paths["result"]).astype(np.float64)
+    error, saved = run_kernel(fa4_run, kernel, work, f"split-{parts}x{rows}",
+                              {"x": x, "out": out0}, ["out"])
+    if error:
+        return False, error
+    out = saved["out"]
     ref = out0.astype(np.float64) + x.astype(np.float64).sum(axis=0)
     # P + 1 f32 roundings of partial sums, in any order.
     scale = np.abs(out0).astype(np.float64) + np.abs(x).astype(np.float64).sum(axis=0)
@@ -164,16 +177,11 @@ def check_split_sum(fa4_run, kernel, work, parts, rows, rng):
 def check_softmax(fa4_run, kernel, work, n, f16, rows, rng):
     rnd = f16_round if f16 else bf16_round
     x = rnd((rng.standard_normal((rows, n)) * 3).astype(np.float32))
-    paths = {name: os.path.join(work, f"softmax-{name}-{rows}x{n}.npy")
-             for name in ("x", "y")}
-    np.save(paths["x"], x)
-    code, text = run(fa4_run, ["--kernel", kernel, "--arg", f"x={paths['x']}",
-                               "--save", f"y={paths['y']}"])
-    if code != 0:
-        return False, f"fa4-run exit {code}: {text}"
-    words = np.load(paths["y"])
-    y = (words.astype(np.float64) if words.dtype == np.float16
-         else bf16_load(paths["y"]))
+    error, out = run_kernel(fa4_run, kernel, work, f"softmax-{rows}x{n}",
+                            {"x": x}, ["y"])
+    if error:
+        return False, error
+    y = out["y"]
     e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
     ref = e / e.sum(axis=1, keepdims=True)
     # The 16-bit rounding of each value (half an ulp) over the f32 math
@@ -259,22 +267,18 @@ def main():
             report(f"attention h={heads} sq={sq} sk={sk}",
                    check_attention(args.fa4_run, args.attention, args.work,
                                    heads, sq, sk, rng))
-    for spec in args.rowsum:
-        dims, kernel = spec.split("=", 1)
-        dv, _, dtype = dims.partition(",")
-        for b, h, s in ((3, 5, 1000), (1, 2, 77), (2, 3, 4096), (1, 1, 128)):
-            report(f"rowsum dv={dv}{',' + dtype if dtype else ''} "
-                   f"b={b} h={h} s={s}",
-                   check_rowsum(args.fa4_run, kernel, args.work, int(dv),
-                                dtype == "f16", b, h, s, rng))
-    for spec in args.scale_cast:
-        dims, kernel = spec.split("=", 1)
-        d, _, dtype = dims.partition(",")
-        for b, h, s in ((3, 5, 1000), (1, 2, 77), (2, 3, 4096), (1, 1, 128)):
-            report(f"scale_cast d={d}{',' + dtype if dtype else ''} "
-                   f"b={b} h={h} s={s}",
-                   check_scale_cast(args.fa4_run, kernel, args.work, int(d),
-                                    dtype == "f16", b, h, s, rng))
+    # (B, H, S) of the attention backward's pre- and postprocess.
+    shapes = ((3, 5, 1000), (1, 2, 77), (2, 3, 4096), (1, 1, 128))
+    for what, specs, check, dim in (("rowsum", args.rowsum, check_rowsum, "dv"),
+                                    ("scale_cast", args.scale_cast,
+                                     check_scale_cast, "d")):
+        for spec in specs:
+            dims, kernel = spec.split("=", 1)
+            size, _, dtype = dims.partition(",")
+            for b, h, s in shapes:
+                report(f"{what} {dim}={dims} b={b} h={h} s={s}",
+                       check(args.fa4_run, kernel, args.work, int(size),
+                             dtype == "f16", b, h, s, rng))
     if args.split_sum:
         for parts, rows in ((7, 1000), (1, 77), (32, 300), (3, 128)):
             report(f"split_sum parts={parts} rows={rows}",
@@ -284,7 +288,7 @@ def main():
         dims, kernel = spec.split("=", 1)
         n, _, dtype = dims.partition(",")
         for rows in (1000, 77, 4096):
-            report(f"softmax n={n}{',' + dtype if dtype else ''} rows={rows}",
+            report(f"softmax n={dims} rows={rows}",
                    check_softmax(args.fa4_run, kernel, args.work, int(n),
                                  dtype == "f16", rows, rng))
     return 1 if failed else 0

@@ -19,16 +19,25 @@ using namespace fa4::dsl;
 /// whole multiples of it.
 static constexpr int64_t kRowColumns = 64;
 
+/// `dim` padded to whole 128-byte rows, or 0 with an error when it is not
+/// a head dim attention has (a multiple of 16 in [32, 256]).
+static int64_t paddedHeadDim(mlir::MLIRContext *context, const char *what,
+                             int64_t dim) {
+  if (dim < 32 || dim > 256 || dim % 16 != 0) {
+    mlir::emitError(mlir::UnknownLoc::get(context))
+        << "attention backward: " << what << " " << dim
+        << " is not a multiple of 16 in [32, 256]";
+    return 0;
+  }
+  return (dim + kRowColumns - 1) / kRowColumns * kRowColumns;
+}
+
 mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardPreprocess(
     mlir::MLIRContext *context, const AttentionOptions &options) {
   int64_t dv = options.headDimV ? options.headDimV : options.headDim;
-  if (dv < 32 || dv > 256 || dv % 16 != 0) {
-    mlir::emitError(mlir::UnknownLoc::get(context))
-        << "attention backward: head dim of V " << dv
-        << " is not a multiple of 16 in [32, 256]";
+  const int64_t dvp = paddedHeadDim(context, "head dim of V", dv);
+  if (!dvp)
     return nullptr;
-  }
-  const int64_t dvp = (dv + kRowColumns - 1) / kRowColumns * kRowColumns;
   const int64_t bm = options.blockM;
   const DType type = options.elementType;
   const Extent any = Extent::any();
@@ -57,13 +66,9 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardPreprocess(
 mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardPostprocess(
     mlir::MLIRContext *context, const AttentionOptions &options) {
   int64_t d = options.headDim;
-  if (d < 32 || d > 256 || d % 16 != 0) {
-    mlir::emitError(mlir::UnknownLoc::get(context))
-        << "attention backward: head dim " << d
-        << " is not a multiple of 16 in [32, 256]";
+  const int64_t dp = paddedHeadDim(context, "head dim", d);
+  if (!dp)
     return nullptr;
-  }
-  const int64_t dp = (d + kRowColumns - 1) / kRowColumns * kRowColumns;
   const int64_t bm = options.blockM;
   const Extent any = Extent::any();
   Program p(context, "attention_bwd_postprocess");
