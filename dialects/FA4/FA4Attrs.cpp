@@ -289,8 +289,9 @@ LogicalResult ConfigAttr::verify(
   if (oInQ && !(persistent && tmaStore))
     return emitError() << "o_in_q stages the TMA store of a persistent plan "
                           "in the tile's Q stage, but this plan is "
-                       << (persistent ? "without tma_store" : "not persistent")
-                       << " (a one-tile plan stages O in the Q stage anyway)";
+                       << (persistent ? "without tma_store"
+                                      : "not persistent (a one-tile plan "
+                                        "stages O in the Q stage anyway)");
   // A one-tile plan, or one with o_in_q, stages O in the Q stage, the CTA's
   // rows by the padded head dim: O's rows must fit in it.
   if (tmaStore && (!persistent || oInQ) && paddedDv > paddedD)

@@ -490,12 +490,18 @@ LogicalResult SharedLoadOp::verify() {
         tensor.getRank() != 2 || tensor.getDimSize(0) != 64 ||
         tensor.getDimSize(1) != shape[1] || tensor.getElementType() != element)
       return emitOpError() << "reads a warpgroup's 64 rows of " << source
-                           << " in the #fa4.acc layout as tensor<64x"
-                           << shape[1] << "x" << element
-                           << ", #fa4.acc>, not " << result;
+                           << " in the #fa4.acc layout as "
+                           << RankedTensorType::get(
+                                  {64, shape[1]}, element,
+                                  AccLayoutAttr::get(getContext()))
+                           << ", not " << result;
     return success();
   }
   auto vector = cast<VectorType>(result);
+  if (!isa<MemRefType>(source))
+    return emitOpError() << "reads a thread's values (" << vector
+                         << ") from a stage buffer (a memref), not from "
+                         << source << ": run fa4-pipeline-tma first";
   if (vector.getNumElements() != shape[1] / 2 ||
       vector.getElementType() != element)
     return emitOpError() << "a thread holds " << shape[1] / 2 << " values of "

@@ -517,8 +517,8 @@ def FA4_GlobalStoreOp : FA4_Op<"global_store"> {
     `base + ((row + i) * stride + col + j) * sizeof(element)` when
     `row + i < row_limit`; rows past the limit are not written (the tail of a
     sequence). With `add` each f32 value is added to the one in memory by a
-    relaxed atomic add (`red.global.add.f32`) instead, under the same
-    conditions. With `columns(C)` only the tile's first C columns are written
+    relaxed atomic add (`atom.global.add.f32`, its result unused) instead,
+    under the same conditions. With `columns(C)` only the tile's first C columns are written
     (a multiple of 8, known when the kernel is compiled: a head dim narrower
     than its tile), the others skipped without a test. A 64-element
     `#fa4.rows` tile (one value per row, such as a row's log-sum-exp) is
@@ -586,7 +586,8 @@ def FA4_SharedLoadOp : FA4_Op<"shared_load"> {
     %o = fa4.shared_load %stage[%row] : memref<128x128xbf16, 3> -> tensor<64x128xbf16, #fa4.acc>
     ```
   }];
-  let arguments = (ins AnyTypeOf<[AnyRankedTensor, FA4_SharedTile]>:$source,
+  let arguments = (ins AnyTypeOf<[RankedTensorOf<[BF16, F16, F32]>,
+                                  FA4_SharedTile]>:$source,
                        Index:$row);
   let results = (outs FA4_RegisterTile:$result);
   let assemblyFormat = [{

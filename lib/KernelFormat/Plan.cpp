@@ -56,7 +56,7 @@ const std::vector<Plan::Field> &Plan::fields() {
       {"o-in-q", "oq",
        "a persistent kernel stages O for its TMA store in the tile's Q stage "
        "instead of a buffer of its own (derived: when its own buffer would "
-       "leave fewer than two K/V stages)",
+       "narrow the widest K/V block that keeps two stages)",
        nullptr, &Plan::oInQ},
   };
   return table;

@@ -181,8 +181,13 @@ fillTile(RoleOp role, RoleParts &parts, Block *loopBody, unsigned stateArgs,
       if (role.getKind() != RoleKind::producer) {
         // A stage that staged a TMA store (`o_in_q`) is free once the
         // store has read it.
-        if (use && use->walk([](TmaStoreOp) { return WalkResult::interrupt(); })
-                       .wasInterrupted())
+        auto stagesStore = [&](TmaStoreOp store) {
+          auto wait = store.getBuffer().getDefiningOp<ConsumerWaitOp>();
+          return wait && wait.getPipeline() == pipeline
+                     ? WalkResult::interrupt()
+                     : WalkResult::advance();
+        };
+        if (use && use->walk(stagesStore).wasInterrupted())
           TmaStoreWaitOp::create(sb, loc, /*read=*/true);
         auto type = cast<PipelineType>(pipeline.getType());
         for (int64_t qk = 0; qk < type.getQkStages(); ++qk)

@@ -500,7 +500,9 @@ LogicalResult Pipelining::stageInQ() {
                 "tile of "
              << type.getDimSize(0) << " rows and at least "
              << type.getDimSize(1) << " columns of "
-             << type.getElementType() << " once before its TMA stores";
+             << type.getElementType()
+             << " once before its TMA stores; with o-in-q=false (derived "
+                "true at some head dims) O gets a buffer of its own";
     staging.getBuffer().replaceAllUsesWith(q);
     staging.erase();
   }

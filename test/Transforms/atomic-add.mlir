@@ -2,7 +2,7 @@
 // tile.make_desc of a kernel pointer, fa4-assign-layouts makes each
 // warpgroup's share a `fa4.global_store ... add` with the tensor's edge as
 // the row limit; the lowering adds each f32 value with a relaxed atomic
-// (atom/red.global.add.f32), a row half's adds under its row test. Through
+// (atom.global.add.f32, its result unused), a row half's adds under its row test. Through
 // a descriptor argument (a tensor map) an atomic add is refused.
 // RUN: fa4-opt %s --split-input-file --fa4-attach-config=head-dim=128 --fa4-assign-layouts --verify-diagnostics | FileCheck %s
 // RUN: fa4-opt %s --split-input-file --fa4-attach-config=head-dim=128 --fa4-tile-to-fa4 --fa4-to-llvm --verify-diagnostics | FileCheck %s --check-prefix=LLVM
@@ -10,11 +10,8 @@
 // CHECK-LABEL: func.func @add
 // CHECK: fa4.global_store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] rows(%arg2) stride(%c128) add : tensor<64x128xf32, #fa4.acc>, !llvm.ptr<1>
 // LLVM-LABEL: llvm.func @add
-// Two row halves, each a conditional block of 64 / 2 / 2 = 16 pairs.
-// LLVM: llvm.cond_br
-// LLVM-COUNT-32: llvm.atomicrmw fadd %{{.*}}, %{{.*}} monotonic : !llvm.ptr<1>, f32
-// LLVM: llvm.cond_br
-// LLVM-COUNT-32: llvm.atomicrmw fadd %{{.*}}, %{{.*}} monotonic : !llvm.ptr<1>, f32
+// A thread's 64 values, 64 adds (the blocks: global-store.mlir).
+// LLVM-COUNT-64: llvm.atomicrmw fadd %{{.*}}, %{{.*}} monotonic : !llvm.ptr<1>, f32
 // LLVM-NOT: llvm.atomicrmw
 func.func @add(%x: !tile.desc<128x128xbf16>, %out: !tile.ptr<f32> {fa4.name = "out"}, %rows: index) attributes {fa4.kernel} {
   %c0 = arith.constant 0 : index

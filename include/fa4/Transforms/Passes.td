@@ -114,8 +114,8 @@ def FA4AssignLayouts : Pass<"fa4-assign-layouts", "ModuleOp"> {
     operand is one reads `fa4.warpgroup_rows` of it, and the other ops that
     use one (elementwise math, a row reduction, a store: a kernel without
     MMA) take the warpgroup's rows read into registers right after the
-    load (`fa4.shared_load`, in `#fa4.acc`; 2-d loaded tiles of 16-bit
-    elements and the CTA's rows). Row indices
+    load (`fa4.shared_load`, in `#fa4.acc`; 2-d loaded tiles of 16- or
+    32-bit elements and the CTA's rows). Row indices
     (`tile.iota` along axis 0) gain the warpgroup's first row, and stores
     through a `tile.make_desc` of a kernel pointer become `fa4.global_store`
     with the tensor's edge as the row limit (the pointer becomes

@@ -21,19 +21,24 @@ using namespace mlir::fa4::detail;
 
 namespace {
 
-/// `values` (a vector) added into consecutive elements from `ptr` where
-/// `inside` holds, one relaxed atomic add per value (NVPTX:
-/// `red.global.add.f32`, the result unused), in a block of its own. `b`
-/// continues before `op` afterwards.
-void atomicAdd(ImplicitLocOpBuilder &b, ConversionPatternRewriter &rewriter,
-               Operation *op, Value values, Value ptr, Value inside) {
-  auto type = cast<VectorType>(values.getType());
-  Type element = type.getElementType();
-  int64_t count = type.getNumElements();
+/// Moves `b` into a block of its own that runs where `inside` holds, before
+/// `op` (atomics cannot be masked as stores are); `b.setInsertionPoint(op)`
+/// ends it.
+void beginUnder(ImplicitLocOpBuilder &b, ConversionPatternRewriter &rewriter,
+                Operation *op, Value inside) {
   rewriter.setInsertionPoint(op);
   beginConditionalBlock(rewriter, b.getLoc(), inside);
   b.setInsertionPoint(rewriter.getInsertionBlock(),
                       rewriter.getInsertionPoint());
+}
+
+/// `values` (a vector) added into consecutive elements from `ptr`, one
+/// relaxed atomic add per value (NVPTX: `atom.global.add.f32`, its result
+/// unused).
+void atomicAdd(ImplicitLocOpBuilder &b, Value values, Value ptr) {
+  auto type = cast<VectorType>(values.getType());
+  Type element = type.getElementType();
+  int64_t count = type.getNumElements();
   for (int64_t e = 0; e < count; ++e) {
     Value at = e ? LLVM::GEPOp::create(b, ptr.getType(), element, ptr,
                                        ArrayRef<LLVM::GEPArg>{int32_t(e)})
@@ -44,7 +49,6 @@ void atomicAdd(ImplicitLocOpBuilder &b, ConversionPatternRewriter &rewriter,
         LLVM::ExtractElementOp::create(b, values, i32Const(b, e)),
         LLVM::AtomicOrdering::monotonic);
   }
-  b.setInsertionPoint(op);
 }
 
 struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
@@ -91,7 +95,9 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
         Value value = LLVM::ShuffleVectorOp::create(
             b, oneType, tile, tile, ArrayRef<int32_t>{static_cast<int32_t>(h)});
         if (op.getAdd()) {
-          atomicAdd(b, rewriter, op, value, ptr, inside);
+          beginUnder(b, rewriter, op, inside);
+          atomicAdd(b, value, ptr);
+          b.setInsertionPoint(op);
           continue;
         }
         Value mask = LLVM::UndefOp::create(b, VectorType::get({1}, b.getI1Type()));
@@ -120,6 +126,9 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
         mask = LLVM::InsertElementOp::create(b, mask, inside, i32Const(b, 1));
       }
       Value rowStart = LLVM::MulOp::create(b, r, adaptor.getStride());
+      // An atomic add's row half: one block under the row's test.
+      if (op.getAdd())
+        beginUnder(b, rewriter, op, inside);
       for (int64_t j = 0; j < blocks; ++j) {
         Value c =
             LLVM::AddOp::create(b, col, i64Const(b, kAccBlockColumns * j));
@@ -131,11 +140,13 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
         Value pair = LLVM::ShuffleVectorOp::create(
             b, pairType, tile, tile, ArrayRef<int32_t>{first, first + 1});
         if (op.getAdd())
-          atomicAdd(b, rewriter, op, pair, ptr, inside);
+          atomicAdd(b, pair, ptr);
         else
           LLVM::MaskedStoreOp::create(b, pair, ptr, mask,
                                       b.getI32IntegerAttr(2 * elementBytes));
       }
+      if (op.getAdd())
+        b.setInsertionPoint(op);
     }
     rewriter.eraseOp(op);
     return success();

@@ -16,6 +16,28 @@ func.func @store(%o: vector<64xbf16>, %out: !llvm.ptr<1>, %row: index, %col: ind
   return
 }
 
+// With `add`: each row half's values added under one test of its row, one
+// relaxed atomic add a value (no masked stores).
+// CHECK-LABEL: llvm.func @add
+func.func @add(%o: vector<16xf32>, %out: !llvm.ptr<1>, %row: index, %col: index, %limit: index, %ld: index) {
+  // CHECK: %[[IN0:.*]] = llvm.icmp "ult"
+  // CHECK: llvm.cond_br %[[IN0]], ^[[ADD0:.*]], ^[[NEXT0:.*]]
+  // CHECK: ^[[ADD0]]:
+  // CHECK-COUNT-8: llvm.atomicrmw fadd %{{.*}}, %{{.*}} monotonic : !llvm.ptr<1>, f32
+  // CHECK-NEXT: llvm.br ^[[NEXT0]]
+  // CHECK: ^[[NEXT0]]:
+  // CHECK: %[[IN1:.*]] = llvm.icmp "ult"
+  // CHECK: llvm.cond_br %[[IN1]], ^[[ADD1:.*]], ^[[NEXT1:.*]]
+  // CHECK: ^[[ADD1]]:
+  // CHECK-COUNT-8: llvm.atomicrmw fadd
+  // CHECK-NEXT: llvm.br ^[[NEXT1]]
+  // CHECK: ^[[NEXT1]]:
+  // CHECK-NOT: llvm.atomicrmw
+  // CHECK-NOT: llvm.intr.masked.store
+  fa4.global_store %o, %out[%row, %col] rows(%limit) stride(%ld) add : vector<16xf32>, !llvm.ptr<1>
+  return
+}
+
 // CHECK-LABEL: llvm.func @program_ids
 func.func @program_ids() -> (index, index) {
   // CHECK: nvvm.read.ptx.sreg.ctaid.y : i32

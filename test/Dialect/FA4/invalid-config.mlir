@@ -175,7 +175,7 @@ func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_di
 // -----
 
 // o_in_q: the TMA store of a persistent plan staged in the tile's Q stage.
-// expected-error @below {{o_in_q stages the TMA store of a persistent plan in the tile's Q stage, but this plan is without tma_store (a one-tile plan stages O in the Q stage anyway)}}
+// expected-error @below {{o_in_q stages the TMA store of a persistent plan in the tile's Q stage, but this plan is without tma_store}}
 func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>], persistent = true, o_in_q = true>} { return }
 
 // -----

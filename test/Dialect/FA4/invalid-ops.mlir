@@ -481,3 +481,27 @@ func.func @claim_shared(%c: !llvm.ptr<3>, %n: i32) {
   %t = fa4.claim_tile %c, %n, %n : !llvm.ptr<3>
   return
 }
+
+// -----
+
+func.func @add_bf16(%o: vector<64xbf16>, %p: !llvm.ptr<1>, %i: index) {
+  // expected-error @below {{adds 'bf16' values atomically: atomic adds take f32}}
+  fa4.global_store %o, %p[%i, %i] rows(%i) stride(%i) add : vector<64xbf16>, !llvm.ptr<1>
+  return
+}
+
+// -----
+
+func.func @shared_load_vector_of_tensor(%t: tensor<128x128xbf16>, %i: index) -> vector<64xbf16> {
+  // expected-error @below {{reads a thread's values ('vector<64xbf16>') from a stage buffer (a memref), not from 'tensor<128x128xbf16>': run fa4-pipeline-tma first}}
+  %r = fa4.shared_load %t[%i] : tensor<128x128xbf16> -> vector<64xbf16>
+  return %r : vector<64xbf16>
+}
+
+// -----
+
+func.func @shared_load_share(%t: tensor<128x128xbf16>, %i: index) -> tensor<64x64xbf16, #fa4.acc> {
+  // expected-error @below {{reads a warpgroup's 64 rows of 'tensor<128x128xbf16>' in the #fa4.acc layout as 'tensor<64x128xbf16, #fa4.acc>', not 'tensor<64x64xbf16, #fa4.acc>'}}
+  %r = fa4.shared_load %t[%i] : tensor<128x128xbf16> -> tensor<64x64xbf16, #fa4.acc>
+  return %r : tensor<64x64xbf16, #fa4.acc>
+}
