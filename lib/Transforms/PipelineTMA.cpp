@@ -466,7 +466,7 @@ LogicalResult Pipelining::rewriteDot(tile::DotOp dot) {
 /// is the Q stage, dead after the last QK: a `fa4.shared_buffer` that only
 /// TMA stores after the Q load use, and that fits in the Q stage, becomes
 /// that stage's buffer (fa4-persistent releases the stage once the stores
-/// have read it). A kernel that loads no such tile (one whose loads are of
+/// have read it); only a stage whose readers take their warpgroup's rows. A kernel that loads no such tile (one whose loads are of
 /// another type or shape, such as an f32 accumulator converted to bf16)
 /// keeps the staging buffer: fa4-allocate-shared-memory gives it a region
 /// of its own and checks the total. A persistent plan with `o_in_q` must
@@ -479,9 +479,14 @@ LogicalResult Pipelining::stageInQ() {
   Block &entry = function.getBody().front();
   for (SharedBufferOp staging : buffers) {
     MemRefType type = staging.getBuffer().getType();
+    // A stage the warpgroups read only their own rows of (an A operand,
+    // reads into registers): each writes its O rows where it alone read.
+    // A B operand is read whole, by both warpgroups' MMAs.
     Value q;
     for (Load &load : loads)
       if (!load.loop && load.buffer &&
+          llvm::all_of(load.dots,
+                       [](auto &dot) { return dot.second == Use::A; }) &&
           load.bufferType.getElementType() == type.getElementType() &&
           load.bufferType.getDimSize(0) == type.getDimSize(0) &&
           load.bufferType.getDimSize(1) >= type.getDimSize(1))
