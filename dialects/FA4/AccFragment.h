@@ -62,6 +62,20 @@ constexpr AccValuePosition accValuePosition(int64_t index) {
   return {index / kAccBlockValues, index % kAccBlockValues / 2, index % 2};
 }
 
+/// A thread's values of an `N`-element #fa4.cols vector: those of its
+/// columns, N / 4 of them, column `column` (0 or 1) of block `block` at
+/// `2 block + column`.
+constexpr int64_t colsValueCount(int64_t columns) {
+  return columns / kAccQuadLanes;
+}
+constexpr int64_t colsValueIndex(int64_t block, int64_t column) {
+  return 2 * block + column;
+}
+/// The column of the value at `index`, relative to the thread's first.
+constexpr int64_t colsValueColumn(int64_t index) {
+  return kAccBlockColumns * (index / 2) + index % 2;
+}
+
 static_assert(accValuePosition(accValueIndex(3, 1, 0)).block == 3 &&
                   accValuePosition(accValueIndex(3, 1, 0)).half == 1 &&
                   accValuePosition(accValueIndex(3, 1, 0)).column == 0,

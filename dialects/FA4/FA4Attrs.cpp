@@ -510,3 +510,13 @@ LogicalResult RowsLayoutAttr::verifyEncoding(
     return emitError() << "#fa4.rows lays out 64-element row vectors";
   return success();
 }
+
+LogicalResult ColsLayoutAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  if (shape.size() != 1 || shape[0] % 8 != 0 || shape[0] < 8 ||
+      shape[0] > 256)
+    return emitError() << "#fa4.cols lays out N-element column vectors with "
+                          "N a multiple of 8 up to 256";
+  return success();
+}

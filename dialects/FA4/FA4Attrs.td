@@ -246,4 +246,22 @@ def FA4_RowsLayoutAttr : FA4_Attr<"RowsLayout", "rows", [
   }];
 }
 
+def FA4_ColsLayoutAttr : FA4_Attr<"ColsLayout", "cols", [
+    DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
+  let summary = "one value per column of an accumulator-layout tile";
+  let description = [{
+    The layout of an `N`-element column vector that matches the columns of
+    a `64 x N` `#fa4.acc` tile: each thread holds the values of its `N/4`
+    columns (`8j + 2(l%4)` and `+1` in each 8-column block `j`, at `2j` and
+    `2j + 1`), the same in the eight lanes that share `l%4` and in every
+    warp, so every consumer warpgroup holds the whole vector. Broadcasts
+    along the rows consume it (a per-key or per-query term of a transposed
+    score tile, such as the backward's LSE of each query column).
+
+    ```mlir
+    tensor<64xf32, #fa4.cols>
+    ```
+  }];
+}
+
 #endif // FA4_ATTRS_TD

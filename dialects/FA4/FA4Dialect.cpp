@@ -228,6 +228,9 @@ VectorType mlir::fa4::getDistributedType(RankedTensorType type) {
                            type.getElementType());
   if (isa_and_nonnull<RowsLayoutAttr>(encoding))
     return VectorType::get({2}, type.getElementType());
+  if (isa_and_nonnull<ColsLayoutAttr>(encoding))
+    return VectorType::get({colsValueCount(type.getDimSize(0))},
+                           type.getElementType());
   return {};
 }
 

@@ -460,6 +460,20 @@ LogicalResult GlobalStoreOp::verify() {
   return success();
 }
 
+LogicalResult GlobalLoadOp::verify() {
+  auto tensor = dyn_cast<RankedTensorType>(getResult().getType());
+  if (!tensor)
+    return success();
+  if (!isa_and_nonnull<RowsLayoutAttr, ColsLayoutAttr>(tensor.getEncoding()))
+    return emitOpError()
+           << "loads vectors in the #fa4.rows or #fa4.cols layout, got "
+           << tensor;
+  if (getCols() != isa<ColsLayoutAttr>(tensor.getEncoding()))
+    return emitOpError() << (getCols() ? "says cols" : "does not say cols")
+                         << " but loads " << tensor;
+  return success();
+}
+
 LogicalResult SharedLoadOp::verify() {
   Type source = getSource().getType();
   ArrayRef<int64_t> shape;

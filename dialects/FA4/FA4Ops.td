@@ -545,6 +545,37 @@ def FA4_GlobalStoreOp : FA4_Op<"global_store"> {
   let hasVerifier = 1;
 }
 
+def FA4_GlobalLoadOp : FA4_Op<"global_load", [MemoryEffects<[MemRead]>]> {
+  let summary = "load a row or column vector from global memory into registers";
+  let description = [{
+    Each thread of the warpgroup reads its values of a vector of `N`
+    elements: in the `#fa4.rows` layout the values of its two rows `i` of
+    the warpgroup's 64, in the `#fa4.cols` layout those of its `N/4`
+    columns `i`. Value `i` is the element at `base + (start + i) *
+    sizeof(element)` when `i < count`, and 0 past it (the tail of a
+    sequence); no address past `count` is read (`count` may be 0 or
+    negative, when the element at `base` is read and discarded). How a
+    program's per-row or per-column terms kept in global memory, such as
+    the backward's log-sum-exp and D, reach registers. `cols` says the
+    layout is `#fa4.cols` (the verifier checks it agrees with the type),
+    which a thread's vector of values no longer says.
+
+    ```mlir
+    %lse = fa4.global_load %l[%start] count(%n) : !llvm.ptr<1> -> tensor<64xf32, #fa4.rows>
+    %d = fa4.global_load %dl[%start] count(%n) cols : !llvm.ptr<1> -> tensor<64xf32, #fa4.cols>
+    ```
+  }];
+  let arguments = (ins LLVM_AnyPointer:$base, Index:$start, Index:$count,
+                       UnitAttr:$cols);
+  let results = (outs AnyTypeOf<[RankedTensorOf<[F32]>,
+                                 VectorOfRankAndType<[1], [F32]>]>:$result);
+  let assemblyFormat = [{
+    $base `[` $start `]` `count` `(` $count `)` (`cols` $cols^)? attr-dict `:`
+    qualified(type($base)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def FA4_SharedBufferOp : FA4_Op<"shared_buffer"> {
   let summary = "a shared-memory tile of its own, outside every pipeline";
   let description = [{

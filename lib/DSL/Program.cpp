@@ -554,18 +554,22 @@ mlir::OwningOpRef<mlir::ModuleOp> Program::finish(SourceLoc loc) {
                         builder.getStringAttr(reads ? "inout" : "output"));
   }
   // A pointer to a tensor that the kernel only reads through (scalar reads
-  // such as cu_seqlens[b]) is an input; one it also writes, both, as is one
-  // it adds into through a descriptor.
+  // such as cu_seqlens[b], vector loads through a descriptor) is an input;
+  // one it also writes, both, as is one it adds into through a descriptor.
   for (mlir::BlockArgument arg : kernel.getArguments()) {
     if (!kernel.getArgAttr(arg.getArgNumber(), "fa4.access") ||
         !llvm::isa<tile::PointerType>(arg.getType()))
       continue;
     bool reads = false, writes = false;
     for (mlir::Operation *user : arg.getUsers()) {
-      reads |= llvm::isa<tile::LoadScalarOp>(user) ||
-               (llvm::isa<tile::MakeDescOp>(user) &&
-                llvm::any_of(user->getUsers(), adds));
-      writes |= !llvm::isa<tile::LoadScalarOp>(user);
+      if (llvm::isa<tile::LoadScalarOp>(user)) {
+        reads = true;
+        continue;
+      }
+      for (mlir::Operation *access : user->getUsers()) {
+        reads |= llvm::isa<tile::LoadOp>(access) || adds(access);
+        writes |= llvm::isa<tile::StoreOp>(access);
+      }
     }
     if (reads)
       kernel.setArgAttr(arg.getArgNumber(), "fa4.access",

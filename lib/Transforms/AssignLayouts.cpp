@@ -6,7 +6,12 @@
 // warpgroup in an fa4 layout (2-d tiles in the wgmma accumulator layout
 // #fa4.acc, row vectors in #fa4.rows); loaded tiles stay whole, in shared
 // memory, and a dot that reads one as its A operand reads the warpgroup's
-// rows of it (`fa4.warpgroup_rows`). Row indices (`tile.iota` along axis 0)
+// rows of it (`fa4.warpgroup_rows`). A 1-d tile is a row vector unless it
+// is repeated along the rows of a 2-d tile (`v.row()`), directly or through
+// the elementwise ops, loops and conditionals that connect it to one: then
+// it is a column vector (#fa4.cols), which every warpgroup holds whole.
+// Vectors loaded through a `tile.make_desc` of a kernel pointer become
+// `fa4.global_load`s. Row indices (`tile.iota` along axis 0)
 // gain the warpgroup's first row, and stores of register tiles through a
 // `tile.make_desc` of a kernel pointer become `fa4.global_store`s with the
 // tensor's edge as their row limit, and stores through a descriptor
@@ -26,8 +31,11 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+
+#include "llvm/ADT/EquivalenceClasses.h"
 
 namespace mlir::fa4 {
 #define GEN_PASS_DEF_FA4ASSIGNLAYOUTS
@@ -60,13 +68,15 @@ public:
 private:
   /// The warpgroup's share of a register tile of type `type`, or null with
   /// an error at `loc`.
-  RankedTensorType share(RankedTensorType type, Location loc);
+  RankedTensorType share(Value value, RankedTensorType type, Location loc);
   LogicalResult retype(Value value, Location loc);
   LogicalResult retypeConstant(arith::ConstantOp constant);
   void offsetRowIota(tile::IotaOp iota);
   LogicalResult lowerStore(tile::StoreOp store);
   LogicalResult storeThroughTMA(tile::StoreOp store);
   LogicalResult readIntoRegisters(tile::LoadOp load);
+  LogicalResult loadVector(tile::LoadOp load);
+  LogicalResult findColumnVectors();
   /// The first row of this warpgroup's share, as an index.
   Value firstRow();
 
@@ -76,12 +86,17 @@ private:
   int64_t ctaRows;
   Value firstRowValue;
   Operation *storeWait = nullptr;
+  /// The 1-d register tiles that are column vectors.
+  DenseSet<Value> columnVectors;
 };
 } // namespace
 
-RankedTensorType LayoutAssignment::share(RankedTensorType type,
+RankedTensorType LayoutAssignment::share(Value value, RankedTensorType type,
                                          Location loc) {
   MLIRContext *context = type.getContext();
+  if (type.getRank() == 1 && columnVectors.contains(value))
+    return RankedTensorType::get(type.getShape(), type.getElementType(),
+                                 ColsLayoutAttr::get(context));
   if (type.getRank() == 2 && type.getDimSize(0) == ctaRows)
     return RankedTensorType::get({rows, type.getDimSize(1)},
                                  type.getElementType(),
@@ -94,7 +109,8 @@ RankedTensorType LayoutAssignment::share(RankedTensorType type,
                        << " rows (" << ctaRows / rows
                        << " consumer warpgroups of " << rows
                        << " rows): fa4 keeps 2-d tiles and row vectors of "
-                          "the CTA's rows in registers";
+                          "the CTA's rows in registers, and column vectors "
+                          "(repeated along the rows of a 2-d tile)";
   return nullptr;
 }
 
@@ -102,7 +118,7 @@ LogicalResult LayoutAssignment::retype(Value value, Location loc) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type || type.getEncoding() || isShared(value))
     return success();
-  RankedTensorType shared = share(type, loc);
+  RankedTensorType shared = share(value, type, loc);
   if (!shared)
     return failure();
   value.setType(shared);
@@ -284,6 +300,8 @@ LogicalResult LayoutAssignment::storeThroughTMA(tile::StoreOp store) {
 /// the warpgroup's rows in the #fa4.acc layout (`fa4.shared_load`), which
 /// those uses take instead. The MMA reads it where it is.
 LogicalResult LayoutAssignment::readIntoRegisters(tile::LoadOp load) {
+  if (load.getDesc().getDefiningOp<tile::MakeDescOp>())
+    return loadVector(load);
   auto type = cast<RankedTensorType>(load.getType());
   SmallVector<OpOperand *> uses;
   for (OpOperand &use : load->getUses())
@@ -314,6 +332,125 @@ LogicalResult LayoutAssignment::readIntoRegisters(tile::LoadOp load) {
   return success();
 }
 
+/// A vector loaded through a `tile.make_desc` of a kernel pointer (a
+/// row's or column's term kept in global memory) is read by each thread
+/// for its rows or columns, zeros past the tensor's edge: a
+/// `fa4.global_load` of the CTA's vector, from its first element. Its
+/// layout comes with the register tiles'; a row vector's start then moves
+/// to the warpgroup's first row.
+LogicalResult LayoutAssignment::loadVector(tile::LoadOp load) {
+  auto desc = load.getDesc().getDefiningOp<tile::MakeDescOp>();
+  auto base = dyn_cast<BlockArgument>(desc.getBase());
+  if (!base || base.getOwner() != &function.getBody().front())
+    return load.emitOpError()
+           << "loads through a tile.make_desc that is not of a kernel "
+              "pointer argument";
+  ArrayRef<int64_t> block = desc.getDesc().getType().getBlockShape();
+  int64_t rank = block.size();
+  auto type = cast<RankedTensorType>(load.getType());
+  ValueRange coords = load.getCoords(), shape = desc.getShape(),
+             strides = desc.getStrides();
+  std::optional<int64_t> unit = getConstantIntValue(strides.back());
+  if (type.getRank() != 1 || !type.getElementType().isF32() ||
+      !llvm::all_of(block.drop_back(), [](int64_t n) { return n == 1; }) ||
+      !unit || *unit != 1)
+    return load.emitOpError()
+           << "loads " << type << " in blocks of " << desc.getDesc().getType()
+           << " through a tile.make_desc: fa4 loads f32 vectors (blocks of "
+              "leading 1s and one run of contiguous elements) that way, and "
+              "2-d tiles through descriptor arguments (tensor maps)";
+  ImplicitLocOpBuilder b(load.getLoc(), load);
+  // Leading (unit) block dimensions select a slice at an element offset;
+  // the vector starts at its block (or element) coordinate in the last.
+  Value start = arith::ConstantIndexOp::create(b, 0);
+  for (int64_t i = 0; i + 1 < rank; ++i)
+    start = arith::AddIOp::create(
+        b, start, arith::MulIOp::create(b, coords[i], strides[i]));
+  Value first = coords.back();
+  if (!load.getElements())
+    first = arith::MulIOp::create(
+        b, first, arith::ConstantIndexOp::create(b, block.back()));
+  start = arith::AddIOp::create(b, start, first);
+  Value count = arith::SubIOp::create(b, shape.back(), first);
+  auto vector = GlobalLoadOp::create(b, type, base, start, count);
+  load.replaceAllUsesWith(vector.getResult());
+  load.erase();
+  return success();
+}
+
+LogicalResult LayoutAssignment::findColumnVectors() {
+  // Classes of 1-d values that must share a layout: the operands and
+  // results of an elementwise op, and what loops and conditionals carry.
+  llvm::EquivalenceClasses<Value> classes;
+  auto isVector = [](Value v) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    return type && type.getRank() == 1;
+  };
+  auto join = [&](Value x, Value y) {
+    if (isVector(x) && isVector(y))
+      classes.unionSets(x, y);
+  };
+  // Columns: what `v.row()` repeats along the rows. Rows: what `m.col()`
+  // repeats along the columns, and row reductions.
+  SmallVector<Value> seeds;
+  SmallVector<std::pair<Value, Operation *>> rowUses;
+  function.walk([&](Operation *op) {
+    if (auto broadcast = dyn_cast<tile::BroadcastOp>(op)) {
+      if (broadcast.getAxis() == 0)
+        seeds.push_back(broadcast.getSrc());
+      else
+        rowUses.push_back({broadcast.getSrc(), op});
+      return;
+    }
+    if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
+      if (reduce.getAxis() == 1)
+        rowUses.push_back({reduce.getResult(), op});
+      return;
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+      for (auto [i, result] : llvm::enumerate(loop.getResults())) {
+        join(result, loop.getInitArgs()[i]);
+        join(result, loop.getRegionIterArgs()[i]);
+        join(result, yield.getOperand(i));
+      }
+      return;
+    }
+    if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      for (Region *region : {&branch.getThenRegion(), &branch.getElseRegion()})
+        if (!region->empty())
+          for (auto [result, yielded] : llvm::zip(
+                   branch.getResults(),
+                   region->front().getTerminator()->getOperands()))
+            join(result, yielded);
+      return;
+    }
+    if (op->getNumRegions() || isa<scf::YieldOp>(op))
+      return;
+    Value anchor;
+    for (Value v : llvm::concat<Value>(op->getOperands(), op->getResults()))
+      if (isVector(v)) {
+        if (anchor)
+          join(anchor, v);
+        else
+          anchor = v;
+      }
+  });
+  for (Value seed : seeds) {
+    auto leader = classes.findLeader(classes.insert(seed));
+    for (auto member = leader; member != classes.member_end(); ++member)
+      columnVectors.insert(*member);
+  }
+  for (auto [value, op] : rowUses)
+    if (columnVectors.contains(value))
+      return op->emitOpError()
+             << "takes " << value.getType()
+             << " as a row vector (one value per row), but the vector is "
+                "also repeated along the rows of a 2-d tile (a column "
+                "vector, `v.row()`): fa4 gives a vector one layout";
+  return success();
+}
+
 LogicalResult LayoutAssignment::run() {
   // Loaded tiles stay in shared memory, where the MMA reads them; the ops
   // that compute with them read the warpgroup's rows into registers.
@@ -334,6 +471,8 @@ LogicalResult LayoutAssignment::run() {
     return WalkResult::advance();
   });
   if (uses.wasInterrupted())
+    return failure();
+  if (failed(findColumnVectors()))
     return failure();
 
   // Register tiles: every tensor that is not a loaded block.
@@ -376,6 +515,18 @@ LogicalResult LayoutAssignment::run() {
     } else if (auto store = dyn_cast<tile::StoreOp>(op)) {
       if (failed(lowerStore(store)))
         return failure();
+    } else if (auto vector = dyn_cast<GlobalLoadOp>(op)) {
+      // A row vector: the warpgroup's rows.
+      if (isa<ColsLayoutAttr>(
+              cast<RankedTensorType>(vector.getType()).getEncoding())) {
+        vector.setCols(true);
+      } else {
+        OpBuilder b(vector);
+        vector.getStartMutable().assign(arith::AddIOp::create(
+            b, vector.getLoc(), vector.getStart(), firstRow()));
+        vector.getCountMutable().assign(arith::SubIOp::create(
+            b, vector.getLoc(), vector.getCount(), firstRow()));
+      }
     }
   }
 
@@ -412,7 +563,7 @@ LogicalResult LayoutAssignment::run() {
     if (!isa<tile::PointerType>(arg.getType()))
       continue;
     for (Operation *user : arg.getUsers())
-      if (!isa<GlobalStoreOp, LLVM::GEPOp>(user))
+      if (!isa<GlobalStoreOp, GlobalLoadOp, LLVM::GEPOp>(user))
         return user->emitOpError() << "uses a kernel pointer; fa4 stores "
                                       "through pointers and reads scalars";
     arg.setType(global);

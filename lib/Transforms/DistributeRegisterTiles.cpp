@@ -1,7 +1,7 @@
 //===- DistributeRegisterTiles.cpp - laid-out tiles to thread values ------===//
 //
 // The `fa4-distribute-register-tiles` pass: a type conversion from tensors
-// with an fa4 layout (#fa4.acc, #fa4.rows) to the vector of values one thread
+// with an fa4 layout (#fa4.acc, #fa4.rows, #fa4.cols) to the vector of values one thread
 // holds, with the per-thread code of row reductions (quad shuffles),
 // broadcasts, iotas, splats and exp2, O's rescaling in a loop skipped by the
 // warps whose factors are all 1, and structural conversion of loops.
@@ -38,7 +38,8 @@ namespace {
 bool isLaidOut(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor &&
-         isa_and_nonnull<AccLayoutAttr, RowsLayoutAttr>(tensor.getEncoding());
+         isa_and_nonnull<AccLayoutAttr, RowsLayoutAttr, ColsLayoutAttr>(
+             tensor.getEncoding());
 }
 
 bool mentionsLayout(Operation *op) {
@@ -168,21 +169,27 @@ struct ReduceLowering : public OpConversionPattern<tile::ReduceOp> {
   }
 };
 
-/// Broadcast of a #fa4.rows vector along the columns of an #fa4.acc tile.
+/// Broadcast of a #fa4.rows vector along the columns of an #fa4.acc tile,
+/// or of a #fa4.cols vector along its rows.
 struct BroadcastLowering : public OpConversionPattern<tile::BroadcastOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(tile::BroadcastOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto resultType = cast<RankedTensorType>(op.getType());
-    if (!isa_and_nonnull<AccLayoutAttr>(resultType.getEncoding()) ||
-        op.getAxis() != 1)
+    if (!isa_and_nonnull<AccLayoutAttr>(resultType.getEncoding()))
       return rewriter.notifyMatchFailure(
-          op, "only column broadcasts into #fa4.acc tiles distribute");
-    // Each value takes its row half's.
+          op, "only broadcasts into #fa4.acc tiles distribute");
+    // Along the columns each value takes its row half's; along the rows
+    // its column's, 2j + e of the thread's column values.
     SmallVector<int64_t> mask;
-    for (int64_t i = 0, e = accValueCount(resultType.getDimSize(1)); i < e; ++i)
-      mask.push_back(accValuePosition(i).half);
+    for (int64_t i = 0, e = accValueCount(resultType.getDimSize(1)); i < e;
+         ++i) {
+      AccValuePosition value = accValuePosition(i);
+      mask.push_back(op.getAxis() == 1
+                         ? value.half
+                         : colsValueIndex(value.block, value.column));
+    }
     rewriter.replaceOpWithNewOp<vector::ShuffleOp>(op, adaptor.getSrc(),
                                                    adaptor.getSrc(), mask);
     return success();
@@ -308,12 +315,16 @@ struct IotaLowering : public OpConversionPattern<tile::IotaOp> {
         buildAccThreadOrigin<arith::AddIOp, arith::MulIOp, arith::DivUIOp,
                              arith::RemUIOp>(b, warp, lane, c);
 
-    bool rows = isa<RowsLayoutAttr>(type.getEncoding()) || op.getAxis() == 0;
+    bool rows = isa<RowsLayoutAttr>(type.getEncoding()) ||
+                (isa<AccLayoutAttr>(type.getEncoding()) && op.getAxis() == 0);
     Value base = rows ? baseRow : baseCol;
     SmallVector<Attribute> offsets;
     if (isa<RowsLayoutAttr>(type.getEncoding())) {
       offsets = {b.getIntegerAttr(elementType, 0),
                  b.getIntegerAttr(elementType, kAccHalfRows)};
+    } else if (isa<ColsLayoutAttr>(type.getEncoding())) {
+      for (int64_t i = 0, n = colsValueCount(type.getDimSize(0)); i < n; ++i)
+        offsets.push_back(b.getIntegerAttr(elementType, colsValueColumn(i)));
     } else {
       for (int64_t i = 0, n = accValueCount(type.getDimSize(1)); i < n; ++i) {
         AccValuePosition value = accValuePosition(i);

@@ -47,6 +47,9 @@ struct Load {
   SmallVector<std::pair<tile::DotOp, Use>, 2> dots;
   /// The reads of a warpgroup's rows into registers.
   SmallVector<SharedLoadOp, 1> reads;
+  /// In a loop, the last dot or read of the tile: the stage is released
+  /// after it.
+  Operation *lastUse = nullptr;
   /// The shared-memory buffer of one stage.
   MemRefType bufferType;
   /// The other operand of its dot when both are loaded in the loop: the two
@@ -145,15 +148,16 @@ LogicalResult Pipelining::classify(Load &load) {
     users.push_back(dot);
   for (SharedLoadOp read : load.reads)
     users.push_back(read);
-  for (Operation *user : users)
-    if (load.loop && user->getBlock() != load.loop.getBody())
+  for (Operation *user : users) {
+    if (!load.loop)
+      continue;
+    if (user->getBlock() != load.loop.getBody())
       return user->emitOpError()
              << "reads a tile loaded in the loop from another block: fa4 "
-                "releases a stage after the dot or read that uses it";
-  if (load.loop && users.size() != 1)
-    return op.emitOpError() << "loads a tile that " << users.size()
-                            << " dots and reads use in the loop: fa4 releases "
-                               "a stage after its one use";
+                "releases a stage after the last dot or read that uses it";
+    if (!load.lastUse || load.lastUse->isBeforeInBlock(user))
+      load.lastUse = user;
+  }
   return success();
 }
 
@@ -228,17 +232,17 @@ void Pipelining::createPipeline(Load &load) {
     kind = PipelineKind::operand;
   } else if (load.loop) {
     kv = config.getKvStages();
-    switch (load.dots.front().second) {
-    case Use::A:
-      kind = PipelineKind::operand;
-      break;
-    case Use::BTransposed:
-      kind = PipelineKind::k;
-      break;
-    case Use::B:
-      kind = PipelineKind::v;
-      break;
-    }
+    // By how its dots read it: an A operand; a B read only transposed
+    // (K in Q·Kᵀ: fa4-split-qk may stage it over the head dim); a B read
+    // mn-major, by some dot at least (V in P·V; the backward's Q, read by
+    // S = K·Qᵀ and by dK += dS·Q, whole).
+    auto uses = [&](Use use) {
+      return llvm::any_of(load.dots,
+                          [&](auto &dot) { return dot.second == use; });
+    };
+    kind = uses(Use::B)             ? PipelineKind::v
+           : uses(Use::BTransposed) ? PipelineKind::k
+                                    : PipelineKind::operand;
   }
   auto pipelineType = PipelineType::get(context, kind, kv, 1, buffers);
 
@@ -376,12 +380,13 @@ void Pipelining::waitFor(Load &load, Operation *user) {
 }
 
 /// A read into registers reads the stage's buffer; in the loop, the stage
-/// is released right after it (the values are in registers).
+/// is released right after it (the values are in registers) when nothing
+/// after it reads the stage.
 void Pipelining::rewriteReads(Load &load) {
   for (SharedLoadOp read : load.reads) {
     waitFor(load, read);
     read.getSourceMutable().assign(load.buffer);
-    if (load.loop) {
+    if (load.loop && load.lastUse == read) {
       OpBuilder builder(read->getContext());
       builder.setInsertionPointAfter(read);
       ConsumerReleaseOp::create(builder, read.getLoc(), load.pipeline,
@@ -397,6 +402,9 @@ LogicalResult Pipelining::rewriteDot(tile::DotOp dot) {
     return dot.emitOpError() << "reads a B operand that is not a loaded tile: "
                                 "the MMA reads B from shared memory";
   Location loc = dot.getLoc();
+  // A stage read by several dots (Q in the backward's S = K·Qᵀ and
+  // dK += dS·Q) is released after the last of them.
+  auto lastUse = [&](Load *load) { return load->lastUse == dot; };
   for (Load *load : {a, b})
     if (load)
       waitFor(*load, dot);
@@ -455,7 +463,8 @@ LogicalResult Pipelining::rewriteDot(tile::DotOp dot) {
       MmaWaitOp::create(ib, TypeRange{accType}, ValueRange{acc}, 0).getResult(
           0);
   for (Load *load : {a, b})
-    if (load && load->loop && !(load == b && a && a->partner == b))
+    if (load && load->loop && lastUse(load) &&
+        !(load == b && a && a->partner == b))
       ConsumerReleaseOp::create(ib, load->pipeline, load->consumerState);
   dot.replaceAllUsesWith(result);
   dot.erase();
@@ -477,6 +486,9 @@ LogicalResult Pipelining::stageInQ() {
   if ((config.getPersistent() && !config.getOInQ()) || buffers.empty())
     return success();
   Block &entry = function.getBody().front();
+  // Each staging tile takes a stage of its own (the backward's dK and dV
+  // those of K and V).
+  DenseSet<Value> taken;
   for (SharedBufferOp staging : buffers) {
     MemRefType type = staging.getBuffer().getType();
     // A stage the warpgroups read only their own rows of (an A operand,
@@ -484,7 +496,7 @@ LogicalResult Pipelining::stageInQ() {
     // A B operand is read whole, by both warpgroups' MMAs.
     Value q;
     for (Load &load : loads)
-      if (!load.loop && load.buffer &&
+      if (!load.loop && load.buffer && !taken.contains(load.buffer) &&
           llvm::all_of(load.dots,
                        [](auto &dot) { return dot.second == Use::A; }) &&
           load.bufferType.getElementType() == type.getElementType() &&
@@ -508,6 +520,7 @@ LogicalResult Pipelining::stageInQ() {
              << type.getElementType()
              << " once before its TMA stores; with o-in-q=false (derived "
                 "true at some head dims) O gets a buffer of its own";
+    taken.insert(q);
     staging.getBuffer().replaceAllUsesWith(q);
     staging.erase();
   }

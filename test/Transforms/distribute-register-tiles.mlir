@@ -154,3 +154,18 @@ func.func @rescale_narrow(%o0: !Narrow, %alpha: !Rows, %n: index) -> !Narrow {
   }
   return %r : !Narrow
 }
+
+// A #fa4.cols vector of 64 columns: a thread's 16 values, those of its
+// columns 8j + 2(l % 4) + e at 2j + e; repeated along the rows of an
+// #fa4.acc tile, value 4j + 2h + e takes 2j + e. Its iota counts columns.
+// CHECK-LABEL: func.func @column_terms
+// CHECK-SAME: (%[[S:.*]]: vector<32xf32>, %[[L:.*]]: vector<16xf32>)
+func.func @column_terms(%s: tensor<64x64xf32, #fa4.acc>, %l: tensor<64xf32, #fa4.cols>) -> (tensor<64x64xf32, #fa4.acc>, tensor<64xi32, #fa4.cols>) {
+  // CHECK: %[[B:.*]] = vector.shuffle %[[L]], %[[L]] [0, 1, 0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7, 8, 9, 8, 9, 10, 11, 10, 11, 12, 13, 12, 13, 14, 15, 14, 15] : vector<16xf32>, vector<16xf32>
+  %b = tile.broadcast %l axis 0 : tensor<64xf32, #fa4.cols> -> tensor<64x64xf32, #fa4.acc>
+  // CHECK: arith.subf %[[S]], %[[B]] : vector<32xf32>
+  %d = arith.subf %s, %b : tensor<64x64xf32, #fa4.acc>
+  // CHECK: arith.constant dense<[0, 1, 8, 9, 16, 17, 24, 25, 32, 33, 40, 41, 48, 49, 56, 57]> : vector<16xi32>
+  %i = tile.iota axis 0 : tensor<64xi32, #fa4.cols>
+  return %d, %i : tensor<64x64xf32, #fa4.acc>, tensor<64xi32, #fa4.cols>
+}

@@ -5,7 +5,7 @@
 // for its tiles, then completes and releases them.
 // RUN: fa4-opt %S/Inputs/attention-tile.mlir --fa4-attach-config=head-dim=128 --fa4-assign-layouts --fa4-pipeline-tma | FileCheck %s
 // RUN: fa4-opt %S/Inputs/gemm-tile.mlir --fa4-attach-config="head-dim=64 kv-stages=4" --fa4-assign-layouts --fa4-pipeline-tma | FileCheck %s --check-prefix=GEMM
-// RUN: fa4-opt %s --split-input-file --fa4-attach-config=head-dim=128 --fa4-assign-layouts --fa4-pipeline-tma --verify-diagnostics
+// RUN: fa4-opt %s --split-input-file --fa4-attach-config=head-dim=128 --fa4-assign-layouts --fa4-pipeline-tma --verify-diagnostics | FileCheck %s --check-prefix=TWICE
 
 // CHECK-LABEL: func.func @attention
 // CHECK-SAME: !fa4.tensor_map<bf16, box = [1, 128, 64], swizzle = 128> {fa4.name = "q"}
@@ -59,16 +59,33 @@
 // GEMM: fa4.consumer.release %[[AB]][%[[C]]]
 // GEMM-NOT: fa4.consumer.release
 
-func.func @twice(%k: !tile.desc<1x128x128xbf16>, %q: tensor<128x128xbf16>, %n: index) {
+// A tile two dots read in the loop, transposed and mn-major (K in the
+// attention backward's S = Q·Kᵀ and dQ += dS·K): a V pipeline (read whole,
+// never staged over the head dim), waited for before the first dot and
+// released after the last.
+// TWICE-LABEL: func.func @twice
+// TWICE: %[[P:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<v, kv = 2, qk = 1, memref<128x128xbf16, 3>>
+// TWICE: %[[B:.*]] = fa4.consumer.wait %[[P]][%[[S:[a-z0-9]+]]]
+// TWICE-NOT: fa4.consumer.release
+// TWICE: fa4.subtile %[[B]][%{{.*}}] : memref<128x128xbf16, 3> -> memref<128x64xbf16, 3>
+// TWICE-NOT: fa4.consumer.release
+// TWICE: fa4.mma.wait
+// TWICE-NOT: fa4.consumer.release
+// TWICE: fa4.mma.async %{{.*}}, %[[B]], %{{.*}} b_mn_major : tensor<64x128xbf16, #fa4.acc>, memref<128x128xbf16, 3>
+// TWICE-NEXT: fa4.mma.wait
+// TWICE-NEXT: fa4.consumer.release %[[P]][%[[S]]]
+// TWICE-NOT: fa4.consumer.release
+func.func @twice(%k: !tile.desc<1x128x128xbf16>, %qd: !tile.desc<1x128x128xbf16>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
+  %q = tile.load %qd[%c0, %c0, %c0] : !tile.desc<1x128x128xbf16> -> tensor<128x128xbf16>
   %zero = arith.constant dense<0.0> : tensor<128x128xf32>
   %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> tensor<128x128xf32> {
-    // expected-error @below {{loads a tile that 2 dots and reads use in the loop: fa4 releases a stage after its one use}}
     %kt = tile.load %k[%c0, %j, %c0] : !tile.desc<1x128x128xbf16> -> tensor<128x128xbf16>
     %ktt = tile.trans %kt : tensor<128x128xbf16> -> tensor<128x128xbf16>
     %s = tile.dot %q, %ktt, %acc : tensor<128x128xbf16>, tensor<128x128xbf16>, tensor<128x128xf32>
-    %t = tile.dot %q, %ktt, %s : tensor<128x128xbf16>, tensor<128x128xbf16>, tensor<128x128xf32>
+    %sb = arith.truncf %s : tensor<128x128xf32> to tensor<128x128xbf16>
+    %t = tile.dot %sb, %kt, %s : tensor<128x128xbf16>, tensor<128x128xbf16>, tensor<128x128xf32>
     scf.yield %t : tensor<128x128xf32>
   }
   return

@@ -2,6 +2,8 @@
 //
 // Lowering of `fa4.global_store` (each thread's pairs of an #fa4.acc tile, or
 // a quad's two values of an #fa4.rows tile, rows past the limit masked), of
+// `fa4.global_load` (a thread's rows or columns of a vector, zeros past
+// its end), of
 // a warpgroup's read of a shared-memory tile into registers
 // (`fa4.shared_load`, ldmatrix), of the TMA-store epilogue (`fa4.shared_buffer`, `fa4.tma_store`,
 // `fa4.tma_store_wait`) and of the tile dialect's program ids.
@@ -50,6 +52,50 @@ void atomicAdd(ImplicitLocOpBuilder &b, Value values, Value ptr) {
         LLVM::AtomicOrdering::monotonic);
   }
 }
+
+/// Each of a thread's values of the vector (its two rows, or its columns)
+/// read with one load, of the element at the base when it lies past
+/// `count` (a valid address however short the vector), and replaced by 0
+/// there: no branch.
+struct GlobalLoadLowering : public ConvertOpToLLVMPattern<GlobalLoadOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(GlobalLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast<VectorType>(op.getType());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "undistributed vector");
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Type i64 = b.getI64Type();
+    Type element = type.getElementType();
+    auto [inGroup, warp, lane] = warpgroupThread(b, i64);
+    auto [row, col] = buildAccThreadOrigin<LLVM::AddOp, LLVM::MulOp,
+                                           LLVM::UDivOp, LLVM::URemOp>(
+        b, warp, lane, [&](int64_t v) { return i64Const(b, v); });
+    bool rows = !op.getCols();
+    Value zero = LLVM::ConstantOp::create(b, element,
+                                          b.getFloatAttr(element, 0.0));
+    Value result = LLVM::UndefOp::create(b, type);
+    for (int64_t i = 0, e = type.getNumElements(); i < e; ++i) {
+      Value index = LLVM::AddOp::create(
+          b, rows ? row : col,
+          i64Const(b, rows ? kAccHalfRows * i : colsValueColumn(i)));
+      Value inside = LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::slt, index,
+                                          adaptor.getCount());
+      Value offset = LLVM::SelectOp::create(
+          b, inside, LLVM::AddOp::create(b, adaptor.getStart(), index),
+          i64Const(b, 0));
+      Value ptr = LLVM::GEPOp::create(b, adaptor.getBase().getType(), element,
+                                      adaptor.getBase(),
+                                      ArrayRef<LLVM::GEPArg>{offset});
+      Value value = LLVM::SelectOp::create(
+          b, inside, LLVM::LoadOp::create(b, element, ptr), zero);
+      result = LLVM::InsertElementOp::create(b, result, value, i32Const(b, i));
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
 
 struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
@@ -483,7 +529,7 @@ struct GridLowering : public ConvertOpToLLVMPattern<OpT> {
 
 void mlir::fa4::populateMemoryToNVVMPatterns(LLVMTypeConverter &converter,
                                              RewritePatternSet &patterns) {
-  patterns.add<GlobalStoreLowering, SharedBufferLowering, SharedLoadLowering,
+  patterns.add<GlobalLoadLowering, GlobalStoreLowering, SharedBufferLowering, SharedLoadLowering,
                TmaStoreLowering,
                TmaStoreWaitLowering,
                GridLowering<tile::ProgramIdOp, NVVM::BlockIdXOp,

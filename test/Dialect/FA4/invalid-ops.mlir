@@ -505,3 +505,26 @@ func.func @shared_load_share(%t: tensor<128x128xbf16>, %i: index) -> tensor<64x6
   %r = fa4.shared_load %t[%i] : tensor<128x128xbf16> -> tensor<64x64xbf16, #fa4.acc>
   return %r : tensor<64x64xbf16, #fa4.acc>
 }
+
+// -----
+
+func.func @global_load_layout(%p: !llvm.ptr<1>, %i: index) {
+  // expected-error @below {{'fa4.global_load' op loads vectors in the #fa4.rows or #fa4.cols layout, got 'tensor<64x64xf32, #fa4.acc>'}}
+  %v = fa4.global_load %p[%i] count(%i) : !llvm.ptr<1> -> tensor<64x64xf32, #fa4.acc>
+  return
+}
+
+// -----
+
+func.func @global_load_cols(%p: !llvm.ptr<1>, %i: index) {
+  // expected-error @below {{'fa4.global_load' op does not say cols but loads 'tensor<64xf32, #fa4.cols>'}}
+  %v = fa4.global_load %p[%i] count(%i) : !llvm.ptr<1> -> tensor<64xf32, #fa4.cols>
+  return
+}
+
+// -----
+
+// expected-error @below {{#fa4.cols lays out N-element column vectors with N a multiple of 8 up to 256}}
+func.func @cols_length(%v: tensor<60xf32, #fa4.cols>) {
+  return
+}

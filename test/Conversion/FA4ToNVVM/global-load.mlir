@@ -1,0 +1,35 @@
+// Vector loads: each thread reads its values of a #fa4.rows vector (rows
+// 16w + l/4 and +8) or of a #fa4.cols one (columns 8j + 2(l%4) + e), one
+// load each, of the element at the base when the value lies at or past
+// `count` (a valid address however short the vector) and then replaced by
+// 0: no branch.
+// RUN: fa4-opt %s --split-input-file --convert-fa4-to-nvvm --verify-diagnostics | FileCheck %s
+
+// CHECK-LABEL: llvm.func @rows
+func.func @rows(%p: !llvm.ptr<1>, %start: index, %count: index) -> vector<2xf32> {
+  // CHECK: nvvm.read.ptx.sreg.tid.x
+  // CHECK: %[[ROW:.*]] = llvm.add %{{.*}}, %{{.*}} : i64
+  // CHECK: %[[I0:.*]] = llvm.add %[[ROW]], %{{.*}} : i64
+  // CHECK-NEXT: %[[IN0:.*]] = llvm.icmp "slt" %[[I0]], %arg2 : i64
+  // CHECK-NEXT: %[[AT0:.*]] = llvm.add %arg1, %[[I0]] : i64
+  // CHECK: %[[OFF0:.*]] = llvm.select %[[IN0]], %[[AT0]], %{{.*}} : i1, i64
+  // CHECK-NEXT: %[[P0:.*]] = llvm.getelementptr %arg0[%[[OFF0]]] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+  // CHECK-NEXT: %[[V0:.*]] = llvm.load %[[P0]] : !llvm.ptr<1> -> f32
+  // CHECK-NEXT: llvm.select %[[IN0]], %[[V0]], %{{.*}} : i1, f32
+  // CHECK-COUNT-1: llvm.load
+  // CHECK-NOT: llvm.load
+  %v = fa4.global_load %p[%start] count(%count) : !llvm.ptr<1> -> vector<2xf32>
+  return %v : vector<2xf32>
+}
+
+// -----
+
+// CHECK-LABEL: llvm.func @cols
+func.func @cols(%p: !llvm.ptr<1>, %start: index, %count: index) -> vector<16xf32> {
+  // CHECK: %[[COL:.*]] = llvm.mul %{{.*}}, %{{.*}} : i64
+  // CHECK: %[[I9:.*]] = llvm.add %[[COL]], %{{.*}} : i64
+  // CHECK-COUNT-16: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+  // CHECK-NOT: llvm.load
+  %v = fa4.global_load %p[%start] count(%count) cols : !llvm.ptr<1> -> vector<16xf32>
+  return %v : vector<16xf32>
+}

@@ -1,0 +1,93 @@
+// Vectors loaded through a tile.make_desc of a kernel pointer (a row's or a
+// column's term kept in global memory, such as the attention backward's LSE
+// and D): fa4-assign-layouts makes each a fa4.global_load. A vector that
+// `v.row()` repeats along the rows of a 2-d tile, and every vector joined
+// to it by elementwise ops, is a column vector (#fa4.cols, N values, all of
+// them in each warpgroup); the others are row vectors (#fa4.rows), whose
+// load starts at the warpgroup's first row.
+// RUN: fa4-opt %s --split-input-file --fa4-attach-config=head-dim=128 --fa4-assign-layouts --verify-diagnostics | FileCheck %s
+
+// dQ's per-row terms: LSE and D of the CTA's 128 rows.
+// CHECK-LABEL: func.func @row_terms
+// CHECK: %[[WG:.*]] = fa4.warpgroup_id
+// CHECK: %[[FIRST:.*]] = arith.muli %[[WG]], %c64{{(_[0-9]+)?}}
+// CHECK: %[[M:.*]] = tile.program_id 0
+// CHECK: %[[BLOCK:.*]] = arith.muli %[[M]], %c128{{(_[0-9]+)?}}
+// CHECK: %[[START:.*]] = arith.addi %{{.*}}, %[[BLOCK]]
+// CHECK: %[[COUNT:.*]] = arith.subi %arg2, %[[BLOCK]]
+// CHECK: %[[MINE:.*]] = arith.addi %[[START]], %[[FIRST]]
+// CHECK: %[[LEFT:.*]] = arith.subi %[[COUNT]], %[[FIRST]]
+// CHECK: %[[L:.*]] = fa4.global_load %arg1[%[[MINE]]] count(%[[LEFT]]) : !llvm.ptr<1> -> tensor<64xf32, #fa4.rows>
+// CHECK: arith.mulf %[[L]], %{{.*}} : tensor<64xf32, #fa4.rows>
+// CHECK: tile.broadcast %{{.*}} axis 1 : tensor<64xf32, #fa4.rows> -> tensor<64x64xf32, #fa4.acc>
+func.func @row_terms(%s: tensor<128x64xf32>, %lse: !tile.ptr<f32>, %rows: index, %out: !tile.ptr<f32>) {
+  %c1 = arith.constant 1 : index
+  %m = tile.program_id 0
+  %b = tile.program_id 1
+  %ld = tile.make_desc %lse, [%c1, %rows], [%rows, %c1] : !tile.ptr<f32> -> !tile.desc<1x128xf32>
+  %l = tile.load %ld[%b, %m] : !tile.desc<1x128xf32> -> tensor<128xf32>
+  %k = arith.constant dense<1.44269502> : tensor<128xf32>
+  %l2 = arith.mulf %l, %k : tensor<128xf32>
+  %lb = tile.broadcast %l2 axis 1 : tensor<128xf32> -> tensor<128x64xf32>
+  %p = arith.subf %s, %lb : tensor<128x64xf32>
+  %c64 = arith.constant 64 : index
+  %od = tile.make_desc %out, [%c64, %c64], [%c64, %c1] : !tile.ptr<f32> -> !tile.desc<128x64xf32>
+  tile.store %p, %od[%c1, %c1] : tensor<128x64xf32>, !tile.desc<128x64xf32>
+  return
+}
+
+// -----
+
+// dK and dV's per-column terms: the LSE of each of a 64-query block's
+// columns, through a where and a multiply, repeated along the rows.
+// CHECK-LABEL: func.func @column_terms
+// CHECK: %[[J:.*]] = tile.program_id 0
+// CHECK: %[[BLOCK:.*]] = arith.muli %[[J]], %c64{{(_[0-9]+)?}}
+// CHECK: %[[START:.*]] = arith.addi %{{.*}}, %[[BLOCK]]
+// CHECK: %[[COUNT:.*]] = arith.subi %arg2, %[[BLOCK]]
+// CHECK: %[[L:.*]] = fa4.global_load %arg1[%[[START]]] count(%[[COUNT]]) cols : !llvm.ptr<1> -> tensor<64xf32, #fa4.cols>
+// CHECK: arith.cmpf oeq, %[[L]], %{{.*}} : tensor<64xf32, #fa4.cols>
+// CHECK: %[[SEL:.*]] = arith.select %{{.*}} : tensor<64xi1, #fa4.cols>, tensor<64xf32, #fa4.cols>
+// CHECK: tile.broadcast %[[SEL]] axis 0 : tensor<64xf32, #fa4.cols> -> tensor<64x64xf32, #fa4.acc>
+func.func @column_terms(%s: tensor<128x64xf32>, %lse: !tile.ptr<f32>, %cols: index, %out: !tile.ptr<f32>) {
+  %c1 = arith.constant 1 : index
+  %j = tile.program_id 0
+  %ld = tile.make_desc %lse, [%cols], [%c1] : !tile.ptr<f32> -> !tile.desc<64xf32>
+  %l = tile.load %ld[%j] : !tile.desc<64xf32> -> tensor<64xf32>
+  %ninf = arith.constant dense<0xFF800000> : tensor<64xf32>
+  %inf = arith.constant dense<0x7F800000> : tensor<64xf32>
+  %none = arith.cmpf oeq, %l, %ninf : tensor<64xf32>
+  %safe = arith.select %none, %inf, %l : tensor<64xi1>, tensor<64xf32>
+  %lb = tile.broadcast %safe axis 0 : tensor<64xf32> -> tensor<128x64xf32>
+  %p = arith.subf %s, %lb : tensor<128x64xf32>
+  %c64 = arith.constant 64 : index
+  %od = tile.make_desc %out, [%c64, %c64], [%c64, %c1] : !tile.ptr<f32> -> !tile.desc<128x64xf32>
+  tile.store %p, %od[%c1, %c1] : tensor<128x64xf32>, !tile.desc<128x64xf32>
+  return
+}
+
+// -----
+
+func.func @both(%s: tensor<128x128xf32>, %v: !tile.ptr<f32>, %n: index) -> tensor<128x128xf32> {
+  %c1 = arith.constant 1 : index
+  %ld = tile.make_desc %v, [%n], [%c1] : !tile.ptr<f32> -> !tile.desc<128xf32>
+  %c0 = arith.constant 0 : index
+  %x = tile.load %ld[%c0] : !tile.desc<128xf32> -> tensor<128xf32>
+  %r = tile.broadcast %x axis 0 : tensor<128xf32> -> tensor<128x128xf32>
+  // expected-error @below {{'tile.broadcast' op takes 'tensor<128xf32>' as a row vector (one value per row), but the vector is also repeated along the rows of a 2-d tile (a column vector, `v.row()`): fa4 gives a vector one layout}}
+  %c = tile.broadcast %x axis 1 : tensor<128xf32> -> tensor<128x128xf32>
+  %sum = arith.addf %r, %c : tensor<128x128xf32>
+  return %sum : tensor<128x128xf32>
+}
+
+// -----
+
+func.func @tile_through_pointer(%x: !tile.ptr<f32>, %n: index) -> tensor<128x64xf32> {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c0 = arith.constant 0 : index
+  %ld = tile.make_desc %x, [%n, %c64], [%c64, %c1] : !tile.ptr<f32> -> !tile.desc<128x64xf32>
+  // expected-error @below {{'tile.load' op loads 'tensor<128x64xf32>' in blocks of '!tile.desc<128x64xf32>' through a tile.make_desc: fa4 loads f32 vectors (blocks of leading 1s and one run of contiguous elements) that way, and 2-d tiles through descriptor arguments (tensor maps)}}
+  %t = tile.load %ld[%c0, %c0] : !tile.desc<128x64xf32> -> tensor<128x64xf32>
+  return %t : tensor<128x64xf32>
+}
