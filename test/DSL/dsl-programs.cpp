@@ -166,7 +166,7 @@ static std::optional<AttentionOptions> parseAttention(llvm::StringRef name) {
 int main(int argc, char **argv) {
   if (argc != 2) {
     llvm::errs() << "usage: fa4-dsl-programs attention-hd<D>[-f16][-window][-softcap] | "
-                    "attention-bwd-(pre|post)process-hd<D>[-f16] | gemm | split-sum | "
+                    "attention-bwd-(preprocess|postprocess|dq|dkdv)-hd<D>[-f16] | gemm | split-sum | "
                     "softmax-n<N>[-f16] | errors\n";
     return 2;
   }
@@ -192,16 +192,28 @@ int main(int argc, char **argv) {
     module = buildSoftmax(&context, options);
   } else if (name.starts_with("attention-bwd-")) {
     // attention-bwd-(pre|post)process-hd<D>[-f16]: the attention options.
-    bool pre = name.consume_front("attention-bwd-preprocess-");
+    enum { Pre, Post, Dq, DkDv, None } which = None;
+    for (auto [prefix, kind] :
+         {std::pair{"attention-bwd-preprocess-", Pre},
+          std::pair{"attention-bwd-postprocess-", Post},
+          std::pair{"attention-bwd-dq-", Dq},
+          std::pair{"attention-bwd-dkdv-", DkDv}})
+      if (which == None && name.consume_front(prefix))
+        which = kind;
     std::optional<AttentionOptions> options;
-    if (pre || name.consume_front("attention-bwd-postprocess-"))
+    if (which != None)
       options = parseAttention(("attention-" + name).str());
     if (!options) {
       llvm::errs() << "fa4-dsl-programs: no program '" << argv[1] << "'\n";
       return 2;
     }
-    module = pre ? buildAttentionBackwardPreprocess(&context, *options)
-                 : buildAttentionBackwardPostprocess(&context, *options);
+    // The backward's main programs take 64-row blocks in their loops.
+    if (which == Dq || which == DkDv)
+      options->blockN = 64;
+    module = which == Pre    ? buildAttentionBackwardPreprocess(&context, *options)
+             : which == Post ? buildAttentionBackwardPostprocess(&context, *options)
+             : which == Dq   ? buildAttentionBackwardDq(&context, *options)
+                             : buildAttentionBackwardDkDv(&context, *options);
   } else if (std::optional<AttentionOptions> options = parseAttention(name)) {
     module = buildAttention(&context, *options);
   } else {

@@ -5,6 +5,7 @@ and checks their outputs against references computed here with numpy.
   check-any-kernel.py --fa4-run PATH --work DIR [--gemm-relu K] [--attention K]
                       [--rowsum DV[,f16]=K ...] [--scale-cast D[,f16]=K ...]
                       [--split-sum K] [--softmax N[,f16]=K ...]
+                      [--backward D[,f16]=KDQ:KDKDV ...]
 
 --gemm-relu takes the kernel file of examples/gemm-relu (C = relu(alpha A B),
 A [M, K] and B [K, N] row-major bf16); --attention that of
@@ -16,7 +17,11 @@ D' the head dim padded to 64 columns, dQ [B, H, S, D] bf16 or f16);
 --split-sum that of the DSL driver's split-sum (out [R, 128] f32 += the sum
 over p of x[p], x [P, R, 128] bf16, P programs adding atomically into each
 block of out); --softmax that of the DSL's row softmax (Triton's tutorial:
-X and Y [R, N], bf16 or f16). The inputs
+X and Y [R, N], bf16 or f16); --backward the attention backward's dQ and
+dK/dV kernels (Q, dO [B, H, Sq, D], K, V [B, Hkv, Sk, D], the forward's
+LSE and the preprocess's D [B, H, Sq] f32; gradients against float64 ones
+of the same inputs, with Sq != Sk, GQA and MQA, causal rows that see no
+key). The inputs
 are 16-bit values written as '<f4' .npy files; fa4-run converts them exactly,
 and fills each output with NaNs before the launch.
 Prints one line per case and exits 1 when a case fails.
@@ -222,6 +227,75 @@ def check_attention(fa4_run, kernel, work, heads, sq, sk, rng):
             f"rel_err={err:.1e} nan={nan}")
 
 
+def backward_reference(q, k, v, do, scale, causal):
+    """Float64 attention forward and backward per (batch, head): O, LSE
+    (natural log, -inf for rows that see no key), dQ, dK, dV (dK and dV
+    summed over the query heads of each KV head)."""
+    b, h, sq, _ = q.shape
+    hkv, sk = k.shape[1], k.shape[2]
+    group = h // hkv
+    q, k, v, do = (x.astype(np.float64) for x in (q, k, v, do))
+    kh = np.repeat(k, group, axis=1)
+    vh = np.repeat(v, group, axis=1)
+    s = np.einsum("bhqd,bhkd->bhqk", q, kh) * scale
+    if causal:
+        rows = np.arange(sq)[:, None]
+        cols = np.arange(sk)[None, :]
+        s = np.where(cols <= rows + sk - sq, s, -np.inf)
+    m = s.max(axis=-1, keepdims=True)
+    seen = np.isfinite(m)
+    m = np.where(seen, m, 0)
+    e = np.exp(s - m)
+    total = e.sum(axis=-1, keepdims=True)
+    lse = np.where(seen, m + np.log(np.where(seen, total, 1)), -np.inf)
+    p = np.where(seen, e / np.where(seen, total, 1), 0)
+    o = np.einsum("bhqk,bhkd->bhqd", p, vh)
+    dp = np.einsum("bhqd,bhkd->bhqk", do, vh)
+    delta = (do * o).sum(axis=-1, keepdims=True)
+    ds = p * (dp - delta)
+    dq = np.einsum("bhqk,bhkd->bhqd", ds, kh) * scale
+    dk = np.einsum("bhqk,bhqd->bhkd", ds, q).reshape(b, hkv, group, sk, -1)
+    dv = np.einsum("bhqk,bhqd->bhkd", p, do).reshape(b, hkv, group, sk, -1)
+    return o, lse[..., 0], dq, dk.sum(axis=2) * scale, dv.sum(axis=2)
+
+
+def check_backward(fa4_run, kernels, work, d, f16, shape, causal, gain, rng):
+    rnd = f16_round if f16 else bf16_round
+    b, h, hkv, sq, sk = shape
+    q = rnd((rng.uniform(-1, 1, (b, h, sq, d)) * gain).astype(np.float32))
+    k = rnd((rng.uniform(-1, 1, (b, hkv, sk, d)) * gain).astype(np.float32))
+    v = rnd(rng.uniform(-1, 1, (b, hkv, sk, d)).astype(np.float32))
+    do = rnd(rng.uniform(-1, 1, (b, h, sq, d)).astype(np.float32))
+    scale = 1 / np.sqrt(d)
+    o, lse, dq, dk, dv = backward_reference(q, k, v, do, scale, causal)
+    # What the forward and the preprocess give the backward: O in the
+    # element type, LSE and D in f32.
+    delta = (do.astype(np.float64) * rnd(o.astype(np.float32))).sum(axis=-1)
+    tag = f"bwd-{d}-{b}x{h}x{hkv}x{sq}x{sk}-{int(causal)}"
+    inputs = {"q": q, "k": k, "v": v, "do": do,
+              "lse": lse.astype(np.float32), "delta": delta.astype(np.float32)}
+    scalars = [f"softmax_scale={scale:.9g}", f"causal={int(causal)}"]
+    dq_kernel, dkdv_kernel = kernels.split(":")
+    error, out = run_kernel(fa4_run, dq_kernel, work, tag + "-dq", inputs,
+                            ["dq"], scalars)
+    if error:
+        return False, error
+    error, out2 = run_kernel(fa4_run, dkdv_kernel, work, tag + "-dkdv", inputs,
+                             ["dk", "dv"], scalars)
+    if error:
+        return False, error
+    out.update(out2)
+    errs = {name: rel_err(out[name], ref)
+            for name, ref in (("dq", dq), ("dk", dk), ("dv", dv))}
+    nan = sum(int(np.isnan(out[name]).sum()) for name in errs)
+    # Rows that see no key have a zero gradient, exactly.
+    unseen = ~np.isfinite(lse)
+    stray = int(np.count_nonzero(out["dq"][unseen]))
+    ok = nan == 0 and stray == 0 and all(e < 1e-2 for e in errs.values())
+    return ok, (" ".join(f"{n}={e:.1e}" for n, e in errs.items())
+                + f" nan={nan} unseen_rows={int(unseen.sum())} nonzero={stray}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fa4-run", required=True)
@@ -235,6 +309,8 @@ def main():
     parser.add_argument("--split-sum")
     parser.add_argument("--softmax", action="append", default=[],
                         metavar="N[,f16]=KERNEL")
+    parser.add_argument("--backward", action="append", default=[],
+                        metavar="D[,f16]=KDQ:KDKDV")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     rng = np.random.default_rng(7)
@@ -291,6 +367,21 @@ def main():
             report(f"softmax n={dims} rows={rows}",
                    check_softmax(args.fa4_run, kernel, args.work, int(n),
                                  dtype == "f16", rows, rng))
+    # (B, H, Hkv, Sq, Sk), causal, the inputs' scale: lengths no tile
+    # divides, Sq != Sk both ways (causal rows that see no key when
+    # Sq > Sk), GQA 4 and MQA, inputs x8.
+    backward_cases = (((2, 4, 2, 200, 300), False, 1), ((2, 4, 2, 200, 300), True, 1),
+                      ((1, 3, 3, 300, 200), True, 1), ((3, 5, 5, 77, 129), False, 1),
+                      ((1, 4, 1, 1024, 1024), True, 1), ((1, 8, 2, 333, 333), True, 1),
+                      ((1, 2, 2, 256, 256), False, 8))
+    for spec in args.backward:
+        dims, kernels = spec.split("=", 1)
+        d, _, dtype = dims.partition(",")
+        for shape, causal, gain in backward_cases:
+            report(f"backward d={dims} b,h,hkv,sq,sk={shape} causal={int(causal)}"
+                   f" x{gain}",
+                   check_backward(args.fa4_run, kernels, args.work, int(d),
+                                  dtype == "f16", shape, causal, gain, rng))
     return 1 if failed else 0
 
 

@@ -13,6 +13,8 @@
 #include "fa4/DSL/DSL.h"
 #include "fa4/DSL/Programs.h"
 
+#include <limits>
+
 using namespace fa4::dsl;
 
 /// Columns of 16-bit elements in one 128-byte row: the tiles' widths are
@@ -88,3 +90,180 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardPostprocess(
   return p.finish();
 }
 
+
+/// log2(e): the LSE the forward stores is a natural log; the backward's
+/// exponentials are base 2.
+static constexpr double kLog2e = 1.4426950408889634;
+
+mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDq(
+    mlir::MLIRContext *context, const AttentionOptions &options) {
+  const int64_t d = options.headDim;
+  const int64_t dv = options.headDimV ? options.headDimV : d;
+  const int64_t dp = paddedHeadDim(context, "head dim", d);
+  const int64_t dvp = paddedHeadDim(context, "head dim of V", dv);
+  if (!dp || !dvp)
+    return nullptr;
+  const int64_t bm = options.blockM, bn = options.blockN;
+  const DType type = options.elementType;
+  const double inf = std::numeric_limits<double>::infinity();
+  const Extent any = Extent::any();
+  Program p(context, "attention_bwd_dq");
+  // Q, dO and dQ are [B, H, Sq, D] (dO's last dim Dv), K and V
+  // [B, Hkv, Sk, D] with H a multiple of Hkv, LSE and D (delta) [B, H, Sq]
+  // f32, contiguous: the forward's layouts and the preprocess's D.
+  Desc q = p.desc("q", {1, 1, bm, dp}, type, {any, any, any, d});
+  Desc k = p.desc("k", {1, 1, bn, dp}, type, {q.dim(0), any, any, d});
+  Desc v = p.desc("v", {1, 1, bn, dvp}, type,
+                  {q.dim(0), k.dim(1), k.dim(2), dv});
+  Desc dout = p.desc("do", {1, 1, bm, dvp}, type,
+                     {q.dim(0), q.dim(1), q.dim(2), dv});
+  Ptr lse = p.ptr("lse", f32, {q.dim(0), q.dim(1), q.dim(2)});
+  Ptr delta = p.ptr("delta", f32, {q.dim(0), q.dim(1), q.dim(2)});
+  Desc dq = p.desc("dq", {1, 1, bm, dp}, type,
+                   {q.dim(0), q.dim(1), q.dim(2), d});
+  Index seqQ = p.index("seq_q", q.dim(2)), seqK = p.index("seq_k", k.dim(2));
+  Index batch = p.index("batch", q.dim(0)), heads = p.index("heads", q.dim(1));
+  Index group = p.index("group", q.dim(1) / k.dim(1));
+  Scalar scale = p.f32("softmax_scale");
+  Bool causal = p.i32("causal") != 0;
+  p.grid({cdiv(q.dim(2), bm), q.dim(1), q.dim(0)});
+  p.require(q.dim(1) % k.dim(1) == 0);
+
+  // Program (x, h, b) computes dQ of query rows [m0, m0 + bm) of head h of
+  // batch b, the longest causal rows first, over the key blocks its rows
+  // see (those of the forward): dQ = scale · Σ_j dS_j · K_j with
+  // P = exp2(S · scale · log2 e − LSE · log2 e), dS = P ∘ (dO · Vᵀ − D).
+  Index m = p.numPrograms(0) - 1 - p.programId(0);
+  Index h = p.programId(1), b = p.programId(2), hk = h / group;
+  Index m0 = m * bm, diagonal = m0 + (seqK - seqQ);
+  Tile qTile = load(q, {b, h, m, 0});
+  Tile doTile = load(dout, {b, h, m, 0});
+  Desc lsed = p.makeDesc(lse, {batch, heads, seqQ}, {heads * seqQ, seqQ, 1},
+                         {1, 1, bm});
+  Desc deltad = p.makeDesc(delta, {batch, heads, seqQ},
+                           {heads * seqQ, seqQ, 1}, {1, 1, bm});
+  // A row that sees no key has an LSE of -inf: +inf makes its P zero.
+  Tile lseRow = load(lsed, {b, h, m});
+  Tile lse2 = where(lseRow == -inf, inf, lseRow * kLog2e);
+  Tile deltaRow = load(deltad, {b, h, m});
+  Scalar scaleLog2 = scale * kLog2e;
+  Index blocks = ceilDiv(seqK, bn);
+  blocks = select(causal, min(blocks, ceilDiv(max(0, diagonal + bm), bn)),
+                  blocks);
+  auto [acc] = p.forLoop(
+      0, blocks, 1, {p.zeros({bm, dp}, f32)},
+      [&](Index j, Tile acc) -> Tiles<1> {
+        Tile kTile = load(k, {b, hk, j, 0});
+        Tile s = dot(qTile, trans(kTile), p.zeros({bm, bn}, f32));
+        Index key0 = j * bn;
+        Bool needsMask =
+            key0 + bn > seqK || (causal && key0 + (bn - 1) > diagonal);
+        s = p.ifElse(
+            needsMask,
+            [&] {
+              Index rightEnd = select(causal, diagonal - key0 + 1, bn);
+              Tile rows = p.iota({bm}, 0);
+              Tile end = min(rows + rightEnd, splat(seqK - key0, {bm}));
+              return where(p.iota({bm, bn}, 1) < end.col(), s, -inf);
+            },
+            [&] { return s; });
+        Tile pr = exp2(s * scaleLog2 - lse2.col());
+        Tile dpr = dot(doTile, trans(load(v, {b, hk, j, 0})),
+                       p.zeros({bm, bn}, f32));
+        Tile ds = pr * (dpr - deltaRow.col());
+        return {dot(ds.to(type), kTile, acc)};
+      });
+  store(dq, {b, h, m, 0}, (acc * scale).to(type));
+  return p.finish();
+}
+
+mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDkDv(
+    mlir::MLIRContext *context, const AttentionOptions &options) {
+  const int64_t d = options.headDim;
+  const int64_t dv = options.headDimV ? options.headDimV : d;
+  const int64_t dp = paddedHeadDim(context, "head dim", d);
+  const int64_t dvp = paddedHeadDim(context, "head dim of V", dv);
+  if (!dp || !dvp)
+    return nullptr;
+  // The program's rows are keys (bm of them, 64 per consumer warpgroup);
+  // its loop visits blocks of bn query rows.
+  const int64_t bm = options.blockM, bn = options.blockN;
+  const DType type = options.elementType;
+  const double inf = std::numeric_limits<double>::infinity();
+  const Extent any = Extent::any();
+  Program p(context, "attention_bwd_dkdv");
+  // The layouts of the dQ program; dK and dV are [B, Hkv, Sk, D] (Dv).
+  Desc q = p.desc("q", {1, 1, bn, dp}, type, {any, any, any, d});
+  Desc k = p.desc("k", {1, 1, bm, dp}, type, {q.dim(0), any, any, d});
+  Desc v = p.desc("v", {1, 1, bm, dvp}, type,
+                  {q.dim(0), k.dim(1), k.dim(2), dv});
+  Desc dout = p.desc("do", {1, 1, bn, dvp}, type,
+                     {q.dim(0), q.dim(1), q.dim(2), dv});
+  Ptr lse = p.ptr("lse", f32, {q.dim(0), q.dim(1), q.dim(2)});
+  Ptr delta = p.ptr("delta", f32, {q.dim(0), q.dim(1), q.dim(2)});
+  Desc dk = p.desc("dk", {1, 1, bm, dp}, type,
+                   {q.dim(0), k.dim(1), k.dim(2), d});
+  Desc dvd = p.desc("dv", {1, 1, bm, dvp}, type,
+                    {q.dim(0), k.dim(1), k.dim(2), dv});
+  Index seqQ = p.index("seq_q", q.dim(2)), seqK = p.index("seq_k", k.dim(2));
+  Index batch = p.index("batch", q.dim(0)), heads = p.index("heads", q.dim(1));
+  Index group = p.index("group", q.dim(1) / k.dim(1));
+  Scalar scale = p.f32("softmax_scale");
+  Bool causal = p.i32("causal") != 0;
+  p.grid({cdiv(k.dim(2), bm), k.dim(1), k.dim(0)});
+  p.require(q.dim(1) % k.dim(1) == 0);
+
+  // Program (x, hk, b) computes dK and dV of key rows [n0, n0 + bm) of KV
+  // head hk of batch b, summed over the query heads of its group and the
+  // query blocks that see its keys, in one loop (no sum across programs):
+  // Sᵀ = K · Qᵀ, Pᵀ = exp2(Sᵀ · scale · log2 e − LSE · log2 e) with the LSE
+  // of each column's query, dV += Pᵀ · dO, dSᵀ = Pᵀ ∘ (V · dOᵀ − D),
+  // dK += dSᵀ · Q, dK = scale · dK at the end.
+  Index n = p.programId(0), hk = p.programId(1), b = p.programId(2);
+  Index n0 = n * bm, shift = seqK - seqQ;
+  Tile kTile = load(k, {b, hk, n, 0});
+  Tile vTile = load(v, {b, hk, n, 0});
+  Desc lsed = p.makeDesc(lse, {batch, heads, seqQ}, {heads * seqQ, seqQ, 1},
+                         {1, 1, bn});
+  Desc deltad = p.makeDesc(delta, {batch, heads, seqQ},
+                           {heads * seqQ, seqQ, 1}, {1, 1, bn});
+  Scalar scaleLog2 = scale * kLog2e;
+  // Query i sees key j <= i + shift when causal: the first query block to
+  // see key n0 holds query n0 - shift.
+  Index qBlocks = ceilDiv(seqQ, bn);
+  Index first = select(causal, min(qBlocks, max(0, n0 - shift) / bn), 0);
+  Index count = qBlocks - first;
+  auto [dkAcc, dvAcc] = p.forLoop(
+      0, group * count, 1, {p.zeros({bm, dp}, f32), p.zeros({bm, dvp}, f32)},
+      [&](Index i, Tile dkI, Tile dvI) -> Tiles<2> {
+        Index h = hk * group + i / count, mq = first + i % count;
+        Tile qTile = load(q, {b, h, mq, 0});
+        Tile doTile = load(dout, {b, h, mq, 0});
+        Tile st = dot(kTile, trans(qTile), p.zeros({bm, bn}, f32));
+        Index q0 = mq * bn;
+        Bool needsMask =
+            q0 + bn > seqQ || (causal && n0 + (bm - 1) > q0 + shift);
+        // Key row r sees query column c when q0 + c < seqQ and, when
+        // causal, n0 + r <= q0 + c + shift.
+        st = p.ifElse(
+            needsMask,
+            [&] {
+              Index lower = select(causal, n0 - q0 - shift, -bm);
+              Tile start = p.iota({bm}, 0) + lower;
+              Tile cols = p.iota({bm, bn}, 1);
+              return where(cols >= start.col() && cols < seqQ - q0, st,
+                           -inf);
+            },
+            [&] { return st; });
+        Tile lseCol = load(lsed, {b, h, mq});
+        Tile lse2 = where(lseCol == -inf, inf, lseCol * kLog2e);
+        Tile pt = exp2(st * scaleLog2 - lse2.row());
+        Tile dpt = dot(vTile, trans(doTile), p.zeros({bm, bn}, f32));
+        Tile dst = pt * (dpt - load(deltad, {b, h, mq}).row());
+        return {dot(dst.to(type), qTile, dkI),
+                dot(pt.to(type), doTile, dvI)};
+      });
+  store(dk, {b, hk, n, 0}, (dkAcc * scale).to(type));
+  store(dvd, {b, hk, n, 0}, dvAcc.to(type));
+  return p.finish();
+}
