@@ -132,6 +132,44 @@ int fa4_attention_plan_launch(fa4_attention_plan *plan, uint64_t q, uint64_t k,
 
 void fa4_attention_plan_destroy(fa4_attention_plan *plan);
 
+/* One attention backward: dQ, dK and dV of a dense fa4_attention, given
+ * dO and the forward's O and LSE. q, o, dout and dq are [B, H, SQ, D] (o
+ * and dout of V's head dim), k, v, dk and dv [B, HKV, SK, D] with H a
+ * multiple of HKV (dk and dv summed over each KV head's query heads), any
+ * strides whose last is 1; lse f32 [B, H, SQ] (the forward's) and delta f32
+ * [B, H, SQ] (a workspace the call writes: D = rowsum(dO * O)), both
+ * contiguous. Three kernels on `stream`: D, then dQ (a CTA per query
+ * block), then dK and dV (a CTA per key block): no sum across CTAs, the
+ * same bits on every run. No sliding window, softcap or packed sequences
+ * yet; head dims up to 128. */
+typedef struct fa4_attention_backward_args {
+  uint32_t struct_size;
+  fa4_dtype dtype;
+  fa4_tensor q, k, v, o, lse, dout, dq, dk, dv, delta;
+  /* 0 or 1: the bottom-right aligned causal mask of the forward. */
+  int32_t causal;
+  /* The forward's scale of Q K^T; 0: 1 / sqrt(D). */
+  float softmax_scale;
+  /* 1: delta holds D already, and the call skips the kernel that writes
+   * it (a caller with a gradient for the LSE too passes D - dLSE). */
+  int32_t delta_ready;
+  /* Plan fields of the dQ and dK/dV kernels ("block-n=64"); NULL or "":
+   * derived. */
+  const char *plan;
+} fa4_attention_backward_args;
+
+/* Gets the backward's three kernels without a GPU (fa4_prepare_attention's
+ * way); `seconds` (may be null) is the time it took. Returns 0 or
+ * non-zero. */
+int fa4_prepare_attention_backward(const fa4_attention_backward_args *args,
+                                   double *seconds);
+
+/* Checks `args` against each kernel's description and launches the three
+ * on `stream`. Returns 0, or non-zero (nothing launched when a check
+ * fails before the first launch). */
+int fa4_attention_backward(const fa4_attention_backward_args *args,
+                           void *stream);
+
 /* A GEMM: c [M, N] = a [M, K] . b [N, K]^T, bf16, N a multiple of 128, c
  * contiguous (fa4's shipped `gemm` program). */
 typedef struct fa4_gemm_args {

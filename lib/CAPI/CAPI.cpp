@@ -25,6 +25,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace rt = ::fa4::runtime;
 
@@ -262,6 +263,107 @@ rt::Expected<Loaded *> load(const fa4::KernelKey &key) {
   return loaded;
 }
 
+/// The keys of the backward's three kernels (preprocess, dQ, dK/dV) for
+/// `args`, or a refusal.
+rt::Expected<std::vector<fa4::KernelKey>>
+backwardKeys(const fa4_attention_backward_args &args) {
+  if (args.struct_size < sizeof(fa4_attention_backward_args))
+    return rt::Status::error(
+        "fa4_attention_backward_args.struct_size is " +
+        std::to_string(args.struct_size) + ", less than the " +
+        std::to_string(sizeof(fa4_attention_backward_args)) +
+        " bytes of this library's fa4_attention_backward_args");
+  if (args.dtype != FA4_BF16 && args.dtype != FA4_F16)
+    return rt::Status::error("dtype " + std::to_string(int(args.dtype)) +
+                             " is not FA4_BF16 (0) or FA4_F16 (1)");
+  for (auto [name, tensor] : {std::pair{"q", &args.q}, {"v", &args.v}})
+    if (tensor->rank != 4)
+      return rt::Status::error(std::string(name) + " has rank " +
+                               std::to_string(tensor->rank) +
+                               "; the backward takes " + name +
+                               " as [B, H, S, D]");
+  if (!(args.softmax_scale >= 0) || std::isinf(args.softmax_scale))
+    return rt::Status::error("softmax_scale " +
+                             std::to_string(args.softmax_scale) +
+                             " is not finite and positive (or 0: 1/sqrt(D))");
+  fa4::KernelKey key;
+  key.headDim = args.q.shape[3];
+  if (args.v.shape[3] != key.headDim)
+    key.headDimV = args.v.shape[3];
+  key.dtype = args.dtype == FA4_F16 ? fa4::DType::F16 : fa4::DType::BF16;
+  fa4::Plan plan;
+  if (args.plan)
+    if (rt::Status s = plan.parse(args.plan); !s.ok())
+      return rt::Status::error("plan '" + std::string(args.plan) +
+                               "': " + s.message());
+  std::vector<fa4::KernelKey> keys;
+  for (fa4::Family family : {fa4::Family::AttentionBackwardPreprocess,
+                             fa4::Family::AttentionBackwardDq,
+                             fa4::Family::AttentionBackwardDkDv}) {
+    if (family == fa4::Family::AttentionBackwardPreprocess && args.delta_ready)
+      continue;
+    key.family = family;
+    key.plan = family == fa4::Family::AttentionBackwardPreprocess
+                   ? fa4::Plan()
+                   : plan;
+    if (rt::Status s = key.verify(); !s.ok())
+      return s;
+    keys.push_back(key);
+  }
+  return keys;
+}
+
+/// Binds the tensors and scalars of `args` that `launcher`'s kernel (one
+/// of the backward's three) takes, by their names there.
+rt::Status bindBackward(rt::Launcher &launcher,
+                        const fa4_attention_backward_args &args) {
+  rt::ElementType type =
+      args.dtype == FA4_F16 ? rt::ElementType::F16 : rt::ElementType::BF16;
+  struct Named {
+    const char *name;
+    const fa4_tensor *tensor;
+    int32_t rank;
+    rt::ElementType type;
+  };
+  const Named tensors[] = {
+      {"q", &args.q, 4, type},         {"k", &args.k, 4, type},
+      {"v", &args.v, 4, type},         {"o", &args.o, 4, type},
+      {"do", &args.dout, 4, type},     {"dq", &args.dq, 4, type},
+      {"dk", &args.dk, 4, type},       {"dv", &args.dv, 4, type},
+      {"lse", &args.lse, 3, rt::ElementType::F32},
+      {"delta", &args.delta, 3, rt::ElementType::F32}};
+  for (const Named &named : tensors) {
+    if (named.tensor->rank != named.rank)
+      return rt::Status::error(std::string(named.name) + " has rank " +
+                               std::to_string(named.tensor->rank) + ", not " +
+                               std::to_string(named.rank));
+    if (!named.tensor->data)
+      return rt::Status::error(std::string(named.name) +
+                               " has no device address");
+  }
+  int64_t heads = args.q.shape[1], kvHeads = args.k.shape[1];
+  if (kvHeads < 1 || heads % kvHeads != 0)
+    return rt::Status::error("q has " + std::to_string(heads) +
+                             " heads, not a multiple of the " +
+                             std::to_string(kvHeads) + " heads of k and v");
+  const rt::KernelFile &file = launcher.binding().file();
+  for (const Named &named : tensors)
+    if (file.findParam(named.name))
+      if (rt::Status s = launcher.setTensor(
+              named.name, tensorArg(*named.tensor, named.type));
+          !s.ok())
+        return s;
+  double scale = args.softmax_scale > 0
+                     ? args.softmax_scale
+                     : 1.0 / std::sqrt(double(args.q.shape[3]));
+  for (auto [name, value] : {std::pair{"softmax_scale", double(float(scale))},
+                             std::pair{"causal", args.causal ? 1.0 : 0.0}})
+    if (file.findParam(name))
+      if (rt::Status s = launcher.setScalar(name, value); !s.ok())
+        return s;
+  return rt::Status::success();
+}
+
 /// The loaded kernel of attention `args`.
 rt::Expected<Loaded *> loadFor(const fa4_attention_args &args) {
   rt::Expected<fa4::KernelKey> key = kernelKey(args);
@@ -394,6 +496,56 @@ int fa4_attention_plan_launch(fa4_attention_plan *plan, uint64_t q, uint64_t k,
 }
 
 void fa4_attention_plan_destroy(fa4_attention_plan *plan) { delete plan; }
+
+int fa4_prepare_attention_backward(const fa4_attention_backward_args *args,
+                                   double *seconds) {
+  return guarded([&] {
+    if (!args)
+      return failWith("fa4_prepare_attention_backward: null arguments");
+    rt::Expected<std::vector<fa4::KernelKey>> keys = backwardKeys(*args);
+    if (!keys.ok())
+      return failWith(keys.status().message());
+    double total = 0;
+    for (const fa4::KernelKey &key : *keys) {
+      rt::Expected<fa4::capi::SourcedKernel> kernel = fa4::capi::getKernel(key);
+      if (!kernel.ok())
+        return failWith(kernel.status().message());
+      total += kernel->seconds;
+    }
+    if (seconds)
+      *seconds = total;
+    return 0;
+  });
+}
+
+int fa4_attention_backward(const fa4_attention_backward_args *args,
+                           void *stream) {
+  return guarded([&] {
+    if (!args)
+      return failWith("fa4_attention_backward: null arguments");
+    rt::Expected<std::vector<fa4::KernelKey>> keys = backwardKeys(*args);
+    if (!keys.ok())
+      return failWith(keys.status().message());
+    std::vector<Loaded *> kernels;
+    for (const fa4::KernelKey &key : *keys) {
+      rt::Expected<Loaded *> loaded = load(key);
+      if (!loaded.ok())
+        return failWith(loaded.status().message());
+      kernels.push_back(*loaded);
+    }
+    std::lock_guard<std::mutex> lock(process().mutex);
+    // Every kernel's arguments are checked before the first launch.
+    for (Loaded *loaded : kernels) {
+      loaded->bound.reset();
+      if (rt::Status s = bindBackward(*loaded->launcher, *args); !s.ok())
+        return failWith("kernel '" + loaded->name + "': " + s.message());
+    }
+    for (Loaded *loaded : kernels)
+      if (rt::Status s = loaded->launcher->launch(CUstream(stream)); !s.ok())
+        return failWith("kernel '" + loaded->name + "': " + s.message());
+    return 0;
+  });
+}
 
 int fa4_gemm(const fa4_gemm_args *args, void *stream) {
   return guarded([&] {

@@ -109,6 +109,45 @@ static OwningOpRef<ModuleOp> buildAttentionProgram(MLIRContext &context,
   return module;
 }
 
+/// An attention backward program of `key`: its plan derived for the head
+/// dims (the loop's blocks of the backward's choice where the plan leaves
+/// them), the program written for its tiles. The preprocess writes D
+/// through a pointer; dQ, dK and dV leave by TMA.
+static OwningOpRef<ModuleOp>
+buildAttentionBackwardProgram(MLIRContext &context,
+                              const ::fa4::KernelKey &key) {
+  ::fa4::dsl::AttentionOptions options;
+  options.headDim = key.headDim;
+  options.headDimV = key.valueHeadDim();
+  Type elementType = BFloat16Type::get(&context);
+  if (key.dtype == ::fa4::DType::F16) {
+    options.elementType = ::fa4::dsl::f16;
+    elementType = Float16Type::get(&context);
+  }
+  bool pre = key.family == ::fa4::Family::AttentionBackwardPreprocess;
+  ::fa4::Plan plan = key.plan;
+  if (!plan.blockN && !pre)
+    plan.blockN = ::fa4::dsl::attentionBackwardBlockN(options);
+  ConfigRequest request =
+      getConfigRequest(elementType, key.headDim, key.valueHeadDim(), plan);
+  request.tmaStore = !pre;
+  FailureOr<ConfigAttr> config = ConfigAttr::derive(
+      [&] { return emitError(UnknownLoc::get(&context)); }, &context,
+      request);
+  if (failed(config))
+    return nullptr;
+  options.blockM = config->getBm() * config->getQTiles();
+  options.blockN = config->getBn();
+  OwningOpRef<ModuleOp> module =
+      pre ? ::fa4::dsl::buildAttentionBackwardPreprocess(&context, options)
+      : key.family == ::fa4::Family::AttentionBackwardDq
+          ? ::fa4::dsl::buildAttentionBackwardDq(&context, options)
+          : ::fa4::dsl::buildAttentionBackwardDkDv(&context, options);
+  if (!module || failed(attachConfig(*module, *config)))
+    return nullptr;
+  return module;
+}
+
 OwningOpRef<ModuleOp>
 mlir::fa4::buildShippedProgram(MLIRContext &context,
                                const ::fa4::KernelKey &key) {
@@ -119,6 +158,8 @@ mlir::fa4::buildShippedProgram(MLIRContext &context,
   }
   if (key.family == ::fa4::Family::Attention)
     return buildAttentionProgram(context, key);
+  if (key.backward())
+    return buildAttentionBackwardProgram(context, key);
 
   ::fa4::Plan plan = key.plan;
   if (plan.blockN) {

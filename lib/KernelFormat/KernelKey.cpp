@@ -6,6 +6,7 @@
 
 #include "fa4/KernelFormat/KernelKey.h"
 
+#include <algorithm>
 #include <utility>
 
 using namespace fa4;
@@ -16,6 +17,29 @@ KernelKey KernelKey::gemm() {
   key.family = Family::Gemm;
   key.headDim = 0;
   return key;
+}
+
+bool KernelKey::backward() const {
+  return family == Family::AttentionBackwardPreprocess ||
+         family == Family::AttentionBackwardDq ||
+         family == Family::AttentionBackwardDkDv;
+}
+
+/// The stem of a family's kernel names and its word in key text.
+static const char *familyName(Family family) {
+  switch (family) {
+  case Family::Attention:
+    return "attention";
+  case Family::Gemm:
+    return "gemm";
+  case Family::AttentionBackwardPreprocess:
+    return "attention-bwd-pre";
+  case Family::AttentionBackwardDq:
+    return "attention-bwd-dq";
+  case Family::AttentionBackwardDkDv:
+    return "attention-bwd-dkdv";
+  }
+  return "unknown";
 }
 
 Status KernelKey::verify() const {
@@ -35,6 +59,24 @@ Status KernelKey::verify() const {
                            std::to_string(kHeadDimStep) + " in [" +
                            std::to_string(kMinHeadDim) + ", " +
                            std::to_string(kMaxHeadDim) + "]");
+  if (backward()) {
+    if (window || softcap || varlen)
+      return Status::error(std::string("the attention backward has no ") +
+                           (window    ? "sliding window"
+                            : softcap ? "logit softcap"
+                                      : "packed sequences") +
+                           " yet");
+    if (valueHeadDim() != headDim)
+      return Status::error("the attention backward takes one head dim for "
+                           "Q, K and V yet, not " + std::to_string(headDim) +
+                           " and " + std::to_string(valueHeadDim()) +
+                           " for V");
+    if (std::max(headDim, valueHeadDim()) > kMaxBackwardHeadDim)
+      return Status::error(
+          "the attention backward takes head dims up to " +
+          std::to_string(kMaxBackwardHeadDim) + " yet, not " +
+          std::to_string(std::max(headDim, valueHeadDim())));
+  }
   return Status::success();
 }
 
@@ -43,7 +85,7 @@ std::string KernelKey::name() const {
   if (family == Family::Gemm) {
     name = "gemm";
   } else {
-    name = "attention-hd" + std::to_string(headDim);
+    name = std::string(familyName(family)) + "-hd" + std::to_string(headDim);
     if (valueHeadDim() != headDim)
       name += "-v" + std::to_string(valueHeadDim());
     if (dtype == DType::F16)
@@ -62,7 +104,7 @@ std::string KernelKey::name() const {
 }
 
 std::string KernelKey::str() const {
-  std::string text = family == Family::Gemm ? "gemm" : "attention";
+  std::string text = familyName(family);
   text += " head_dim=" + std::to_string(headDim) +
           " head_dim_v=" + std::to_string(valueHeadDim()) +
           " dtype=" + (dtype == DType::F16 ? "f16" : "bf16") +

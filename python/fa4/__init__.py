@@ -17,8 +17,13 @@ custom op (``torch.ops.fa4.attention``) that ``torch.compile`` calls as one
 node. Bad arguments raise ValueError or TypeError naming the argument and the
 numbers before anything launches. Empty inputs (B, SQ, SK or H of 0) give
 empty outputs, or out 0 and lse -inf for queries with no key, without a
-launch. fa4 has no backward: inputs that require grad while grad mode is on
-raise RuntimeError (call it under ``torch.no_grad()`` for inference).
+launch. `attention` is differentiable (``register_autograd`` on the op: O
+and the LSE are saved, and the backward runs fa4's three backward kernels,
+with no sum across CTAs, so the gradients are the same bits every run);
+its backward has no sliding window or softcap yet and takes head dims up to
+128, and such calls with inputs that require grad raise NotImplementedError
+before anything runs. `attention_varlen` has no backward yet (RuntimeError
+for inputs that require grad while grad mode is on).
 
 The kernels come from libfa4 (see _lib.py), which compiles each on first use
 or reads it from the compile cache ($FA4_CACHE_DIR, default ~/.cache/fa4).
@@ -27,6 +32,7 @@ or reads it from the compile cache ($FA4_CACHE_DIR, default ~/.cache/fa4).
 import ctypes
 import math
 import struct
+import typing
 
 import torch
 
@@ -34,12 +40,14 @@ from . import _lib
 from . import ring
 from ._lib import Fa4Error
 
-__all__ = ["attention", "attention_varlen", "gemm", "prepare", "varlen_tiles",
-           "version", "Fa4Error"]
+__all__ = ["attention", "attention_varlen", "gemm", "prepare", "prepare_backward",
+           "varlen_tiles", "version", "Fa4Error"]
 
 _DTYPES = {torch.bfloat16: _lib.FA4_BF16, torch.float16: _lib.FA4_F16}
 # The head dims of q and k, and on its own of v: a multiple of 16 from 32 to 256.
 _HEAD_DIMS = range(32, 257, 16)
+# The largest head dim of the backward's kernels (fa4.h).
+_BACKWARD_HEAD_DIM = 128
 
 _compiler = getattr(torch, "compiler", None)
 _compiling = getattr(_compiler, "is_compiling", None) or (lambda: False)
@@ -92,6 +100,31 @@ def _check_no_grad(function, q, k, v):
         raise RuntimeError("%s has no backward yet: %s %s grad; call it under "
                            "torch.no_grad() (or detach the inputs) for inference" %
                            (function, listed, "requires" if len(names) == 1 else "require"))
+
+
+def _requires_grad(q, k, v):
+    """Whether autograd will want gradients of q, k or v."""
+    return torch.is_grad_enabled() and any(
+        getattr(x, "requires_grad", False) for x in (q, k, v))
+
+
+def _check_backward(q, v, window_left, window_right, softcap):
+    """Refuses, before the forward runs, a differentiable call whose
+    backward fa4 does not have (no gradient is ever dropped silently)."""
+    missing = None
+    if window_left >= 0 or window_right >= 0:
+        missing = "a sliding window"
+    elif softcap > 0:
+        missing = "a softcap"
+    elif q.shape[-1] != v.shape[-1]:
+        missing = "a head dim of v (%d) other than q's (%d)" % (v.shape[-1], q.shape[-1])
+    elif max(q.shape[-1], v.shape[-1]) > _BACKWARD_HEAD_DIM:
+        missing = "head dims over %d (q %d, v %d)" % (_BACKWARD_HEAD_DIM, q.shape[-1],
+                                                     v.shape[-1])
+    if missing:
+        raise NotImplementedError(
+            "fa4.attention has no backward for %s yet, and q, k or v requires grad; "
+            "call it under torch.no_grad() (or detach the inputs) for inference" % missing)
 
 
 def _check_head_dim(d, of):
@@ -309,7 +342,56 @@ def _attention(q, k, v, causal, softmax_scale, window_left, window_right, softca
     return out, lse
 
 
+def _gradient_layouts(q, k, v):
+    """Empty dq, dk and dv in the memory layouts of q, k and v."""
+    return tuple(x.new_empty_strided(*_output_layout(x, x.shape[-1])) for x in (q, k, v))
+
+
+def _attention_backward(dout, q, k, v, out, lse, dlse, causal, softmax_scale):
+    """dq, dk, dv of a dense call: fa4's backward kernels (D = rowsum(dO o O),
+    less dlse when the LSE has a gradient too; dQ; dK and dV)."""
+    dq, dk, dv = _gradient_layouts(q, k, v)
+    if q.numel() == 0 or k.numel() == 0:
+        return dq.zero_(), dk.zero_(), dv.zero_()
+    if dout.stride(-1) != 1 or dout.data_ptr() % 16 or any(
+            st % 8 for st in dout.stride()[:-1]):
+        dout = dout.contiguous()
+    b, s, h, _ = q.shape
+    args = _lib.BackwardArgs()
+    args.dtype = _DTYPES[q.dtype]
+    bshd = (0, 2, 1, 3)
+    args.q, args.k, args.v, args.o, args.dout, args.dq, args.dk, args.dv = (
+        _tensor(x, bshd) for x in (q, k, v, out, dout, dq, dk, dv))
+    lse = lse.contiguous()
+    args.lse = _tensor(lse, (0, 1, 2))
+    if dlse is not None:
+        # A gradient through the LSE adds P o dLSE to dS: D - dLSE.
+        delta = ((dout.float() * out.float()).sum(-1).transpose(1, 2)
+                 - dlse.float()).contiguous()
+        args.delta_ready = 1
+    else:
+        delta = q.new_empty((b, h, s), dtype=torch.float32)
+    args.delta = _tensor(delta, (0, 1, 2))
+    args.causal = int(causal)
+    args.softmax_scale = float(softmax_scale)
+    _lib.check(_lib.library().fa4_attention_backward(ctypes.byref(args),
+                                                     _current_stream()))
+    return dq, dk, dv
+
+
 if hasattr(torch, "library") and hasattr(torch.library, "custom_op"):
+    @torch.library.custom_op("fa4::attention_backward", mutates_args=())
+    def _attention_backward_op(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
+                               v: torch.Tensor, out: torch.Tensor, lse: torch.Tensor,
+                               dlse: typing.Optional[torch.Tensor], causal: bool,
+                               softmax_scale: float
+                               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        return _attention_backward(dout, q, k, v, out, lse, dlse, causal, softmax_scale)
+
+    @_attention_backward_op.register_fake
+    def _attention_backward_fake(dout, q, k, v, out, lse, dlse, causal, softmax_scale):
+        return _gradient_layouts(q, k, v)
+
     @torch.library.custom_op("fa4::attention", mutates_args=())
     def _attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
                       causal: bool, softmax_scale: float, window_left: int,
@@ -322,8 +404,29 @@ if hasattr(torch, "library") and hasattr(torch.library, "custom_op"):
                         window_right, softcap):
         b, s, h, _ = q.shape
         return _output(q, v.shape[-1]), q.new_empty((b, h, s), dtype=torch.float32)
+
+    def _setup_context(ctx, inputs, output):
+        q, k, v, causal, softmax_scale, _, _, _ = inputs
+        out, lse = output
+        ctx.save_for_backward(q, k, v, out, lse)
+        ctx.causal = causal
+        ctx.softmax_scale = softmax_scale
+        # An output without a gradient arrives as None, not as zeros.
+        ctx.set_materialize_grads(False)
+
+    def _backward(ctx, dout, dlse):
+        q, k, v, out, lse = ctx.saved_tensors
+        if dout is None:
+            dout = torch.zeros_like(out)
+        dq, dk, dv = _attention_backward_op(dout, q, k, v, out, lse, dlse, ctx.causal,
+                                            ctx.softmax_scale)
+        return dq, dk, dv, None, None, None, None, None
+
+    _attention_op.register_autograd(_backward, setup_context=_setup_context)
+    _DIFFERENTIABLE = True
 else:  # torch < 2.4: a plain function
     _attention_op = _attention
+    _DIFFERENTIABLE = False
 
 
 def attention(q, k, v, causal=False, softmax_scale=None, window_size=(-1, -1),
@@ -335,11 +438,20 @@ def attention(q, k, v, causal=False, softmax_scale=None, window_size=(-1, -1),
     unbounded; softcap: scores cap * tanh(s / cap). Returns out (B, SQ, H,
     Dv), and with return_lse the natural log-sum-exp of each row's scaled
     scores, float32 (B, H, SQ); a row that sees no key (all of them when SK
-    is 0) has out 0 and lse -inf. Raises RuntimeError for inputs that
-    require grad while grad mode is on (fa4 has no backward).
+    is 0) has out 0 and lse -inf. Differentiable in q, k and v (and through
+    lse); a call whose backward fa4 does not have (a window, a softcap,
+    head dims over 128) raises NotImplementedError when an input requires
+    grad while grad mode is on.
     """
-    _check_no_grad("fa4.attention", q, k, v)
-    if _compiling():
+    if _requires_grad(q, k, v):
+        if not _DIFFERENTIABLE:
+            _check_no_grad("fa4.attention", q, k, v)
+        _check_dense(q, k, v, address=not _compiling())
+        left, right = _check_options(causal, softmax_scale, window_size, softcap)
+        _check_backward(q, v, left, right, softcap)
+        scale = softmax_scale if softmax_scale is not None else 1.0 / math.sqrt(q.shape[-1])
+        out, lse = _attention_op(q, k, v, causal, float(scale), left, right, float(softcap))
+    elif _compiling():
         # Traced by torch.compile: fake tensors, checked without addresses;
         # the op is one node of the graph.
         _check_dense(q, k, v, address=False)
@@ -502,6 +614,26 @@ def prepare(head_dim=128, dtype=torch.bfloat16, varlen=False, window=False,
     _lib.check(_lib.library().fa4_prepare_attention(
         ctypes.byref(args), ctypes.byref(source), ctypes.byref(seconds)))
     return _lib.SOURCES[source.value], seconds.value
+
+
+def prepare_backward(head_dim=128, dtype=torch.bfloat16, head_dim_v=None):
+    """Gets the backward's three kernels for these options ahead of the first
+    backward (compiled, or from the compile cache; no GPU needed). Returns
+    the seconds it took."""
+    if dtype not in _DTYPES:
+        raise TypeError("dtype %s: fa4 runs torch.bfloat16 and torch.float16" % (dtype,))
+    head_dim_v = head_dim if head_dim_v is None else head_dim_v
+    _check_head_dim(head_dim, "q and k (head_dim)")
+    _check_head_dim(head_dim_v, "v (head_dim_v)")
+    args = _lib.BackwardArgs()
+    args.dtype = _DTYPES[dtype]
+    for tensor, d in ((args.q, head_dim), (args.v, head_dim_v)):
+        tensor.rank = 4
+        tensor.shape[3] = d
+    seconds = ctypes.c_double(0)
+    _lib.check(_lib.library().fa4_prepare_attention_backward(
+        ctypes.byref(args), ctypes.byref(seconds)))
+    return seconds.value
 
 
 def gemm(a, b):

@@ -61,6 +61,33 @@ class AttentionArgs(ctypes.Structure):
         self.window_right = -1
 
 
+class BackwardArgs(ctypes.Structure):
+    """fa4_attention_backward_args, field for field."""
+
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32),
+        ("dtype", ctypes.c_int),
+        ("q", Tensor),
+        ("k", Tensor),
+        ("v", Tensor),
+        ("o", Tensor),
+        ("lse", Tensor),
+        ("dout", Tensor),
+        ("dq", Tensor),
+        ("dk", Tensor),
+        ("dv", Tensor),
+        ("delta", Tensor),
+        ("causal", ctypes.c_int32),
+        ("softmax_scale", ctypes.c_float),
+        ("delta_ready", ctypes.c_int32),
+        ("plan", ctypes.c_char_p),
+    ]
+
+    def __init__(self):
+        super().__init__()
+        self.struct_size = ctypes.sizeof(BackwardArgs)
+
+
 class GemmArgs(ctypes.Structure):
     """fa4_gemm_args."""
 
@@ -144,6 +171,11 @@ def _declare(lib):
         ctypes.c_void_p]
     lib.fa4_attention_plan_destroy.restype = None
     lib.fa4_attention_plan_destroy.argtypes = [ctypes.c_void_p]
+    backward = ctypes.POINTER(BackwardArgs)
+    lib.fa4_prepare_attention_backward.restype = ctypes.c_int
+    lib.fa4_prepare_attention_backward.argtypes = [backward, ctypes.POINTER(ctypes.c_double)]
+    lib.fa4_attention_backward.restype = ctypes.c_int
+    lib.fa4_attention_backward.argtypes = [backward, ctypes.c_void_p]
     lib.fa4_gemm.restype = ctypes.c_int
     lib.fa4_gemm.argtypes = [ctypes.POINTER(GemmArgs), ctypes.c_void_p]
     lib.fa4_prepare_gemm.restype = ctypes.c_int

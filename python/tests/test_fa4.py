@@ -1,5 +1,6 @@
 """CPU tests of the fa4 Python package: argument checking (each message, the
-refusal of inputs that require grad, empty inputs checked like others), the
+refusals of inputs that require grad where fa4 has no backward, empty
+inputs checked like others), the
 layout and stride arithmetic of the kernel's views and of the output (v's
 head dim in q's layout), the result of a call with no key, the varlen tile
 order and its offsets' checks, and the compile cache through libfa4
@@ -76,18 +77,34 @@ class ArgumentChecks(unittest.TestCase):
                          % dv, q, q, bshd(1, 8, 2, dv))
 
     def test_gradients(self):
-        # fa4 has no backward: an output without one is refused while grad
-        # mode is on, naming the inputs; under no_grad or inference_mode
-        # the call goes on (here to the device check).
         x = bshd(1, 64, 2, 64)
         q = x.clone().requires_grad_()
-        self.refuses(RuntimeError, "fa4.attention has no backward yet: q requires grad; "
-                     "call it under torch.no_grad() (or detach the inputs)", q, x, x)
-        self.refuses(RuntimeError, "q and v require grad", q, x, q)
-        self.refuses(RuntimeError, "q, k and v require grad", q, q, q)
-        self.refuses(RuntimeError, "k requires grad", x, q, x)
-        # Before every other check.
-        self.refuses(RuntimeError, "q requires grad", q, x, x, causal=1)
+        if fa4._DIFFERENTIABLE:
+            # torch >= 2.4: differentiable; what the backward does not have
+            # is refused before anything runs, plain calls go on (here to
+            # the device check).
+            self.refuses(NotImplementedError, "fa4.attention has no backward for a "
+                         "sliding window yet, and q, k or v requires grad", q, x, x,
+                         window_size=(8, 0))
+            self.refuses(NotImplementedError, "no backward for a softcap yet", x, q, x,
+                         softcap=5.0)
+            y = bshd(1, 64, 2, 256).requires_grad_()
+            self.refuses(NotImplementedError, "no backward for head dims over 128 "
+                         "(q 256, v 256)", y, y, y)
+            self.refuses(ValueError, "q is on cpu", q, x, x)
+            with torch.no_grad():
+                self.refuses(ValueError, "q is on cpu", q, x, x, window_size=(8, 0))
+        else:
+            # No custom ops with autograd: an output without a backward is
+            # refused while grad mode is on, naming the inputs; under
+            # no_grad or inference_mode the call goes on.
+            self.refuses(RuntimeError, "fa4.attention has no backward yet: q requires grad; "
+                         "call it under torch.no_grad() (or detach the inputs)", q, x, x)
+            self.refuses(RuntimeError, "q and v require grad", q, x, q)
+            self.refuses(RuntimeError, "q, k and v require grad", q, q, q)
+            self.refuses(RuntimeError, "k requires grad", x, q, x)
+            # Before every other check.
+            self.refuses(RuntimeError, "q requires grad", q, x, x, causal=1)
         with torch.no_grad():
             self.refuses(ValueError, "q is on cpu", q, q, q)
         with torch.inference_mode():
@@ -101,6 +118,22 @@ class ArgumentChecks(unittest.TestCase):
         with torch.no_grad(), self.assertRaises(ValueError) as raised:
             fa4.attention_varlen(t, t.clone().requires_grad_(), t, cu, cu, 200, 200)
         self.assertIn("q is on cpu", str(raised.exception))
+
+    def test_backward_args(self):
+        # fa4_attention_backward_args field for field, and what libfa4
+        # refuses before any kernel: a head dim over the backward's.
+        # struct_size and dtype, ten tensors, causal, softmax_scale and
+        # delta_ready, the plan pointer at the next 8 bytes.
+        self.assertEqual(_lib.BackwardArgs.plan.offset, 8 + 10 * ctypes.sizeof(_lib.Tensor) + 16)
+        self.assertEqual(ctypes.sizeof(_lib.BackwardArgs), _lib.BackwardArgs.plan.offset + 8)
+        try:
+            _lib.library()
+        except _lib.Fa4Error as error:
+            self.skipTest(str(error))
+        with self.assertRaises(_lib.Fa4Error) as raised:
+            fa4.prepare_backward(256)
+        self.assertIn("the attention backward takes head dims up to 128 yet, not 256",
+                      str(raised.exception))
 
     def test_empty_inputs(self):
         # Empty inputs get every check; only an empty tensor's address (0,

@@ -45,6 +45,23 @@ static int runKey() {
   dims.headDim = 128;
   dims.headDimV = 128;
   keys.push_back(KernelKey::gemm());
+  // The backward's three kernels at two head dims and in f16, one with a
+  // plan.
+  for (Family family : {Family::AttentionBackwardPreprocess,
+                        Family::AttentionBackwardDq,
+                        Family::AttentionBackwardDkDv})
+    for (int64_t d : {64, 128}) {
+      KernelKey key;
+      key.family = family;
+      key.headDim = d;
+      keys.push_back(key);
+      key.dtype = DType::F16;
+      keys.push_back(key);
+    }
+  KernelKey backward;
+  backward.family = Family::AttentionBackwardDkDv;
+  backward.plan.blockN = 32;
+  keys.push_back(backward);
   std::set<std::string> names, texts;
   int failures = 0;
   for (const KernelKey &key : keys) {
@@ -76,6 +93,15 @@ static int runKey() {
   KernelKey gemm = KernelKey::gemm();
   gemm.window = true;
   std::printf("gemm window: %s\n", gemm.verify().message().c_str());
+  // What the backward's kernels refuse.
+  backward.plan = {};
+  backward.window = true;
+  std::printf("backward window: %s\n", backward.verify().message().c_str());
+  backward.window = false;
+  backward.headDimV = 64;
+  std::printf("backward 128/64: %s\n", backward.verify().message().c_str());
+  backward.headDim = backward.headDimV = 256;
+  std::printf("backward 256: %s\n", backward.verify().message().c_str());
   return failures ? 1 : 0;
 }
 

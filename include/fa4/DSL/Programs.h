@@ -119,6 +119,12 @@ buildAttentionBackwardPreprocess(mlir::MLIRContext *context,
 mlir::OwningOpRef<mlir::ModuleOp>
 buildAttentionBackwardPostprocess(mlir::MLIRContext *context,
                                   const AttentionOptions &options);
+/// The key block (dQ) and query block (dK/dV) of the backward's loops: 64
+/// rows, which keep dK, dV, Sᵀ and dPᵀ within a thread's registers at head
+/// dim 128 (a few hundred bytes of spills; 128 rows would need twice the
+/// score registers).
+int64_t attentionBackwardBlockN(const AttentionOptions &options);
+
 /// The attention backward's dQ as a tile program, `@attention_bwd_dq(q, k,
 /// v, do, lse, delta, dq, seq_q, seq_k, batch, heads, group,
 /// softmax_scale, causal)`: Q, dO and dQ descriptors with blocks of

@@ -27,6 +27,11 @@ enum class Family {
   Attention,
   /// C = A · Bᵀ (lib/DSL/Programs/Gemm.cpp).
   Gemm,
+  /// The attention backward (lib/DSL/Programs/AttentionBackward.cpp): its
+  /// preprocess D = rowsum(dO ∘ O), its dQ kernel and its dK/dV kernel.
+  AttentionBackwardPreprocess,
+  AttentionBackwardDq,
+  AttentionBackwardDkDv,
 };
 
 /// The 16-bit element types of fa4's kernels.
@@ -53,6 +58,11 @@ struct KernelKey {
 
   /// The key of the GEMM program.
   static KernelKey gemm();
+  /// Whether the family is one of the attention backward's.
+  bool backward() const;
+  /// The largest head dim the backward's kernels take (their tiles at 256
+  /// do not fit in shared memory yet).
+  static constexpr int64_t kMaxBackwardHeadDim = 128;
   /// V's head dim.
   int64_t valueHeadDim() const { return headDimV ? headDimV : headDim; }
   /// Refuses what no program of the family can be built for: head dims off

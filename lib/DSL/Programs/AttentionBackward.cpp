@@ -95,6 +95,10 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardPostprocess(
 /// exponentials are base 2.
 static constexpr double kLog2e = 1.4426950408889634;
 
+int64_t fa4::dsl::attentionBackwardBlockN(const AttentionOptions &) {
+  return 64;
+}
+
 mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDq(
     mlir::MLIRContext *context, const AttentionOptions &options) {
   const int64_t d = options.headDim;

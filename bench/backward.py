@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Benchmark fa4's attention backward against cuDNN's and FlashAttention-2's
+(torch's SDPA backends) on the GPU machine.
+
+For every shape of the standard sweep (head dims 64 and 128, sequence 1024
+to 16384 with batch * sequence = 16384, 16 heads, causal or not, bf16) this
+times the backward alone, the forward's O and LSE kept: fa4's three kernels
+(fa4.attention's backward op) and `out.backward(dout)` of SDPA's graph with
+each backend, in one run, by turns. Each is timed alike: 5 untimed calls,
+then three rounds of 10 calls queued between CUDA events, the best round's
+mean. TFLOP/s = 2.5 x the forward's 4*B*H*S*S*D / time, halved when causal.
+
+    python3 bench/backward.py [--head-dims 64 128] [--quick] [--out table.md]
+"""
+
+import argparse
+import math
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+
+import fa4  # noqa: E402
+
+
+def timed(fn, rounds=3, calls=10):
+    for _ in range(5):
+        fn()
+    best = float("inf")
+    for _ in range(rounds):
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(calls):
+            fn()
+        end.record()
+        torch.cuda.synchronize()
+        best = min(best, start.elapsed_time(end) / calls)
+    return best
+
+
+def sdpa_backward(q, k, v, dout, causal, backend):
+    qt, kt, vt = (x.detach().transpose(1, 2).requires_grad_() for x in (q, k, v))
+    with torch.nn.attention.sdpa_kernel([backend]):
+        out = torch.nn.functional.scaled_dot_product_attention(qt, kt, vt, is_causal=causal)
+    do = dout.transpose(1, 2)
+
+    def run():
+        for x in (qt, kt, vt):
+            x.grad = None
+        out.backward(do, retain_graph=True)
+    return run
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--head-dims", type=int, nargs="+", default=[64, 128])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    backends = torch.nn.attention.SDPBackend
+    lengths = [1024, 4096] if args.quick else [1024, 2048, 4096, 8192, 16384]
+    rows = ["| D | causal | S | fa4 | cuDNN | FA2 | fa4/cuDNN |", "|---|---|---|---|---|---|---|"]
+    ratios = []
+    for d in args.head_dims:
+        for causal in (False, True):
+            for s in lengths:
+                b, h = 16384 // s, 16
+                g = torch.Generator(device="cuda").manual_seed(0)
+                q, k, v, dout = (torch.randn(b, s, h, d, device="cuda", generator=g,
+                                             dtype=torch.bfloat16) for _ in range(4))
+                scale = 1 / math.sqrt(d)
+                out, lse = fa4.attention(q, k, v, causal=causal, return_lse=True)
+                flops = 2.5 * 4 * b * h * s * s * d / (2 if causal else 1)
+                times = {
+                    "fa4": timed(lambda: fa4._attention_backward(
+                        dout, q, k, v, out, lse, None, causal, scale)),
+                    "cudnn": timed(sdpa_backward(q, k, v, dout, causal,
+                                                 backends.CUDNN_ATTENTION)),
+                    "fa2": timed(sdpa_backward(q, k, v, dout, causal,
+                                               backends.FLASH_ATTENTION)),
+                }
+                tf = {n: flops / (t * 1e-3) / 1e12 for n, t in times.items()}
+                ratio = tf["fa4"] / tf["cudnn"]
+                ratios.append(ratio)
+                rows.append("| %d | %s | %d | %.0f | %.0f | %.0f | %.2f |" % (
+                    d, "yes" if causal else "no", s, tf["fa4"], tf["cudnn"], tf["fa2"], ratio))
+                print(rows[-1], flush=True)
+    geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+    rows.append("")
+    rows.append("fa4/cuDNN geomean %.3f over %d shapes (TFLOP/s, backward alone)" %
+                (geomean, len(ratios)))
+    print(rows[-1])
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write("\n".join(rows) + "\n")
+
+
+if __name__ == "__main__":
+    main()

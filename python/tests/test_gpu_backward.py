@@ -1,0 +1,207 @@
+"""GPU tests of fa4.attention's backward (skipped without CUDA): dQ, dK and
+dV against float64 autograd and beside SDPA's (cuDNN where torch has it) on
+odd lengths, SQ != SK both ways (causal rows that see no key get zero
+gradients), GQA and MQA, both memory layouts, f16, head dims 64, 96 and
+128, inputs x8; a gradient through the LSE; bit-identical
+gradients over two runs; torch.compile(fullgraph=True); the refusals of
+what the backward does not have.
+
+    python3 -m unittest python/tests/test_gpu_backward.py -v
+"""
+
+import math
+import os
+import sys
+import unittest
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+
+import fa4  # noqa: E402
+
+
+def reference(q, k, v, causal):
+    """float64 attention of (B, S, H, D) tensors with autograd: out and lse
+    (bottom-right causal; rows that see no key give 0 and lse -inf, and no
+    NaN anywhere in the graph)."""
+    b, sq, h, d = q.shape
+    sk, hkv = k.shape[1], k.shape[2]
+    qd = q.transpose(1, 2)
+    kd = k.transpose(1, 2).repeat_interleave(h // hkv, dim=1)
+    vd = v.transpose(1, 2).repeat_interleave(h // hkv, dim=1)
+    s = (qd @ kd.transpose(-1, -2)) / math.sqrt(d)
+    keep = torch.ones(sq, sk, dtype=torch.bool, device=q.device)
+    if causal:
+        i = torch.arange(sq, device=q.device)[:, None] + (sk - sq)
+        keep = torch.arange(sk, device=q.device)[None, :] <= i
+    s = s.masked_fill(~keep, float("-inf"))
+    seen = keep.any(dim=-1)
+    s_safe = torch.where(seen[:, None], s, torch.zeros_like(s))
+    lse = torch.logsumexp(s_safe, dim=-1)
+    p = torch.where(keep, torch.exp(s_safe - lse[..., None]), torch.zeros_like(s))
+    out = (p @ vd).transpose(1, 2)
+    return out, torch.where(seen, lse, torch.full_like(lse, float("-inf")))
+
+
+def rel_err(x, ref):
+    return ((x.double() - ref).norm() / ref.norm().clamp_min(1e-30)).item()
+
+
+def make(b, sq, sk, h, hkv, d, dv, dtype, layout, gain, seed=0):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+
+    def one(s, heads, width, scale):
+        shape = (b, s, heads, width) if layout == "bshd" else (b, heads, s, width)
+        x = torch.randn(*shape, device="cuda", generator=g, dtype=torch.float32) * scale
+        x = x.to(dtype)
+        return x if layout == "bshd" else x.transpose(1, 2)
+    return (one(sq, h, d, gain), one(sk, hkv, d, gain), one(sk, hkv, dv, 1.0),
+            one(sq, h, dv, 1.0))
+
+
+def sdpa_grads(q, k, v, dout, causal):
+    """SDPA's dQ, dK, dV on the same 16-bit inputs (top-left causal: only
+    for SQ == SK), cuDNN's where torch has it."""
+    h, hkv = q.shape[2], k.shape[2]
+    leaves = [x.detach().clone().requires_grad_() for x in (q, k, v)]
+    qt, kt, vt = (x.transpose(1, 2) for x in leaves)
+    kt = kt.repeat_interleave(h // hkv, dim=1)
+    vt = vt.repeat_interleave(h // hkv, dim=1)
+    backends = getattr(torch.nn.attention, "SDPBackend", None)
+    try:
+        context = torch.nn.attention.sdpa_kernel([backends.CUDNN_ATTENTION,
+                                                  backends.FLASH_ATTENTION])
+    except (AttributeError, TypeError):
+        context = torch.enable_grad()
+    with context:
+        out = torch.nn.functional.scaled_dot_product_attention(
+            qt, kt, vt, is_causal=causal).transpose(1, 2)
+    out.backward(dout)
+    return [x.grad for x in leaves]
+
+
+CASES = [
+    # b, sq, sk, h, hkv, d, dv, causal, dtype, layout, gain
+    (3, 1000, 1000, 5, 5, 64, 64, False, torch.bfloat16, "bshd", 1.0),
+    (3, 1000, 1000, 5, 5, 64, 64, True, torch.bfloat16, "bhsd", 1.0),
+    (1, 77, 300, 4, 4, 128, 128, True, torch.bfloat16, "bshd", 1.0),
+    (1, 300, 77, 4, 4, 128, 128, True, torch.bfloat16, "bshd", 1.0),
+    (2, 513, 513, 8, 2, 128, 128, True, torch.bfloat16, "bhsd", 1.0),
+    (2, 400, 400, 8, 1, 64, 64, True, torch.bfloat16, "bshd", 1.0),
+    (2, 300, 700, 6, 3, 128, 128, False, torch.float16, "bshd", 1.0),
+    (1, 256, 256, 2, 2, 96, 96, True, torch.bfloat16, "bshd", 1.0),
+    (1, 500, 500, 4, 4, 128, 128, False, torch.bfloat16, "bshd", 8.0),
+]
+
+
+@unittest.skipUnless(torch.cuda.is_available(), "no CUDA device")
+class Backward(unittest.TestCase):
+    def run_case(self, case, lse_weight=None):
+        b, sq, sk, h, hkv, d, dv, causal, dtype, layout, gain = case
+        q, k, v, dout = make(b, sq, sk, h, hkv, d, dv, dtype, layout, gain)
+        leaves = [x.detach().clone().requires_grad_() for x in (q, k, v)]
+        out, lse = fa4.attention(*leaves, causal=causal, return_lse=True)
+        loss = (out.float() * dout.float()).sum()
+        if lse_weight is not None:
+            loss = loss + (torch.where(torch.isfinite(lse), lse, 0) * lse_weight).sum()
+        loss.backward()
+        got = [x.grad for x in leaves]
+        refs = [x.detach().double().requires_grad_() for x in (q, k, v)]
+        ref_out, ref_lse = reference(*refs, causal)
+        ref_loss = (ref_out * dout.double()).sum()
+        if lse_weight is not None:
+            ref_loss = ref_loss + (torch.where(torch.isfinite(ref_lse), ref_lse, 0)
+                                   * lse_weight.double()).sum()
+        ref_loss.backward()
+        return q, k, v, dout, got, [x.grad for x in refs], ref_lse
+
+    def test_cases(self):
+        for case in CASES:
+            b, sq, sk, h, hkv, d, dv, causal, dtype, layout, gain = case
+            with self.subTest(case=case):
+                q, k, v, dout, got, refs, ref_lse = self.run_case(case)
+                errs = [rel_err(x, r) for x, r in zip(got, refs)]
+                for name, x, y in zip("qkv", got, (q, k, v)):
+                    self.assertEqual(x.shape, y.shape, name)
+                    self.assertEqual(x.dtype, y.dtype, name)
+                    self.assertTrue(bool(torch.isfinite(x).all()), name)
+                for name, err in zip(("dq", "dk", "dv"), errs):
+                    self.assertLess(err, 1e-2, "%s %s %.2e" % (case, name, err))
+                unseen = ~torch.isfinite(ref_lse)  # (B, H, SQ)
+                if bool(unseen.any()):
+                    rows = got[0].transpose(1, 2)[unseen]
+                    self.assertTrue(bool((rows == 0).all()), "%s: rows with no key" % (case,))
+                if sq == sk:
+                    sdpa = [rel_err(x, r) for x, r in
+                            zip(sdpa_grads(q, k, v, dout, causal), refs)]
+                    for name, err, other in zip(("dq", "dk", "dv"), errs, sdpa):
+                        self.assertLess(err, 2 * other + 1e-4,
+                                        "%s %s: fa4 %.2e, SDPA %.2e" % (case, name, err, other))
+
+    def test_lse_gradient(self):
+        # A loss that uses the LSE too: dS gains P * dLSE (D - dLSE).
+        case = (2, 300, 300, 4, 2, 64, 64, True, torch.bfloat16, "bshd", 1.0)
+        weight = torch.randn(2, 4, 300, device="cuda")
+        _, _, _, _, got, refs, _ = self.run_case(case, lse_weight=weight)
+        for name, x, r in zip(("dq", "dk", "dv"), got, refs):
+            self.assertLess(rel_err(x, r), 1e-2, name)
+
+    def test_deterministic(self):
+        # No sum across CTAs: the same bits every run.
+        q, k, v, dout = make(2, 700, 700, 8, 2, 128, 128, torch.bfloat16, "bshd", 1.0)
+        runs = []
+        for _ in range(2):
+            leaves = [x.detach().clone().requires_grad_() for x in (q, k, v)]
+            fa4.attention(*leaves, causal=True).backward(dout)
+            runs.append([x.grad for x in leaves])
+        for a, b in zip(*runs):
+            self.assertTrue(torch.equal(a, b))
+
+    def test_torch_compile(self):
+        q, k, v, dout = make(2, 513, 513, 8, 2, 64, 64, torch.bfloat16, "bshd", 1.0)
+
+        @torch.compile(fullgraph=True)
+        def block(q, k, v):
+            return fa4.attention(q * 0.5, k, v, causal=True).float() * 2.0
+
+        leaves = [x.detach().clone().requires_grad_() for x in (q, k, v)]
+        block(*leaves).backward(dout.float())
+        refs = [x.detach().double().requires_grad_() for x in (q, k, v)]
+        out, _ = reference(refs[0] * 0.5, refs[1], refs[2], True)
+        (out * 2.0).backward(dout.double())
+        for name, x, r in zip(("dq", "dk", "dv"), [x.grad for x in leaves],
+                              [x.grad for x in refs]):
+            self.assertLess(rel_err(x, r), 1e-2, name)
+
+    def test_refusals(self):
+        q, k, v, _ = make(1, 128, 128, 2, 2, 64, 64, torch.bfloat16, "bshd", 1.0)
+        q.requires_grad_()
+        for kwargs, message in (({"window_size": (64, 0)}, "has no backward for a sliding window yet"),
+                                ({"softcap": 30.0}, "has no backward for a softcap yet")):
+            with self.assertRaises(NotImplementedError) as raised:
+                fa4.attention(q, k, v, **kwargs)
+            self.assertIn(message, str(raised.exception))
+        q256, k256, v256, _ = make(1, 128, 128, 2, 2, 256, 256, torch.bfloat16, "bshd", 1.0)
+        with self.assertRaises(NotImplementedError) as raised:
+            fa4.attention(q256.requires_grad_(), k256, v256)
+        self.assertIn("no backward for head dims over 128 (q 256, v 256)",
+                      str(raised.exception))
+        _, _, v64, _ = make(1, 128, 128, 2, 2, 64, 64, torch.bfloat16, "bshd", 1.0)
+        with self.assertRaises(NotImplementedError) as raised:
+            fa4.attention(q256[..., :128], k256[..., :128], v64)
+        self.assertIn("no backward for a head dim of v (64) other than q's (128)",
+                      str(raised.exception))
+        # Under no_grad the same calls run.
+        with torch.no_grad():
+            fa4.attention(q, k, v, window_size=(64, 0))
+        cu = torch.tensor([0, 128], dtype=torch.int32, device="cuda")
+        with self.assertRaises(RuntimeError) as raised:
+            fa4.attention_varlen(q[0], k[0], v[0], cu, cu, 128, 128)
+        self.assertIn("fa4.attention_varlen has no backward yet: q requires grad",
+                      str(raised.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
