@@ -90,3 +90,37 @@ func.func @twice(%k: !tile.desc<1x128x128xbf16>, %qd: !tile.desc<1x128x128xbf16>
   }
   return
 }
+
+// -----
+
+// Two dots the program writes one after the other: the first one's wait
+// moves past the second's MMAs (two groups, left in flight: pending(2)),
+// with the release of the stage its MMAs read, up to the second's wait;
+// that one, with no MMA after it to pass, stays where it is.
+// TWICE-LABEL: func.func @together
+// TWICE: %[[S:.*]] = fa4.mma.async %{{.*}}, %{{.*}}, %{{.*}} :
+// TWICE: fa4.consumer.wait
+// TWICE: %[[T:.*]] = fa4.mma.async %{{.*}}, %{{.*}}, %{{.*}} :
+// TWICE-NEXT: %[[SW:.*]] = fa4.mma.wait %[[S]] pending(2)
+// TWICE-NEXT: fa4.consumer.release
+// TWICE-NEXT: %[[TW:.*]] = fa4.mma.wait %[[T]] pending(0)
+// TWICE-NEXT: fa4.consumer.release
+// TWICE-NEXT: arith.addf %[[SW]], %[[TW]]
+func.func @together(%qd: !tile.desc<1x128x128xbf16>, %k: !tile.desc<1x128x128xbf16>,
+                    %v: !tile.desc<1x128x128xbf16>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %q = tile.load %qd[%c0, %c0, %c0] : !tile.desc<1x128x128xbf16> -> tensor<128x128xbf16>
+  %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> tensor<128x128xf32> {
+    %kt = tile.load %k[%c0, %j, %c0] : !tile.desc<1x128x128xbf16> -> tensor<128x128xbf16>
+    %ktt = tile.trans %kt : tensor<128x128xbf16> -> tensor<128x128xbf16>
+    %s = tile.dot %q, %ktt, %zero : tensor<128x128xbf16>, tensor<128x128xbf16>, tensor<128x128xf32>
+    %vt = tile.load %v[%c0, %j, %c0] : !tile.desc<1x128x128xbf16> -> tensor<128x128xbf16>
+    %vtt = tile.trans %vt : tensor<128x128xbf16> -> tensor<128x128xbf16>
+    %t = tile.dot %q, %vtt, %zero : tensor<128x128xbf16>, tensor<128x128xbf16>, tensor<128x128xf32>
+    %sum = arith.addf %s, %t : tensor<128x128xf32>
+    scf.yield %sum : tensor<128x128xf32>
+  }
+  return
+}
