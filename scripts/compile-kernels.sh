@@ -4,7 +4,8 @@
 # Compiles kernels of fa4's DSL programs (the attention for head dims 64,
 # 128 and 256 in bf16 and f16, with a sliding window, a logit softcap or
 # both, for packed sequences of variable lengths, at head dims 80, 96, 160
-# and (192, 128), and the GEMM) with fa4-run's compiler into kernel files,
+# and (192, 128), the GEMM, and the attention backward's kernels at head
+# dims 64, 96 and 128) with fa4-run's compiler into kernel files,
 # DIR/<name>.kernel (the name its key derives), for a machine that runs them
 # without the compiler
 # (bench/run-h200.sh, test/GPU/run-on-device.sh):
@@ -82,3 +83,20 @@ attention-hd192-v128-varlen --problem attention --heads 1 --seqlens 128 --head-d
 attention-hd256-persistent1 --problem attention $long --head-dim 256 --plan persistent=true
 gemm --problem gemm --m 128 --n 128 --k 64
 LIST
+# The attention backward's three kernels (D, dQ, dK/dV) at the head dims it
+# takes, each written by fa4-run --backward in a directory of its own.
+for spec in "64" "96" "128" "128 --dtype f16"; do
+  name="backward-hd${spec// /}"
+  "$fa4run" --problem attention --backward $small --head-dim $spec "${extra[@]}" \
+    --dump-dir "$scratch/$name" > "$scratch/$name.log" 2>&1 || true
+  files=$(ls "$scratch/$name"/*/*.kernel 2>/dev/null || true)
+  if [ "$(echo "$files" | grep -c .)" != 3 ]; then
+    cat "$scratch/$name.log" >&2
+    echo "compile-kernels.sh: not three backward kernel files for $name" >&2
+    exit 1
+  fi
+  for file in $files; do
+    cp "$file" "$out/"
+    echo "$out/$(basename "$file")"
+  done
+done

@@ -16,7 +16,8 @@
 #
 # TOOL is '-' to run fa4-run as it is, or a compute-sanitizer tool (memcheck,
 # racecheck, synccheck, initcheck) to run it under; KERNEL is relative to
-# KERNEL_DIR. TOOL 'python' runs `python3 -m KERNEL ARGUMENTS` instead, a
+# KERNEL_DIR, or '-' for fa4-run to take fa4's own kernels of the case from
+# KERNEL_DIR by their names (the backward's three). TOOL 'python' runs `python3 -m KERNEL ARGUMENTS` instead, a
 # check of the Python package (e.g. fa4.check_ring, the one-process ring), with
 # fa4's kernels from KERNEL_DIR and the libfa4 of the build (or
 # $FA4_LIBRARY). Each case's output goes to LOGS/NAME.log and the table to
@@ -87,6 +88,8 @@ while read -r name tool kernel args; do
   case "$name" in '' | \#*) continue ;; esac
   log="$logs/$name.log"
   command=("$run" --kernel "$kernels/$kernel")
+  # No kernel file: fa4-run takes fa4's own kernels from the directory.
+  [ "$kernel" != - ] || command=(env FA4_KERNEL_DIR="$kernels" "$run")
   [ "$tool" != python ] ||
     command=(env PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}"
       FA4_KERNEL_DIR="$kernels"

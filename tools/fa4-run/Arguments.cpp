@@ -62,6 +62,7 @@ static constexpr OptionSpec kOptions[] = {
     {"v", true, Scope::Attention},
     {"out", true, Scope::Attention},
     {"lse", true, Scope::Attention},
+    {"backward", false, Scope::Attention},
     {"dtype", true, Scope::Any},
     {"kv-stages", true, Scope::Any},
     {"qk-stages", true, Scope::Any},
@@ -643,6 +644,17 @@ Expected<Arguments> fa4::run::parseArguments(int argc,
                                                   : readAttention(given, args);
   if (!read.ok())
     return read;
+  // The backward: fa4's three kernels on random inputs, dense, (B, H, S, D).
+  args.backward = given.count("backward");
+  if (args.backward) {
+    for (const char *name : {"q", "out", "lse", "seqlens", "cu-seqlens-q"})
+      if (given.count(name))
+        return Status::error("--backward runs random inputs of the sizes "
+                             "given, dense; --" + std::string(name) +
+                             " is not among its options yet");
+    if (args.attention.layout != runner::AttentionLayout::BHSD)
+      return Status::error("--backward runs the (B, H, S, D) layout");
+  }
   if (Status s = readRunOptions(given, args); !s.ok())
     return s;
   return args;

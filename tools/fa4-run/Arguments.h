@@ -49,6 +49,9 @@ struct Arguments {
   /// write after the run. With the inputs, the attention sizes not given are
   /// 0 until the files fix them, and so is the scale when not given.
   std::string qFile, kFile, vFile, outFile, lseFile;
+  /// --backward: the attention backward's three kernels (D, dQ, dK/dV),
+  /// checked against float64 gradients.
+  bool backward = false;
   /// Attention of packed sequences: .npy files of the query and key
   /// offsets (cu_seqlens; the key file is the query file when not given).
   /// With --seqlens the lengths are in `attention` already.

@@ -174,6 +174,15 @@ OPTIONS
   --out FILE             attention: write O to a .npy file after the run
   --lse FILE             attention: write the log-sum-exp of each query row
                          to a .npy file after the run
+  --backward             attention: the backward instead: fa4's three
+                         backward kernels (D = rowsum(dO * O), dQ, dK and
+                         dV, each written under --dump-dir/<kernel> when
+                         given) run on random Q, K, V and dO, O and the LSE
+                         from a float64 forward; dQ, dK and dV checked
+                         against float64 gradients (relative error < 1e-2,
+                         zeros for rows that see no key); --bench times
+                         each kernel and their sum. Dense (B, H, S, D) only,
+                         no window or softcap, one head dim up to 128
   --dtype bf16|f16       the element type of fa4's own kernel (default
                          bf16); with --kernel, must be the kernel file's
   --emit=STAGE           print a stage of fa4's own kernel (above)

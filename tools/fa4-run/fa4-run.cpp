@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Arguments.h"
+#include "Backward.h"
 #include "Compile.h"
 
 #include "fa4/KernelFormat/Files.h"
@@ -24,8 +25,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <new>
 #include <optional>
+#include <unistd.h>
 
 using namespace fa4;
 using runtime::Expected;
@@ -247,6 +250,75 @@ static int emitStage(const run::Arguments &args) {
   return kPassed;
 }
 
+/// --backward: compiles the attention backward's three kernels for the
+/// problem of `args` (each in a directory of its own under --dump-dir when
+/// given), and with a GPU runs and checks them (Backward.h).
+static int runBackwardKernels(const run::Arguments &args) {
+  if (!args.kernelPath.empty())
+    return fail(kRefused, "--backward compiles fa4's own kernels; it takes "
+                          "no --kernel");
+  KernelKey key;
+  key.headDim = int64_t(args.attention.headDim);
+  if (args.attention.valueHeadDim() != args.attention.headDim)
+    key.headDimV = int64_t(args.attention.valueHeadDim());
+  key.window = args.attention.hasWindow();
+  key.softcap = args.attention.softcap > 0;
+  if (args.dtype == runtime::ElementType::F16)
+    key.dtype = DType::F16;
+  key.plan = args.plan;
+  std::array<runtime::KernelFile, 3> files;
+  const Family families[3] = {Family::AttentionBackwardPreprocess,
+                              Family::AttentionBackwardDq,
+                              Family::AttentionBackwardDkDv};
+  for (int i = 0; i < 3; ++i) {
+    key.family = families[i];
+    // The plan is the dQ and dK/dV kernels'.
+    key.plan = i == 0 ? Plan() : args.plan;
+    if (Status s = key.verify(); !s.ok())
+      return fail(kRefused, "--backward: " + s.message());
+    std::string dumpDir =
+        args.dumpDir.empty() ? "" : args.dumpDir + "/" + key.name();
+    Expected<runtime::KernelFile> file =
+        compile(key, dumpDir, args, !dumpDir.empty());
+    if (!file.ok())
+      return fail(kRefused, file.status().message());
+    files[i] = file.take();
+  }
+  Expected<std::unique_ptr<runtime::Driver>> driver =
+      runtime::Driver::load(args.driverLibrary);
+  if (!driver.ok())
+    return fail(kNoGpu,
+                "no usable GPU, nothing ran: " + driver.status().message());
+  for (const runtime::KernelFile &file : files)
+    if (Status s = runtime::checkTarget(file.entry, file.target, file.format,
+                                        (*driver)->device());
+        !s.ok())
+      return fail(kRefused, s.message());
+  std::error_code error;
+  std::filesystem::path work = std::filesystem::temp_directory_path(error) /
+                               ("fa4-run-backward-" + std::to_string(getpid()));
+  std::filesystem::create_directories(work, error);
+  if (error)
+    return fail(kRefused, "cannot make a directory for the backward's "
+                          "tensors: " + error.message());
+  std::printf("backward of %s\n", runner::describe(args.attention).c_str());
+  Expected<run::BackwardOutcome> outcome =
+      Status::error("the backward did not run");
+  try {
+    outcome = run::runBackward(args, **driver, files, work.string());
+  } catch (const std::bad_alloc &) {
+    std::filesystem::remove_all(work, error);
+    return fail(kRefused, "out of host memory for the inputs and the "
+                          "reference of this problem");
+  }
+  std::filesystem::remove_all(work, error);
+  if (!outcome.ok())
+    return fail(kCudaError, outcome.status().message());
+  for (const std::string &line : outcome->lines)
+    std::printf("%s\n", line.c_str());
+  return outcome->passed ? kPassed : kCheckFailed;
+}
+
 int main(int argc, char **argv) {
   Expected<run::Arguments> args = run::parseArguments(argc, argv);
   if (!args.ok())
@@ -311,6 +383,11 @@ int main(int argc, char **argv) {
   }
   if (!args->emit.empty())
     return emitStage(*args);
+  if (args->backward) {
+    if (Status s = runner::checkProblem(attention); !s.ok())
+      return fail(kRefused, s.message());
+    return runBackwardKernels(*args);
+  }
   // Sizes that cannot work are refused before anything is compiled.
   if (Status s = args->problem == run::ProblemKind::Gemm
                      ? runner::checkProblem(args->gemm)

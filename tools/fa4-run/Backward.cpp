@@ -1,0 +1,312 @@
+//===- Backward.cpp - fa4-run --backward ----------------------------------===//
+//
+// The backward's kernels run like any described kernel (FA4Runner's
+// prepareInputs and runKernel, from .npy files), one after the other: D =
+// rowsum(dO ∘ O), then dQ, then dK and dV. The reference is float64
+// attention, forward and backward, a query row at a time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Backward.h"
+
+#include "fa4/Runner/AnyKernel.h"
+#include "fa4/Runner/Element.h"
+#include "fa4/Runner/Npy.h"
+#include "../../lib/Runner/Parallel.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <random>
+
+using namespace fa4;
+using namespace fa4::run;
+using runtime::ElementType;
+using runtime::Expected;
+using runtime::Status;
+
+namespace {
+/// The sizes of one problem.
+struct Sizes {
+  int64_t b, h, hkv, sq, sk, d;
+};
+
+/// Float64 attention of [B, H, S, D] inputs (H a multiple of HKV):
+/// forward (O, the natural LSE, -inf for a row that sees no key) and
+/// backward (dQ; dK and dV summed over each KV head's query heads).
+struct Reference {
+  std::vector<double> o, lse, dq, dk, dv;
+};
+
+Reference reference(const Sizes &n, const std::vector<double> &q,
+                    const std::vector<double> &k, const std::vector<double> &v,
+                    const std::vector<double> &dout, double scale,
+                    bool causal) {
+  Reference r;
+  r.o.assign(n.b * n.h * n.sq * n.d, 0);
+  r.lse.assign(n.b * n.h * n.sq, -std::numeric_limits<double>::infinity());
+  r.dq.assign(r.o.size(), 0);
+  r.dk.assign(n.b * n.hkv * n.sk * n.d, 0);
+  r.dv.assign(r.dk.size(), 0);
+  int64_t group = n.h / n.hkv;
+  // A KV head at a time: its query heads add into its dK and dV.
+  runner::parallelFor(uint64_t(n.b * n.hkv), 1, [&](uint64_t from,
+                                                    uint64_t to) {
+    std::vector<double> p(n.sk), dp(n.sk);
+    for (uint64_t bk = from; bk < to; ++bk) {
+      int64_t b = int64_t(bk) / n.hkv, hk = int64_t(bk) % n.hkv;
+      const double *kh = &k[(b * n.hkv + hk) * n.sk * n.d];
+      const double *vh = &v[(b * n.hkv + hk) * n.sk * n.d];
+      double *dkh = &r.dk[(b * n.hkv + hk) * n.sk * n.d];
+      double *dvh = &r.dv[(b * n.hkv + hk) * n.sk * n.d];
+      for (int64_t h = hk * group; h < (hk + 1) * group; ++h)
+        for (int64_t i = 0; i < n.sq; ++i) {
+          size_t row = size_t((b * n.h + h) * n.sq + i);
+          const double *qi = &q[row * n.d];
+          const double *doi = &dout[row * n.d];
+          int64_t keys = causal ? std::min(n.sk, std::max<int64_t>(
+                                                     0, i + n.sk - n.sq + 1))
+                                : n.sk;
+          if (keys == 0)
+            continue;
+          double max = -std::numeric_limits<double>::infinity();
+          for (int64_t j = 0; j < keys; ++j) {
+            double s = 0;
+            for (int64_t c = 0; c < n.d; ++c)
+              s += qi[c] * kh[j * n.d + c];
+            p[j] = s * scale;
+            max = std::max(max, p[j]);
+          }
+          double sum = 0;
+          for (int64_t j = 0; j < keys; ++j)
+            sum += p[j] = std::exp(p[j] - max);
+          r.lse[row] = max + std::log(sum);
+          double *oi = &r.o[row * n.d];
+          for (int64_t j = 0; j < keys; ++j) {
+            p[j] /= sum;
+            for (int64_t c = 0; c < n.d; ++c)
+              oi[c] += p[j] * vh[j * n.d + c];
+          }
+          double delta = 0;
+          for (int64_t c = 0; c < n.d; ++c)
+            delta += doi[c] * oi[c];
+          double *dqi = &r.dq[row * n.d];
+          for (int64_t j = 0; j < keys; ++j) {
+            double dpj = 0;
+            for (int64_t c = 0; c < n.d; ++c)
+              dpj += doi[c] * vh[j * n.d + c];
+            double ds = p[j] * (dpj - delta) * scale;
+            for (int64_t c = 0; c < n.d; ++c) {
+              dqi[c] += ds * kh[j * n.d + c];
+              dkh[j * n.d + c] += ds * qi[c];
+              dvh[j * n.d + c] += p[j] * doi[c];
+            }
+          }
+        }
+    }
+  });
+  return r;
+}
+
+/// `||got - want|| / ||want||`, and the count of NaNs in `got`.
+std::pair<double, uint64_t> relativeError(const std::vector<double> &got,
+                                          const std::vector<double> &want) {
+  double diff = 0, norm = 0;
+  uint64_t nans = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(got[i]))
+      ++nans;
+    diff += (got[i] - want[i]) * (got[i] - want[i]);
+    norm += want[i] * want[i];
+  }
+  return {std::sqrt(diff / std::max(norm, 1e-300)), nans};
+}
+
+/// A tensor's words (of `type`) or f32 bytes read back, as doubles.
+std::vector<double> values(const runner::HostTensor &tensor) {
+  std::vector<double> out(tensor.elements());
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (tensor.elementType == ElementType::F32) {
+      float f;
+      std::memcpy(&f, tensor.bytes.data() + 4 * i, 4);
+      out[i] = f;
+    } else {
+      uint16_t w;
+      std::memcpy(&w, tensor.bytes.data() + 2 * i, 2);
+      out[i] = runner::fromWord(tensor.elementType, w);
+    }
+  }
+  return out;
+}
+
+const runner::HostTensor *find(const runner::KernelRunResult &result,
+                               const std::string &name) {
+  for (const runner::HostTensor &tensor : result.after)
+    if (tensor.name == name)
+      return &tensor;
+  return nullptr;
+}
+} // namespace
+
+Expected<BackwardOutcome>
+fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
+                      const std::array<runtime::KernelFile, 3> &files,
+                      const std::string &work) {
+  const runner::AttentionProblem &a = args.attention;
+  Sizes n{int64_t(a.batch),   int64_t(a.heads), int64_t(a.keyHeads()),
+          int64_t(a.seqQ),    int64_t(a.seqK),  int64_t(a.headDim)};
+  ElementType type = a.elementType;
+  double scale = a.scale ? a.scale : 1.0 / std::sqrt(double(n.d));
+  // Inputs uniform in [-1, 1), rounded to the element type.
+  std::mt19937_64 rng(args.options.seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  auto draw = [&](int64_t heads, int64_t rows, std::vector<uint16_t> &words,
+                  std::vector<double> &exact) {
+    words.resize(n.b * heads * rows * n.d);
+    exact.resize(words.size());
+    for (size_t i = 0; i < words.size(); ++i) {
+      words[i] = runner::toWord(type, uniform(rng));
+      exact[i] = runner::fromWord(type, words[i]);
+    }
+  };
+  std::vector<uint16_t> qw, kw, vw, dow;
+  std::vector<double> q, k, v, dout;
+  draw(n.h, n.sq, qw, q);
+  draw(n.hkv, n.sk, kw, k);
+  draw(n.hkv, n.sk, vw, v);
+  draw(n.h, n.sq, dow, dout);
+  Reference ref = reference(n, q, k, v, dout, scale, a.causal);
+  // The forward's outputs as the backward gets them: O in the element
+  // type, the LSE in f32.
+  std::vector<uint16_t> ow(ref.o.size());
+  for (size_t i = 0; i < ow.size(); ++i)
+    ow[i] = runner::toWord(type, float(ref.o[i]));
+  std::vector<float> lse(ref.lse.begin(), ref.lse.end());
+
+  auto shape = [](int64_t x, int64_t y, int64_t z, int64_t w) {
+    std::vector<uint64_t> s = {uint64_t(x), uint64_t(y), uint64_t(z)};
+    if (w)
+      s.push_back(uint64_t(w));
+    return s;
+  };
+  auto path = [&](const char *name) { return work + "/" + name + ".npy"; };
+  for (auto [name, heads, rows, words] :
+       {std::tuple{"q", n.h, n.sq, &qw}, {"k", n.hkv, n.sk, &kw},
+        {"v", n.hkv, n.sk, &vw}, {"do", n.h, n.sq, &dow},
+        {"o", n.h, n.sq, &ow}})
+    if (Status s = runner::writeNpy(path(name), type,
+                                    shape(n.b, heads, rows, n.d), *words);
+        !s.ok())
+      return s;
+  if (Status s = runner::writeNpy(path("lse"), shape(n.b, n.h, n.sq, 0), lse);
+      !s.ok())
+    return s;
+
+  BackwardOutcome outcome;
+  std::vector<double> dq, dk, dv;
+  double totalMs = 0;
+  const char *kernels[3] = {"D", "dQ", "dK/dV"};
+  for (int which = 0; which < 3; ++which) {
+    const runtime::KernelFile &file = files[which];
+    std::vector<runner::ArgumentSpec> specs;
+    for (const runtime::KernelTensor &tensor : file.tensors) {
+      bool input = tensor.name == "q" || tensor.name == "k" ||
+                   tensor.name == "v" || tensor.name == "do" ||
+                   tensor.name == "o" || tensor.name == "lse" ||
+                   (tensor.name == "delta" && which > 0);
+      if (!input)
+        continue;
+      runner::ArgumentSpec spec;
+      spec.name = tensor.name;
+      spec.kind = runner::ArgumentSpec::Kind::File;
+      spec.path = path(tensor.name.c_str());
+      specs.push_back(spec);
+    }
+    for (auto [name, value] : {std::pair{"softmax_scale", scale},
+                               std::pair{"causal", a.causal ? 1.0 : 0.0}})
+      if (file.findParam(name)) {
+        runner::ArgumentSpec spec;
+        spec.name = name;
+        spec.number = value;
+        specs.push_back(spec);
+      }
+    Expected<runner::KernelInputs> inputs =
+        runner::prepareInputs(file, specs, args.options.seed);
+    if (!inputs.ok())
+      return Status::error(std::string(kernels[which]) + " kernel '" +
+                           file.entry + "': " + inputs.status().message());
+    Expected<runtime::Kernel> kernel = runtime::Kernel::load(driver, file);
+    if (!kernel.ok())
+      return kernel.status();
+    Expected<runner::KernelRunResult> result =
+        runner::runKernel(*kernel, file, *inputs, args.options);
+    if (!result.ok())
+      return result.status();
+    for (const std::string &line : result->failure) {
+      outcome.lines.push_back(std::string(kernels[which]) + ": " + line);
+      outcome.passed = false;
+    }
+    if (result->medianMs) {
+      totalMs += *result->medianMs;
+      char line[160];
+      std::snprintf(line, sizeof line, "%s kernel '%s': grid %s, time=%.3f ms",
+                    kernels[which], file.entry.c_str(),
+                    result->grid.str().c_str(), *result->medianMs);
+      outcome.lines.push_back(line);
+    }
+    if (which == 0) {
+      const runner::HostTensor *delta = find(*result, "delta");
+      if (!delta)
+        return Status::error("kernel '" + file.entry + "' has no delta");
+      std::vector<double> d = values(*delta);
+      std::vector<float> words(d.begin(), d.end());
+      if (Status s = runner::writeNpy(path("delta"), shape(n.b, n.h, n.sq, 0),
+                                      words);
+          !s.ok())
+        return s;
+      continue;
+    }
+    for (auto [name, out] :
+         {std::pair{"dq", &dq}, std::pair{"dk", &dk}, std::pair{"dv", &dv}})
+      if (const runner::HostTensor *tensor = find(*result, name))
+        *out = values(*tensor);
+  }
+  std::string line = "gradients:";
+  for (auto [name, got, want] :
+       {std::tuple{"dq", &dq, &ref.dq}, {"dk", &dk, &ref.dk},
+        {"dv", &dv, &ref.dv}}) {
+    auto [error, nans] = relativeError(*got, *want);
+    char text[96];
+    std::snprintf(text, sizeof text, " %s rel_err=%.2e nan=%llu", name, error,
+                  (unsigned long long)nans);
+    line += text;
+    if (!(error < 1e-2) || nans)
+      outcome.passed = false;
+  }
+  // A row that sees no key has a zero gradient, exactly.
+  uint64_t unseen = 0, stray = 0;
+  for (size_t row = 0; row < ref.lse.size(); ++row)
+    if (std::isinf(ref.lse[row])) {
+      ++unseen;
+      for (int64_t c = 0; c < n.d; ++c)
+        stray += dq[row * n.d + c] != 0;
+    }
+  line += "; rows without a key " + std::to_string(unseen) + ", nonzero dQ " +
+          std::to_string(stray);
+  if (stray)
+    outcome.passed = false;
+  outcome.lines.push_back(line + (outcome.passed ? ": PASS" : ": FAIL"));
+  if (totalMs > 0) {
+    // The forward's 4 B H SQ SK D, halved when causal with SQ == SK, times
+    // 2.5 for the backward's five products.
+    double flops = 2.5 * 4.0 * double(n.b * n.h) * double(n.sq) *
+                   double(n.sk) * double(n.d) /
+                   (a.causal && n.sq == n.sk ? 2.0 : 1.0);
+    char text[128];
+    std::snprintf(text, sizeof text, "backward time=%.3f ms, %.1f TFLOP/s",
+                  totalMs, flops / (totalMs * 1e-3) / 1e12);
+    outcome.lines.push_back(text);
+  }
+  return outcome;
+}

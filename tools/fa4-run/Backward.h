@@ -1,0 +1,41 @@
+//===- Backward.h - fa4-run --backward --------------------------*- C++ -*-===//
+//
+// The attention backward's three kernels run on random inputs and checked
+// against float64 gradients, for fa4-run.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA4_TOOLS_FA4RUN_BACKWARD_H
+#define FA4_TOOLS_FA4RUN_BACKWARD_H
+
+#include "Arguments.h"
+
+#include "fa4/KernelFormat/KernelFile.h"
+#include "fa4/Runtime/Driver.h"
+
+#include <array>
+#include <string>
+
+namespace fa4::run {
+
+/// What one backward run found: each line to print, and whether every
+/// gradient is within its tolerance (1e-2 relative, no NaN, zeros for rows
+/// that see no key).
+struct BackwardOutcome {
+  std::vector<std::string> lines;
+  bool passed = true;
+};
+
+/// Runs the backward's kernels (`files`: D, dQ, dK/dV) for the problem of
+/// `args` on `driver`'s GPU: Q, K, V and dO drawn at random, O and the LSE
+/// from a float64 forward, D from the first kernel; dQ, dK and dV checked
+/// against float64 gradients; with --bench each kernel timed. The kernels'
+/// inputs and outputs pass through .npy files in `work`.
+runtime::Expected<BackwardOutcome>
+runBackward(const Arguments &args, runtime::Driver &driver,
+            const std::array<runtime::KernelFile, 3> &files,
+            const std::string &work);
+
+} // namespace fa4::run
+
+#endif // FA4_TOOLS_FA4RUN_BACKWARD_H
