@@ -84,9 +84,11 @@ attention-hd256-persistent1 --problem attention $long --head-dim 256 --plan pers
 gemm --problem gemm --m 128 --n 128 --k 64
 LIST
 # The attention backward's three kernels (D, dQ, dK/dV) at the head dims it
-# takes, each written by fa4-run --backward in a directory of its own.
-for spec in "64" "96" "128" "128 --dtype f16"; do
-  name="backward-hd${spec// /}"
+# takes, with a window and a softcap, each written by fa4-run --backward in
+# a directory of its own.
+for spec in "64" "96" "128" "128 --dtype f16" "64 --window 64,0" \
+  "128 --window 64,0" "128 --softcap 30" "128 --window 64,0 --softcap 30"; do
+  name="backward-hd${spec//[ ,]/}"
   "$fa4run" --problem attention --backward $small --head-dim $spec "${extra[@]}" \
     --dump-dir "$scratch/$name" > "$scratch/$name.log" 2>&1 || true
   files=$(ls "$scratch/$name"/*/*.kernel 2>/dev/null || true)

@@ -140,14 +140,17 @@ void fa4_attention_plan_destroy(fa4_attention_plan *plan);
  * [B, H, SQ] (a workspace the call writes: D = rowsum(dO * O)), both
  * contiguous. Three kernels on `stream`: D, then dQ (a CTA per query
  * block), then dK and dV (a CTA per key block): no sum across CTAs, the
- * same bits on every run. No sliding window, softcap or packed sequences
- * yet; head dims up to 128. */
+ * same bits on every run. No packed sequences yet; one head dim for Q, K
+ * and V, up to 128. */
 typedef struct fa4_attention_backward_args {
   uint32_t struct_size;
   fa4_dtype dtype;
   fa4_tensor q, k, v, o, lse, dout, dq, dk, dv, delta;
   /* 0 or 1: the bottom-right aligned causal mask of the forward. */
   int32_t causal;
+  /* The forward's window_size (-1 unbounded) and softcap (0: none). */
+  int32_t window_left, window_right;
+  float softcap;
   /* The forward's scale of Q K^T; 0: 1 / sqrt(D). */
   float softmax_scale;
   /* 1: delta holds D already, and the call skips the kernel that writes

@@ -286,11 +286,21 @@ backwardKeys(const fa4_attention_backward_args &args) {
     return rt::Status::error("softmax_scale " +
                              std::to_string(args.softmax_scale) +
                              " is not finite and positive (or 0: 1/sqrt(D))");
+  if (args.window_left < -1 || args.window_right < -1)
+    return rt::Status::error(
+        "window (" + std::to_string(args.window_left) + ", " +
+        std::to_string(args.window_right) +
+        ") has a negative size; -1 is unbounded, 0 and more keys");
+  if (!(args.softcap >= 0) || std::isinf(args.softcap))
+    return rt::Status::error("softcap " + std::to_string(args.softcap) +
+                             " is not a finite cap of 0 (none) or more");
   fa4::KernelKey key;
   key.headDim = args.q.shape[3];
   if (args.v.shape[3] != key.headDim)
     key.headDimV = args.v.shape[3];
   key.dtype = args.dtype == FA4_F16 ? fa4::DType::F16 : fa4::DType::BF16;
+  key.window = args.window_left >= 0 || args.window_right >= 0;
+  key.softcap = args.softcap > 0;
   fa4::Plan plan;
   if (args.plan)
     if (rt::Status s = plan.parse(args.plan); !s.ok())
@@ -303,9 +313,11 @@ backwardKeys(const fa4_attention_backward_args &args) {
     if (family == fa4::Family::AttentionBackwardPreprocess && args.delta_ready)
       continue;
     key.family = family;
-    key.plan = family == fa4::Family::AttentionBackwardPreprocess
-                   ? fa4::Plan()
-                   : plan;
+    // D = rowsum(dO ∘ O) knows no mask.
+    bool pre = family == fa4::Family::AttentionBackwardPreprocess;
+    key.plan = pre ? fa4::Plan() : plan;
+    key.window = !pre && (args.window_left >= 0 || args.window_right >= 0);
+    key.softcap = !pre && args.softcap > 0;
     if (rt::Status s = key.verify(); !s.ok())
       return s;
     keys.push_back(key);
@@ -356,8 +368,12 @@ rt::Status bindBackward(rt::Launcher &launcher,
   double scale = args.softmax_scale > 0
                      ? args.softmax_scale
                      : 1.0 / std::sqrt(double(args.q.shape[3]));
-  for (auto [name, value] : {std::pair{"softmax_scale", double(float(scale))},
-                             std::pair{"causal", args.causal ? 1.0 : 0.0}})
+  for (auto [name, value] :
+       {std::pair{"softmax_scale", double(float(scale))},
+        std::pair{"causal", args.causal ? 1.0 : 0.0},
+        std::pair{"window_left", double(args.window_left)},
+        std::pair{"window_right", double(args.window_right)},
+        std::pair{"softcap", double(args.softcap)}})
     if (file.findParam(name))
       if (rt::Status s = launcher.setScalar(name, value); !s.ok())
         return s;

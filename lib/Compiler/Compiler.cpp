@@ -119,6 +119,8 @@ buildAttentionBackwardProgram(MLIRContext &context,
   ::fa4::dsl::AttentionOptions options;
   options.headDim = key.headDim;
   options.headDimV = key.valueHeadDim();
+  options.window = key.window;
+  options.softcap = key.softcap;
   Type elementType = BFloat16Type::get(&context);
   if (key.dtype == ::fa4::DType::F16) {
     options.elementType = ::fa4::dsl::f16;

@@ -60,12 +60,9 @@ Status KernelKey::verify() const {
                            std::to_string(kMinHeadDim) + ", " +
                            std::to_string(kMaxHeadDim) + "]");
   if (backward()) {
-    if (window || softcap || varlen)
-      return Status::error(std::string("the attention backward has no ") +
-                           (window    ? "sliding window"
-                            : softcap ? "logit softcap"
-                                      : "packed sequences") +
-                           " yet");
+    if (varlen)
+      return Status::error("the attention backward has no packed sequences "
+                           "yet");
     if (valueHeadDim() != headDim)
       return Status::error("the attention backward takes one head dim for "
                            "Q, K and V yet, not " + std::to_string(headDim) +

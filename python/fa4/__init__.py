@@ -20,9 +20,9 @@ empty outputs, or out 0 and lse -inf for queries with no key, without a
 launch. `attention` is differentiable (``register_autograd`` on the op: O
 and the LSE are saved, and the backward runs fa4's three backward kernels,
 with no sum across CTAs, so the gradients are the same bits every run);
-its backward has no sliding window or softcap yet and takes head dims up to
-128, and such calls with inputs that require grad raise NotImplementedError
-before anything runs. `attention_varlen` has no backward yet (RuntimeError
+its backward takes one head dim for q, k and v, up to 128, and other calls
+with inputs that require grad raise NotImplementedError before anything
+runs. `attention_varlen` has no backward yet (RuntimeError
 for inputs that require grad while grad mode is on).
 
 The kernels come from libfa4 (see _lib.py), which compiles each on first use
@@ -108,15 +108,11 @@ def _requires_grad(q, k, v):
         getattr(x, "requires_grad", False) for x in (q, k, v))
 
 
-def _check_backward(q, v, window_left, window_right, softcap):
+def _check_backward(q, v):
     """Refuses, before the forward runs, a differentiable call whose
     backward fa4 does not have (no gradient is ever dropped silently)."""
     missing = None
-    if window_left >= 0 or window_right >= 0:
-        missing = "a sliding window"
-    elif softcap > 0:
-        missing = "a softcap"
-    elif q.shape[-1] != v.shape[-1]:
+    if q.shape[-1] != v.shape[-1]:
         missing = "a head dim of v (%d) other than q's (%d)" % (v.shape[-1], q.shape[-1])
     elif max(q.shape[-1], v.shape[-1]) > _BACKWARD_HEAD_DIM:
         missing = "head dims over %d (q %d, v %d)" % (_BACKWARD_HEAD_DIM, q.shape[-1],
@@ -347,7 +343,8 @@ def _gradient_layouts(q, k, v):
     return tuple(x.new_empty_strided(*_output_layout(x, x.shape[-1])) for x in (q, k, v))
 
 
-def _attention_backward(dout, q, k, v, out, lse, dlse, causal, softmax_scale):
+def _attention_backward(dout, q, k, v, out, lse, dlse, causal, softmax_scale,
+                        window_left=-1, window_right=-1, softcap=0.0):
     """dq, dk, dv of a dense call: fa4's backward kernels (D = rowsum(dO o O),
     less dlse when the LSE has a gradient too; dQ; dK and dV)."""
     dq, dk, dv = _gradient_layouts(q, k, v)
@@ -373,6 +370,8 @@ def _attention_backward(dout, q, k, v, out, lse, dlse, causal, softmax_scale):
         delta = q.new_empty((b, h, s), dtype=torch.float32)
     args.delta = _tensor(delta, (0, 1, 2))
     args.causal = int(causal)
+    args.window_left, args.window_right = window_left, window_right
+    args.softcap = float(softcap)
     args.softmax_scale = float(softmax_scale)
     _lib.check(_lib.library().fa4_attention_backward(ctypes.byref(args),
                                                      _current_stream()))
@@ -384,12 +383,15 @@ if hasattr(torch, "library") and hasattr(torch.library, "custom_op"):
     def _attention_backward_op(dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
                                v: torch.Tensor, out: torch.Tensor, lse: torch.Tensor,
                                dlse: typing.Optional[torch.Tensor], causal: bool,
-                               softmax_scale: float
+                               softmax_scale: float, window_left: int, window_right: int,
+                               softcap: float
                                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        return _attention_backward(dout, q, k, v, out, lse, dlse, causal, softmax_scale)
+        return _attention_backward(dout, q, k, v, out, lse, dlse, causal, softmax_scale,
+                                   window_left, window_right, softcap)
 
     @_attention_backward_op.register_fake
-    def _attention_backward_fake(dout, q, k, v, out, lse, dlse, causal, softmax_scale):
+    def _attention_backward_fake(dout, q, k, v, out, lse, dlse, causal, softmax_scale,
+                                 window_left, window_right, softcap):
         return _gradient_layouts(q, k, v)
 
     @torch.library.custom_op("fa4::attention", mutates_args=())
@@ -406,11 +408,10 @@ if hasattr(torch, "library") and hasattr(torch.library, "custom_op"):
         return _output(q, v.shape[-1]), q.new_empty((b, h, s), dtype=torch.float32)
 
     def _setup_context(ctx, inputs, output):
-        q, k, v, causal, softmax_scale, _, _, _ = inputs
+        q, k, v, causal, softmax_scale, window_left, window_right, softcap = inputs
         out, lse = output
         ctx.save_for_backward(q, k, v, out, lse)
-        ctx.causal = causal
-        ctx.softmax_scale = softmax_scale
+        ctx.options = (causal, softmax_scale, window_left, window_right, softcap)
         # An output without a gradient arrives as None, not as zeros.
         ctx.set_materialize_grads(False)
 
@@ -418,8 +419,7 @@ if hasattr(torch, "library") and hasattr(torch.library, "custom_op"):
         q, k, v, out, lse = ctx.saved_tensors
         if dout is None:
             dout = torch.zeros_like(out)
-        dq, dk, dv = _attention_backward_op(dout, q, k, v, out, lse, dlse, ctx.causal,
-                                            ctx.softmax_scale)
+        dq, dk, dv = _attention_backward_op(dout, q, k, v, out, lse, dlse, *ctx.options)
         return dq, dk, dv, None, None, None, None, None
 
     _attention_op.register_autograd(_backward, setup_context=_setup_context)
@@ -439,16 +439,16 @@ def attention(q, k, v, causal=False, softmax_scale=None, window_size=(-1, -1),
     Dv), and with return_lse the natural log-sum-exp of each row's scaled
     scores, float32 (B, H, SQ); a row that sees no key (all of them when SK
     is 0) has out 0 and lse -inf. Differentiable in q, k and v (and through
-    lse); a call whose backward fa4 does not have (a window, a softcap,
-    head dims over 128) raises NotImplementedError when an input requires
-    grad while grad mode is on.
+    lse); a call whose backward fa4 does not have (head dims over 128, v's
+    own head dim) raises NotImplementedError when an input requires grad
+    while grad mode is on.
     """
     if _requires_grad(q, k, v):
         if not _DIFFERENTIABLE:
             _check_no_grad("fa4.attention", q, k, v)
         _check_dense(q, k, v, address=not _compiling())
         left, right = _check_options(causal, softmax_scale, window_size, softcap)
-        _check_backward(q, v, left, right, softcap)
+        _check_backward(q, v)
         scale = softmax_scale if softmax_scale is not None else 1.0 / math.sqrt(q.shape[-1])
         out, lse = _attention_op(q, k, v, causal, float(scale), left, right, float(softcap))
     elif _compiling():

@@ -78,6 +78,9 @@ class BackwardArgs(ctypes.Structure):
         ("dv", Tensor),
         ("delta", Tensor),
         ("causal", ctypes.c_int32),
+        ("window_left", ctypes.c_int32),
+        ("window_right", ctypes.c_int32),
+        ("softcap", ctypes.c_float),
         ("softmax_scale", ctypes.c_float),
         ("delta_ready", ctypes.c_int32),
         ("plan", ctypes.c_char_p),
@@ -86,6 +89,8 @@ class BackwardArgs(ctypes.Structure):
     def __init__(self):
         super().__init__()
         self.struct_size = ctypes.sizeof(BackwardArgs)
+        self.window_left = -1
+        self.window_right = -1
 
 
 class GemmArgs(ctypes.Structure):

@@ -81,19 +81,14 @@ class ArgumentChecks(unittest.TestCase):
         q = x.clone().requires_grad_()
         if fa4._DIFFERENTIABLE:
             # torch >= 2.4: differentiable; what the backward does not have
-            # is refused before anything runs, plain calls go on (here to
+            # is refused before anything runs, other calls go on (here to
             # the device check).
-            self.refuses(NotImplementedError, "fa4.attention has no backward for a "
-                         "sliding window yet, and q, k or v requires grad", q, x, x,
-                         window_size=(8, 0))
-            self.refuses(NotImplementedError, "no backward for a softcap yet", x, q, x,
-                         softcap=5.0)
             y = bshd(1, 64, 2, 256).requires_grad_()
             self.refuses(NotImplementedError, "no backward for head dims over 128 "
                          "(q 256, v 256)", y, y, y)
-            self.refuses(ValueError, "q is on cpu", q, x, x)
+            self.refuses(ValueError, "q is on cpu", q, x, x, window_size=(8, 0), softcap=5.0)
             with torch.no_grad():
-                self.refuses(ValueError, "q is on cpu", q, x, x, window_size=(8, 0))
+                self.refuses(ValueError, "q is on cpu", y, y, y)
         else:
             # No custom ops with autograd: an output without a backward is
             # refused while grad mode is on, naming the inputs; under
@@ -122,9 +117,10 @@ class ArgumentChecks(unittest.TestCase):
     def test_backward_args(self):
         # fa4_attention_backward_args field for field, and what libfa4
         # refuses before any kernel: a head dim over the backward's.
-        # struct_size and dtype, ten tensors, causal, softmax_scale and
-        # delta_ready, the plan pointer at the next 8 bytes.
-        self.assertEqual(_lib.BackwardArgs.plan.offset, 8 + 10 * ctypes.sizeof(_lib.Tensor) + 16)
+        # struct_size and dtype, ten tensors, causal, window_left,
+        # window_right, softcap, softmax_scale and delta_ready, the plan
+        # pointer at the next 8 bytes.
+        self.assertEqual(_lib.BackwardArgs.plan.offset, 8 + 10 * ctypes.sizeof(_lib.Tensor) + 24)
         self.assertEqual(ctypes.sizeof(_lib.BackwardArgs), _lib.BackwardArgs.plan.offset + 8)
         try:
             _lib.library()

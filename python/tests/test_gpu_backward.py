@@ -2,7 +2,7 @@
 dV against float64 autograd and beside SDPA's (cuDNN where torch has it) on
 odd lengths, SQ != SK both ways (causal rows that see no key get zero
 gradients), GQA and MQA, both memory layouts, f16, head dims 64, 96 and
-128, inputs x8; a gradient through the LSE; bit-identical
+128, inputs x8, sliding windows and softcaps; a gradient through the LSE; bit-identical
 gradients over two runs; torch.compile(fullgraph=True); the refusals of
 what the backward does not have.
 
@@ -22,20 +22,28 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 import fa4  # noqa: E402
 
 
-def reference(q, k, v, causal):
+def reference(q, k, v, causal, window=(-1, -1), softcap=0.0):
     """float64 attention of (B, S, H, D) tensors with autograd: out and lse
-    (bottom-right causal; rows that see no key give 0 and lse -inf, and no
-    NaN anywhere in the graph)."""
+    (FlashAttention's bottom-right masks and softcap; rows that see no key
+    give 0 and lse -inf, and no NaN anywhere in the graph)."""
     b, sq, h, d = q.shape
     sk, hkv = k.shape[1], k.shape[2]
     qd = q.transpose(1, 2)
     kd = k.transpose(1, 2).repeat_interleave(h // hkv, dim=1)
     vd = v.transpose(1, 2).repeat_interleave(h // hkv, dim=1)
     s = (qd @ kd.transpose(-1, -2)) / math.sqrt(d)
+    if softcap > 0:
+        s = softcap * torch.tanh(s / softcap)
     keep = torch.ones(sq, sk, dtype=torch.bool, device=q.device)
+    i = torch.arange(sq, device=q.device)[:, None] + (sk - sq)
+    j = torch.arange(sk, device=q.device)[None, :]
+    left, right = window
     if causal:
-        i = torch.arange(sq, device=q.device)[:, None] + (sk - sq)
-        keep = torch.arange(sk, device=q.device)[None, :] <= i
+        right = 0
+    if right >= 0:
+        keep &= j <= i + right
+    if left >= 0:
+        keep &= j >= i - left
     s = s.masked_fill(~keep, float("-inf"))
     seen = keep.any(dim=-1)
     s_safe = torch.where(seen[:, None], s, torch.zeros_like(s))
@@ -83,7 +91,7 @@ def sdpa_grads(q, k, v, dout, causal):
 
 
 CASES = [
-    # b, sq, sk, h, hkv, d, dv, causal, dtype, layout, gain
+    # b, sq, sk, h, hkv, d, dv, causal, dtype, layout, gain[, window, softcap]
     (3, 1000, 1000, 5, 5, 64, 64, False, torch.bfloat16, "bshd", 1.0),
     (3, 1000, 1000, 5, 5, 64, 64, True, torch.bfloat16, "bhsd", 1.0),
     (1, 77, 300, 4, 4, 128, 128, True, torch.bfloat16, "bshd", 1.0),
@@ -93,23 +101,31 @@ CASES = [
     (2, 300, 700, 6, 3, 128, 128, False, torch.float16, "bshd", 1.0),
     (1, 256, 256, 2, 2, 96, 96, True, torch.bfloat16, "bshd", 1.0),
     (1, 500, 500, 4, 4, 128, 128, False, torch.bfloat16, "bshd", 8.0),
+    # Sliding windows (Mistral's kind, and one bound on each side), a
+    # softcap, both (Gemma 2's at head dim 128).
+    (2, 700, 700, 4, 2, 128, 128, True, torch.bfloat16, "bshd", 1.0, (128, 0), 0.0),
+    (1, 500, 600, 4, 4, 64, 64, False, torch.bfloat16, "bhsd", 1.0, (100, 50), 0.0),
+    (2, 400, 400, 4, 2, 128, 128, True, torch.bfloat16, "bshd", 4.0, (-1, -1), 30.0),
+    (1, 700, 700, 8, 4, 128, 128, True, torch.bfloat16, "bshd", 1.0, (200, 0), 50.0),
 ]
 
 
 @unittest.skipUnless(torch.cuda.is_available(), "no CUDA device")
 class Backward(unittest.TestCase):
     def run_case(self, case, lse_weight=None):
-        b, sq, sk, h, hkv, d, dv, causal, dtype, layout, gain = case
+        b, sq, sk, h, hkv, d, dv, causal, dtype, layout, gain = case[:11]
+        window, softcap = case[11:] if len(case) > 11 else ((-1, -1), 0.0)
         q, k, v, dout = make(b, sq, sk, h, hkv, d, dv, dtype, layout, gain)
         leaves = [x.detach().clone().requires_grad_() for x in (q, k, v)]
-        out, lse = fa4.attention(*leaves, causal=causal, return_lse=True)
+        out, lse = fa4.attention(*leaves, causal=causal, window_size=window,
+                                 softcap=softcap, return_lse=True)
         loss = (out.float() * dout.float()).sum()
         if lse_weight is not None:
             loss = loss + (torch.where(torch.isfinite(lse), lse, 0) * lse_weight).sum()
         loss.backward()
         got = [x.grad for x in leaves]
         refs = [x.detach().double().requires_grad_() for x in (q, k, v)]
-        ref_out, ref_lse = reference(*refs, causal)
+        ref_out, ref_lse = reference(*refs, causal, window, softcap)
         ref_loss = (ref_out * dout.double()).sum()
         if lse_weight is not None:
             ref_loss = ref_loss + (torch.where(torch.isfinite(ref_lse), ref_lse, 0)
@@ -119,7 +135,7 @@ class Backward(unittest.TestCase):
 
     def test_cases(self):
         for case in CASES:
-            b, sq, sk, h, hkv, d, dv, causal, dtype, layout, gain = case
+            b, sq, sk, h, hkv, d, dv, causal, dtype, layout, gain = case[:11]
             with self.subTest(case=case):
                 q, k, v, dout, got, refs, ref_lse = self.run_case(case)
                 errs = [rel_err(x, r) for x, r in zip(got, refs)]
@@ -133,7 +149,7 @@ class Backward(unittest.TestCase):
                 if bool(unseen.any()):
                     rows = got[0].transpose(1, 2)[unseen]
                     self.assertTrue(bool((rows == 0).all()), "%s: rows with no key" % (case,))
-                if sq == sk:
+                if sq == sk and len(case) == 11:
                     sdpa = [rel_err(x, r) for x, r in
                             zip(sdpa_grads(q, k, v, dout, causal), refs)]
                     for name, err, other in zip(("dq", "dk", "dv"), errs, sdpa):
@@ -178,11 +194,6 @@ class Backward(unittest.TestCase):
     def test_refusals(self):
         q, k, v, _ = make(1, 128, 128, 2, 2, 64, 64, torch.bfloat16, "bshd", 1.0)
         q.requires_grad_()
-        for kwargs, message in (({"window_size": (64, 0)}, "has no backward for a sliding window yet"),
-                                ({"softcap": 30.0}, "has no backward for a softcap yet")):
-            with self.assertRaises(NotImplementedError) as raised:
-                fa4.attention(q, k, v, **kwargs)
-            self.assertIn(message, str(raised.exception))
         q256, k256, v256, _ = make(1, 128, 128, 2, 2, 256, 256, torch.bfloat16, "bshd", 1.0)
         with self.assertRaises(NotImplementedError) as raised:
             fa4.attention(q256.requires_grad_(), k256, v256)

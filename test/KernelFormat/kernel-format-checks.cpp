@@ -95,9 +95,9 @@ static int runKey() {
   std::printf("gemm window: %s\n", gemm.verify().message().c_str());
   // What the backward's kernels refuse.
   backward.plan = {};
-  backward.window = true;
-  std::printf("backward window: %s\n", backward.verify().message().c_str());
-  backward.window = false;
+  backward.varlen = true;
+  std::printf("backward varlen: %s\n", backward.verify().message().c_str());
+  backward.varlen = false;
   backward.headDimV = 64;
   std::printf("backward 128/64: %s\n", backward.verify().message().c_str());
   backward.headDim = backward.headDimV = 256;

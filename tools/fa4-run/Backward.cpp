@@ -42,7 +42,7 @@ struct Reference {
 Reference reference(const Sizes &n, const std::vector<double> &q,
                     const std::vector<double> &k, const std::vector<double> &v,
                     const std::vector<double> &dout, double scale,
-                    bool causal) {
+                    const runner::AttentionProblem &a) {
   Reference r;
   r.o.assign(n.b * n.h * n.sq * n.d, 0);
   r.lse.assign(n.b * n.h * n.sq, -std::numeric_limits<double>::infinity());
@@ -53,7 +53,12 @@ Reference reference(const Sizes &n, const std::vector<double> &q,
   // A KV head at a time: its query heads add into its dK and dV.
   runner::parallelFor(uint64_t(n.b * n.hkv), 1, [&](uint64_t from,
                                                     uint64_t to) {
-    std::vector<double> p(n.sk), dp(n.sk);
+    std::vector<double> p(n.sk), t(n.sk);
+    // Query i sees keys [i + shift - left, i + shift + right] (FlashAttention's
+    // window_size, right 0 when causal), each bound only when given.
+    int64_t shift = n.sk - n.sq;
+    bool hasRight = a.causal || a.windowRight >= 0;
+    int64_t right = a.causal ? 0 : a.windowRight;
     for (uint64_t bk = from; bk < to; ++bk) {
       int64_t b = int64_t(bk) / n.hkv, hk = int64_t(bk) % n.hkv;
       const double *kh = &k[(b * n.hkv + hk) * n.sk * n.d];
@@ -65,25 +70,35 @@ Reference reference(const Sizes &n, const std::vector<double> &q,
           size_t row = size_t((b * n.h + h) * n.sq + i);
           const double *qi = &q[row * n.d];
           const double *doi = &dout[row * n.d];
-          int64_t keys = causal ? std::min(n.sk, std::max<int64_t>(
-                                                     0, i + n.sk - n.sq + 1))
-                                : n.sk;
-          if (keys == 0)
+          int64_t keys = hasRight ? std::min(n.sk, std::max<int64_t>(
+                                                       0, i + shift + right + 1))
+                                  : n.sk;
+          int64_t from = a.windowLeft >= 0
+                             ? std::max<int64_t>(0, i + shift - a.windowLeft)
+                             : 0;
+          if (from >= keys)
             continue;
           double max = -std::numeric_limits<double>::infinity();
-          for (int64_t j = 0; j < keys; ++j) {
+          for (int64_t j = from; j < keys; ++j) {
             double s = 0;
             for (int64_t c = 0; c < n.d; ++c)
               s += qi[c] * kh[j * n.d + c];
             p[j] = s * scale;
+            // The softcap: cap · tanh(x / cap), whose derivative 1 - t²
+            // scales dS.
+            t[j] = 0;
+            if (a.softcap > 0) {
+              t[j] = std::tanh(p[j] / a.softcap);
+              p[j] = a.softcap * t[j];
+            }
             max = std::max(max, p[j]);
           }
           double sum = 0;
-          for (int64_t j = 0; j < keys; ++j)
+          for (int64_t j = from; j < keys; ++j)
             sum += p[j] = std::exp(p[j] - max);
           r.lse[row] = max + std::log(sum);
           double *oi = &r.o[row * n.d];
-          for (int64_t j = 0; j < keys; ++j) {
+          for (int64_t j = from; j < keys; ++j) {
             p[j] /= sum;
             for (int64_t c = 0; c < n.d; ++c)
               oi[c] += p[j] * vh[j * n.d + c];
@@ -92,11 +107,11 @@ Reference reference(const Sizes &n, const std::vector<double> &q,
           for (int64_t c = 0; c < n.d; ++c)
             delta += doi[c] * oi[c];
           double *dqi = &r.dq[row * n.d];
-          for (int64_t j = 0; j < keys; ++j) {
+          for (int64_t j = from; j < keys; ++j) {
             double dpj = 0;
             for (int64_t c = 0; c < n.d; ++c)
               dpj += doi[c] * vh[j * n.d + c];
-            double ds = p[j] * (dpj - delta) * scale;
+            double ds = p[j] * (dpj - delta) * (1 - t[j] * t[j]) * scale;
             for (int64_t c = 0; c < n.d; ++c) {
               dqi[c] += ds * kh[j * n.d + c];
               dkh[j * n.d + c] += ds * qi[c];
@@ -176,7 +191,7 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
   draw(n.hkv, n.sk, kw, k);
   draw(n.hkv, n.sk, vw, v);
   draw(n.h, n.sq, dow, dout);
-  Reference ref = reference(n, q, k, v, dout, scale, a.causal);
+  Reference ref = reference(n, q, k, v, dout, scale, a);
   // The forward's outputs as the backward gets them: O in the element
   // type, the LSE in f32.
   std::vector<uint16_t> ow(ref.o.size());
@@ -223,8 +238,12 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
       spec.path = path(tensor.name.c_str());
       specs.push_back(spec);
     }
-    for (auto [name, value] : {std::pair{"softmax_scale", scale},
-                               std::pair{"causal", a.causal ? 1.0 : 0.0}})
+    for (auto [name, value] :
+         {std::pair{"softmax_scale", scale},
+          std::pair{"causal", a.causal ? 1.0 : 0.0},
+          std::pair{"window_left", double(a.windowLeft)},
+          std::pair{"window_right", double(a.windowRight)},
+          std::pair{"softcap", a.softcap}})
       if (file.findParam(name)) {
         runner::ArgumentSpec spec;
         spec.name = name;

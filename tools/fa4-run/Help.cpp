@@ -181,8 +181,9 @@ OPTIONS
                          from a float64 forward; dQ, dK and dV checked
                          against float64 gradients (relative error < 1e-2,
                          zeros for rows that see no key); --bench times
-                         each kernel and their sum. Dense (B, H, S, D) only,
-                         no window or softcap, one head dim up to 128
+                         each kernel and their sum. Dense (B, H, S, D) only
+                         (with --window and --softcap), one head dim up to
+                         128
   --dtype bf16|f16       the element type of fa4's own kernel (default
                          bf16); with --kernel, must be the kernel file's
   --emit=STAGE           print a stage of fa4's own kernel (above)

@@ -272,8 +272,10 @@ static int runBackwardKernels(const run::Arguments &args) {
                               Family::AttentionBackwardDkDv};
   for (int i = 0; i < 3; ++i) {
     key.family = families[i];
-    // The plan is the dQ and dK/dV kernels'.
+    // The plan, the window and the softcap are the dQ and dK/dV kernels'.
     key.plan = i == 0 ? Plan() : args.plan;
+    key.window = i > 0 && args.attention.hasWindow();
+    key.softcap = i > 0 && args.attention.softcap > 0;
     if (Status s = key.verify(); !s.ok())
       return fail(kRefused, "--backward: " + s.message());
     std::string dumpDir =

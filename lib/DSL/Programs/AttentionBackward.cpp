@@ -130,6 +130,20 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDq(
   Index group = p.index("group", q.dim(1) / k.dim(1));
   Scalar scale = p.f32("softmax_scale");
   Bool causal = p.i32("causal") != 0;
+  Scalar scaleLog2 = scale * kLog2e;
+  // The forward's sliding window and softcap (Attention.cpp), each in a
+  // kernel of its own.
+  Index windowLeft, windowRight;
+  if (options.window) {
+    windowLeft = p.index("window_left");
+    windowRight = p.index("window_right");
+  }
+  Scalar capUnit, capUnitInverse;
+  if (options.softcap) {
+    Scalar capLog2e = p.f32("softcap") * kLog2e;
+    capUnit = scaleLog2 / capLog2e;
+    capUnitInverse = capLog2e / scaleLog2;
+  }
   p.grid({cdiv(q.dim(2), bm), q.dim(1), q.dim(0)});
   p.require(q.dim(1) % k.dim(1) == 0);
 
@@ -150,12 +164,26 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDq(
   Tile lseRow = load(lsed, {b, h, m});
   Tile lse2 = where(lseRow == -inf, inf, lseRow * kLog2e);
   Tile deltaRow = load(deltad, {b, h, m});
-  Scalar scaleLog2 = scale * kLog2e;
+  // The key blocks the forward visits for these rows.
   Index blocks = ceilDiv(seqK, bn);
-  blocks = select(causal, min(blocks, ceilDiv(max(0, diagonal + bm), bn)),
-                  blocks);
+  Index firstBlock = {};
+  Bool hasLeft, hasRight = causal;
+  Index right;
+  if (!options.window) {
+    blocks = select(causal, min(blocks, ceilDiv(max(0, diagonal + bm), bn)),
+                    blocks);
+  } else {
+    hasLeft = windowLeft >= 0;
+    hasRight = causal || windowRight >= 0;
+    right = select(causal, 0, windowRight);
+    blocks = select(hasRight,
+                    min(blocks, ceilDiv(max(0, diagonal + bm + right), bn)),
+                    blocks);
+    firstBlock = select(hasLeft, max(0, diagonal - windowLeft) / bn, 0);
+  }
   auto [acc] = p.forLoop(
-      0, blocks, 1, {p.zeros({bm, dp}, f32)},
+      options.window ? IndexArg(firstBlock) : IndexArg(0), blocks, 1,
+      {p.zeros({bm, dp}, f32)},
       [&](Index j, Tile acc) -> Tiles<1> {
         // S and dP first, one after the other: dP's MMA runs while P is
         // computed (measured on the H200, bench/RESULTS.md, 2026-12-04: 10 %
@@ -164,20 +192,42 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDq(
         Tile s = dot(qTile, trans(kTile), p.zeros({bm, bn}, f32));
         Tile dpr = dot(doTile, trans(load(v, {b, hk, j, 0})),
                        p.zeros({bm, bn}, f32));
+        // The capped score and tanh's derivative, 1 - t², for dS.
+        Tile t;
+        if (options.softcap) {
+          t = tanh(s * capUnit);
+          s = t * capUnitInverse;
+        }
         Index key0 = j * bn;
         Bool needsMask =
-            key0 + bn > seqK || (causal && key0 + (bn - 1) > diagonal);
+            options.window
+                ? key0 + bn > seqK ||
+                      (hasRight && key0 + (bn - 1) > diagonal + right) ||
+                      (hasLeft && key0 < diagonal + (bm - 1) - windowLeft)
+                : key0 + bn > seqK || (causal && key0 + (bn - 1) > diagonal);
         s = p.ifElse(
             needsMask,
             [&] {
-              Index rightEnd = select(causal, diagonal - key0 + 1, bn);
+              Index rightEnd =
+                  options.window
+                      ? select(hasRight, diagonal + right - key0 + 1, bn)
+                      : select(causal, diagonal - key0 + 1, bn);
               Tile rows = p.iota({bm}, 0);
               Tile end = min(rows + rightEnd, splat(seqK - key0, {bm}));
-              return where(p.iota({bm, bn}, 1) < end.col(), s, -inf);
+              Tile cols = p.iota({bm, bn}, 1);
+              Tile valid = cols < end.col();
+              if (options.window) {
+                Index leftStart =
+                    select(hasLeft, diagonal - windowLeft - key0, -bm);
+                valid = valid && cols >= (rows + leftStart).col();
+              }
+              return where(valid, s, -inf);
             },
             [&] { return s; });
         Tile pr = exp2(s * scaleLog2 - lse2.col());
         Tile ds = pr * (dpr - deltaRow.col());
+        if (options.softcap)
+          ds = ds * (1.0 - t * t);
         return {dot(ds.to(type), kTile, acc)};
       });
   store(dq, {b, h, m, 0}, (acc * scale).to(type));
@@ -217,6 +267,14 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDkDv(
   Index group = p.index("group", q.dim(1) / k.dim(1));
   Scalar scale = p.f32("softmax_scale");
   Bool causal = p.i32("causal") != 0;
+  Index windowLeft, windowRight;
+  if (options.window) {
+    windowLeft = p.index("window_left");
+    windowRight = p.index("window_right");
+  }
+  Scalar softcap;
+  if (options.softcap)
+    softcap = p.f32("softcap");
   p.grid({cdiv(k.dim(2), bm), k.dim(1), k.dim(0)});
   p.require(q.dim(1) % k.dim(1) == 0);
 
@@ -235,11 +293,34 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDkDv(
   Desc deltad = p.makeDesc(delta, {batch, heads, seqQ},
                            {heads * seqQ, seqQ, 1}, {1, 1, bn});
   Scalar scaleLog2 = scale * kLog2e;
-  // Query i sees key j <= i + shift when causal: the first query block to
-  // see key n0 holds query n0 - shift.
+  Scalar capUnit, capUnitInverse;
+  if (options.softcap) {
+    Scalar capLog2e = softcap * kLog2e;
+    capUnit = scaleLog2 / capLog2e;
+    capUnitInverse = capLog2e / scaleLog2;
+  }
+  // Query i sees key j <= i + shift + right (right 0 when causal) and,
+  // with a window's left bound, j >= i + shift - left: the query blocks
+  // from the one holding query n0 - shift - right to the one holding
+  // n0 + bm - 1 - shift + left see the block's keys.
   Index qBlocks = ceilDiv(seqQ, bn);
-  Index first = select(causal, min(qBlocks, max(0, n0 - shift) / bn), 0);
-  Index count = qBlocks - first;
+  Bool hasLeft, hasRight = causal;
+  Index right = Index(), left = Index();
+  Index first, end = qBlocks;
+  if (!options.window) {
+    first = select(causal, min(qBlocks, max(0, n0 - shift) / bn), 0);
+  } else {
+    hasLeft = windowLeft >= 0;
+    hasRight = causal || windowRight >= 0;
+    right = select(causal, 0, windowRight);
+    left = windowLeft;
+    first = select(hasRight, min(qBlocks, max(0, n0 - shift - right) / bn),
+                   0);
+    end = select(hasLeft,
+                 min(qBlocks, ceilDiv(max(0, n0 + bm - shift + left), bn)),
+                 qBlocks);
+  }
+  Index count = options.window ? max(0, end - first) : qBlocks - first;
   auto [dkAcc, dvAcc] = p.forLoop(
       0, group * count, 1, {p.zeros({bm, dp}, f32), p.zeros({bm, dvp}, f32)},
       [&](Index i, Tile dkI, Tile dvI) -> Tiles<2> {
@@ -255,25 +336,45 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDkDv(
         // before dSᵀ, keeps more values live (276 B of spills at head dim
         // 128 against 100) and is 4-13 % slower.
         Tile st = dot(kTile, trans(qTile), p.zeros({bm, bn}, f32));
+        Tile t;
+        if (options.softcap) {
+          t = tanh(st * capUnit);
+          st = t * capUnitInverse;
+        }
         Index q0 = mq * bn;
         Bool needsMask =
-            q0 + bn > seqQ || (causal && n0 + (bm - 1) > q0 + shift);
+            options.window
+                ? q0 + bn > seqQ ||
+                      (hasRight && n0 + (bm - 1) > q0 + shift + right) ||
+                      (hasLeft && n0 < q0 + (bn - 1) + shift - left)
+                : q0 + bn > seqQ || (causal && n0 + (bm - 1) > q0 + shift);
         // Key row r sees query column c when q0 + c < seqQ and, when
-        // causal, n0 + r <= q0 + c + shift.
+        // causal (or with a right bound), n0 + r <= q0 + c + shift + right;
+        // with a left bound, n0 + r >= q0 + c + shift - left.
         st = p.ifElse(
             needsMask,
             [&] {
-              Index lower = select(causal, n0 - q0 - shift, -bm);
-              Tile start = p.iota({bm}, 0) + lower;
+              Index lower =
+                  options.window
+                      ? select(hasRight, n0 - q0 - shift - right, -bm)
+                      : select(causal, n0 - q0 - shift, -bm);
+              Tile rows = p.iota({bm}, 0);
               Tile cols = p.iota({bm, bn}, 1);
-              return where(cols >= start.col() && cols < seqQ - q0, st,
-                           -inf);
+              Tile valid = cols >= (rows + lower).col() && cols < seqQ - q0;
+              if (options.window) {
+                Index upper =
+                    select(hasLeft, n0 - q0 - shift + left + 1, bn + bm);
+                valid = valid && cols < (rows + upper).col();
+              }
+              return where(valid, st, -inf);
             },
             [&] { return st; });
         Tile lse2 = where(lseCol == -inf, inf, lseCol * kLog2e);
         Tile pt = exp2(st * scaleLog2 - lse2.row());
         Tile dpt = dot(vTile, trans(doTile), p.zeros({bm, bn}, f32));
         Tile dst = pt * (dpt - deltaCol.row());
+        if (options.softcap)
+          dst = dst * (1.0 - t * t);
         return {dot(dst.to(type), qTile, dkI),
                 dot(pt.to(type), doTile, dvI)};
       });
