@@ -49,6 +49,31 @@ template <typename Body> int guarded(Body &&body) {
   }
 }
 
+/// Refuses an element type no kernel has.
+rt::Status checkDtype(fa4_dtype dtype) {
+  if (dtype != FA4_BF16 && dtype != FA4_F16)
+    return rt::Status::error("dtype " + std::to_string(int(dtype)) +
+                             " is not FA4_BF16 (0) or FA4_F16 (1)");
+  return rt::Status::success();
+}
+
+/// Refuses a window, a softcap or a softmax scale attention does not have.
+rt::Status checkScalars(int32_t windowLeft, int32_t windowRight, float softcap,
+                        float scale) {
+  if (windowLeft < -1 || windowRight < -1)
+    return rt::Status::error(
+        "window (" + std::to_string(windowLeft) + ", " +
+        std::to_string(windowRight) +
+        ") has a negative size; -1 is unbounded, 0 and more keys");
+  if (!(softcap >= 0) || std::isinf(softcap))
+    return rt::Status::error("softcap " + std::to_string(softcap) +
+                             " is not a finite cap of 0 (none) or more");
+  if (!(scale >= 0) || std::isinf(scale))
+    return rt::Status::error("softmax_scale " + std::to_string(scale) +
+                             " is not finite and positive (or 0: 1/sqrt(D))");
+  return rt::Status::success();
+}
+
 /// The kernel key `args` needs, or a refusal.
 rt::Expected<fa4::KernelKey> kernelKey(const fa4_attention_args &args) {
   if (args.struct_size < sizeof(fa4_attention_args))
@@ -57,9 +82,8 @@ rt::Expected<fa4::KernelKey> kernelKey(const fa4_attention_args &args) {
         std::to_string(args.struct_size) + ", less than the " +
         std::to_string(sizeof(fa4_attention_args)) +
         " bytes of this library's fa4_attention_args");
-  if (args.dtype != FA4_BF16 && args.dtype != FA4_F16)
-    return rt::Status::error("dtype " + std::to_string(int(args.dtype)) +
-                             " is not FA4_BF16 (0) or FA4_F16 (1)");
+  if (rt::Status s = checkDtype(args.dtype); !s.ok())
+    return s;
   bool varlen = args.cu_seqlens_q != 0;
   int32_t rank = varlen ? 3 : 4;
   for (auto [name, tensor] : {std::pair{"q", &args.q}, {"v", &args.v}})
@@ -78,18 +102,10 @@ rt::Expected<fa4::KernelKey> kernelKey(const fa4_attention_args &args) {
     key.headDimV = dv;
   if (rt::Status s = key.verify(); !s.ok())
     return s;
-  if (args.window_left < -1 || args.window_right < -1)
-    return rt::Status::error(
-        "window (" + std::to_string(args.window_left) + ", " +
-        std::to_string(args.window_right) +
-        ") has a negative size; -1 is unbounded, 0 and more keys");
-  if (!(args.softcap >= 0) || std::isinf(args.softcap))
-    return rt::Status::error("softcap " + std::to_string(args.softcap) +
-                             " is not a finite cap of 0 (none) or more");
-  if (!(args.softmax_scale >= 0) || std::isinf(args.softmax_scale))
-    return rt::Status::error("softmax_scale " +
-                             std::to_string(args.softmax_scale) +
-                             " is not finite and positive (or 0: 1/sqrt(D))");
+  if (rt::Status s = checkScalars(args.window_left, args.window_right,
+                                  args.softcap, args.softmax_scale);
+      !s.ok())
+    return s;
   if (args.kv_stages < 0 || args.block_n < 0)
     return rt::Status::error("kv_stages " + std::to_string(args.kv_stages) +
                              " and block_n " + std::to_string(args.block_n) +
@@ -273,27 +289,18 @@ backwardKeys(const fa4_attention_backward_args &args) {
         std::to_string(args.struct_size) + ", less than the " +
         std::to_string(sizeof(fa4_attention_backward_args)) +
         " bytes of this library's fa4_attention_backward_args");
-  if (args.dtype != FA4_BF16 && args.dtype != FA4_F16)
-    return rt::Status::error("dtype " + std::to_string(int(args.dtype)) +
-                             " is not FA4_BF16 (0) or FA4_F16 (1)");
+  if (rt::Status s = checkDtype(args.dtype); !s.ok())
+    return s;
   for (auto [name, tensor] : {std::pair{"q", &args.q}, {"v", &args.v}})
     if (tensor->rank != 4)
       return rt::Status::error(std::string(name) + " has rank " +
                                std::to_string(tensor->rank) +
                                "; the backward takes " + name +
                                " as [B, H, S, D]");
-  if (!(args.softmax_scale >= 0) || std::isinf(args.softmax_scale))
-    return rt::Status::error("softmax_scale " +
-                             std::to_string(args.softmax_scale) +
-                             " is not finite and positive (or 0: 1/sqrt(D))");
-  if (args.window_left < -1 || args.window_right < -1)
-    return rt::Status::error(
-        "window (" + std::to_string(args.window_left) + ", " +
-        std::to_string(args.window_right) +
-        ") has a negative size; -1 is unbounded, 0 and more keys");
-  if (!(args.softcap >= 0) || std::isinf(args.softcap))
-    return rt::Status::error("softcap " + std::to_string(args.softcap) +
-                             " is not a finite cap of 0 (none) or more");
+  if (rt::Status s = checkScalars(args.window_left, args.window_right,
+                                  args.softcap, args.softmax_scale);
+      !s.ok())
+    return s;
   fa4::KernelKey key;
   key.headDim = args.q.shape[3];
   if (args.v.shape[3] != key.headDim)

@@ -65,22 +65,33 @@ static LogicalResult attachConfig(ModuleOp module, ConfigAttr config) {
   return failure(walk.wasInterrupted());
 }
 
-/// The attention program of `key`: the program's measured choices fill the
-/// plan's unset fields, the plan is derived, and the program is written for
-/// its tiles (its rows, key block and padded head dims).
-static OwningOpRef<ModuleOp> buildAttentionProgram(MLIRContext &context,
-                                                   const ::fa4::KernelKey &key) {
+/// The attention options of `key` (forward or backward), and its element
+/// type in `context`.
+static ::fa4::dsl::AttentionOptions attentionOptions(MLIRContext &context,
+                                                     const ::fa4::KernelKey &key,
+                                                     Type &elementType) {
   ::fa4::dsl::AttentionOptions options;
   options.headDim = key.headDim;
   options.headDimV = key.valueHeadDim();
   options.window = key.window;
   options.softcap = key.softcap;
   options.varlen = key.varlen;
-  Type elementType = BFloat16Type::get(&context);
+  elementType = BFloat16Type::get(&context);
   if (key.dtype == ::fa4::DType::F16) {
     options.elementType = ::fa4::dsl::f16;
     elementType = Float16Type::get(&context);
   }
+  return options;
+}
+
+/// The attention program of `key`: the program's measured choices fill the
+/// plan's unset fields, the plan is derived, and the program is written for
+/// its tiles (its rows, key block and padded head dims).
+static OwningOpRef<ModuleOp> buildAttentionProgram(MLIRContext &context,
+                                                   const ::fa4::KernelKey &key) {
+  Type elementType;
+  ::fa4::dsl::AttentionOptions options =
+      attentionOptions(context, key, elementType);
   ::fa4::Plan plan = key.plan;
   if (!plan.consumerWarpgroups)
     plan.consumerWarpgroups = ::fa4::dsl::attentionConsumerWarpgroups(options);
@@ -116,16 +127,9 @@ static OwningOpRef<ModuleOp> buildAttentionProgram(MLIRContext &context,
 static OwningOpRef<ModuleOp>
 buildAttentionBackwardProgram(MLIRContext &context,
                               const ::fa4::KernelKey &key) {
-  ::fa4::dsl::AttentionOptions options;
-  options.headDim = key.headDim;
-  options.headDimV = key.valueHeadDim();
-  options.window = key.window;
-  options.softcap = key.softcap;
-  Type elementType = BFloat16Type::get(&context);
-  if (key.dtype == ::fa4::DType::F16) {
-    options.elementType = ::fa4::dsl::f16;
-    elementType = Float16Type::get(&context);
-  }
+  Type elementType;
+  ::fa4::dsl::AttentionOptions options =
+      attentionOptions(context, key, elementType);
   bool pre = key.family == ::fa4::Family::AttentionBackwardPreprocess;
   ::fa4::Plan plan = key.plan;
   if (!plan.blockN && !pre)

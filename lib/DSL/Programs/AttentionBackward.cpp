@@ -99,6 +99,61 @@ int64_t fa4::dsl::attentionBackwardBlockN(const AttentionOptions &) {
   return 64;
 }
 
+namespace {
+/// What the dQ and the dK/dV programs share: Q and dO [B, H, Sq, D] (dO's
+/// last dim Dv), K and V [B, Hkv, Sk, D] with H a multiple of Hkv, LSE and
+/// D (delta) [B, H, Sq] f32, contiguous (the forward's layouts and the
+/// preprocess's D); then, after each program's outputs, the sizes, the
+/// forward's softmax scale and causality, and its sliding window and
+/// softcap where the options have them.
+struct BackwardArguments {
+  Desc q, k, v, dout;
+  Ptr lse, delta;
+  Index seqQ, seqK, batch, heads, group;
+  Scalar scale;
+  Bool causal;
+  Index windowLeft, windowRight;
+  Scalar softcap;
+
+  /// Declares the inputs: Q and dO in blocks of `qRows`, K and V of
+  /// `kRows`, their widths padded to `dp` and `dvp` columns.
+  BackwardArguments(Program &p, const AttentionOptions &options,
+                    int64_t qRows, int64_t kRows, int64_t dp, int64_t dvp) {
+    const int64_t d = options.headDim;
+    const int64_t dv = options.headDimV ? options.headDimV : d;
+    const DType type = options.elementType;
+    const Extent any = Extent::any();
+    q = p.desc("q", {1, 1, qRows, dp}, type, {any, any, any, d});
+    k = p.desc("k", {1, 1, kRows, dp}, type, {q.dim(0), any, any, d});
+    v = p.desc("v", {1, 1, kRows, dvp}, type,
+               {q.dim(0), k.dim(1), k.dim(2), dv});
+    dout = p.desc("do", {1, 1, qRows, dvp}, type,
+                  {q.dim(0), q.dim(1), q.dim(2), dv});
+    lse = p.ptr("lse", f32, {q.dim(0), q.dim(1), q.dim(2)});
+    delta = p.ptr("delta", f32, {q.dim(0), q.dim(1), q.dim(2)});
+  }
+
+  /// Declares the scalars, after the program's outputs.
+  void declareScalars(Program &p, const AttentionOptions &options) {
+    seqQ = p.index("seq_q", q.dim(2));
+    seqK = p.index("seq_k", k.dim(2));
+    batch = p.index("batch", q.dim(0));
+    heads = p.index("heads", q.dim(1));
+    group = p.index("group", q.dim(1) / k.dim(1));
+    scale = p.f32("softmax_scale");
+    causal = p.i32("causal") != 0;
+    // The forward's sliding window and softcap (Attention.cpp), each in a
+    // kernel of its own.
+    if (options.window) {
+      windowLeft = p.index("window_left");
+      windowRight = p.index("window_right");
+    }
+    if (options.softcap)
+      softcap = p.f32("softcap");
+  }
+};
+} // namespace
+
 mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDq(
     mlir::MLIRContext *context, const AttentionOptions &options) {
   const int64_t d = options.headDim;
@@ -110,37 +165,22 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDq(
   const int64_t bm = options.blockM, bn = options.blockN;
   const DType type = options.elementType;
   const double inf = std::numeric_limits<double>::infinity();
-  const Extent any = Extent::any();
   Program p(context, "attention_bwd_dq");
-  // Q, dO and dQ are [B, H, Sq, D] (dO's last dim Dv), K and V
-  // [B, Hkv, Sk, D] with H a multiple of Hkv, LSE and D (delta) [B, H, Sq]
-  // f32, contiguous: the forward's layouts and the preprocess's D.
-  Desc q = p.desc("q", {1, 1, bm, dp}, type, {any, any, any, d});
-  Desc k = p.desc("k", {1, 1, bn, dp}, type, {q.dim(0), any, any, d});
-  Desc v = p.desc("v", {1, 1, bn, dvp}, type,
-                  {q.dim(0), k.dim(1), k.dim(2), dv});
-  Desc dout = p.desc("do", {1, 1, bm, dvp}, type,
-                     {q.dim(0), q.dim(1), q.dim(2), dv});
-  Ptr lse = p.ptr("lse", f32, {q.dim(0), q.dim(1), q.dim(2)});
-  Ptr delta = p.ptr("delta", f32, {q.dim(0), q.dim(1), q.dim(2)});
+  // dQ is [B, H, Sq, D], as Q.
+  BackwardArguments args(p, options, bm, bn, dp, dvp);
+  Desc q = args.q, k = args.k, v = args.v, dout = args.dout;
   Desc dq = p.desc("dq", {1, 1, bm, dp}, type,
                    {q.dim(0), q.dim(1), q.dim(2), d});
-  Index seqQ = p.index("seq_q", q.dim(2)), seqK = p.index("seq_k", k.dim(2));
-  Index batch = p.index("batch", q.dim(0)), heads = p.index("heads", q.dim(1));
-  Index group = p.index("group", q.dim(1) / k.dim(1));
-  Scalar scale = p.f32("softmax_scale");
-  Bool causal = p.i32("causal") != 0;
+  args.declareScalars(p, options);
+  Index seqQ = args.seqQ, seqK = args.seqK, batch = args.batch,
+        heads = args.heads, group = args.group;
+  Index windowLeft = args.windowLeft, windowRight = args.windowRight;
+  Scalar scale = args.scale;
+  Bool causal = args.causal;
   Scalar scaleLog2 = scale * kLog2e;
-  // The forward's sliding window and softcap (Attention.cpp), each in a
-  // kernel of its own.
-  Index windowLeft, windowRight;
-  if (options.window) {
-    windowLeft = p.index("window_left");
-    windowRight = p.index("window_right");
-  }
   Scalar capUnit, capUnitInverse;
   if (options.softcap) {
-    Scalar capLog2e = p.f32("softcap") * kLog2e;
+    Scalar capLog2e = args.softcap * kLog2e;
     capUnit = scaleLog2 / capLog2e;
     capUnitInverse = capLog2e / scaleLog2;
   }
@@ -156,9 +196,9 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDq(
   Index m0 = m * bm, diagonal = m0 + (seqK - seqQ);
   Tile qTile = load(q, {b, h, m, 0});
   Tile doTile = load(dout, {b, h, m, 0});
-  Desc lsed = p.makeDesc(lse, {batch, heads, seqQ}, {heads * seqQ, seqQ, 1},
-                         {1, 1, bm});
-  Desc deltad = p.makeDesc(delta, {batch, heads, seqQ},
+  Desc lsed = p.makeDesc(args.lse, {batch, heads, seqQ},
+                         {heads * seqQ, seqQ, 1}, {1, 1, bm});
+  Desc deltad = p.makeDesc(args.delta, {batch, heads, seqQ},
                            {heads * seqQ, seqQ, 1}, {1, 1, bm});
   // A row that sees no key has an LSE of -inf: +inf makes its P zero.
   Tile lseRow = load(lsed, {b, h, m});
@@ -247,34 +287,20 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDkDv(
   const int64_t bm = options.blockM, bn = options.blockN;
   const DType type = options.elementType;
   const double inf = std::numeric_limits<double>::infinity();
-  const Extent any = Extent::any();
   Program p(context, "attention_bwd_dkdv");
-  // The layouts of the dQ program; dK and dV are [B, Hkv, Sk, D] (Dv).
-  Desc q = p.desc("q", {1, 1, bn, dp}, type, {any, any, any, d});
-  Desc k = p.desc("k", {1, 1, bm, dp}, type, {q.dim(0), any, any, d});
-  Desc v = p.desc("v", {1, 1, bm, dvp}, type,
-                  {q.dim(0), k.dim(1), k.dim(2), dv});
-  Desc dout = p.desc("do", {1, 1, bn, dvp}, type,
-                     {q.dim(0), q.dim(1), q.dim(2), dv});
-  Ptr lse = p.ptr("lse", f32, {q.dim(0), q.dim(1), q.dim(2)});
-  Ptr delta = p.ptr("delta", f32, {q.dim(0), q.dim(1), q.dim(2)});
+  // dK and dV are [B, Hkv, Sk, D] (Dv), as K and V.
+  BackwardArguments args(p, options, bn, bm, dp, dvp);
+  Desc q = args.q, k = args.k, v = args.v, dout = args.dout;
   Desc dk = p.desc("dk", {1, 1, bm, dp}, type,
                    {q.dim(0), k.dim(1), k.dim(2), d});
   Desc dvd = p.desc("dv", {1, 1, bm, dvp}, type,
                     {q.dim(0), k.dim(1), k.dim(2), dv});
-  Index seqQ = p.index("seq_q", q.dim(2)), seqK = p.index("seq_k", k.dim(2));
-  Index batch = p.index("batch", q.dim(0)), heads = p.index("heads", q.dim(1));
-  Index group = p.index("group", q.dim(1) / k.dim(1));
-  Scalar scale = p.f32("softmax_scale");
-  Bool causal = p.i32("causal") != 0;
-  Index windowLeft, windowRight;
-  if (options.window) {
-    windowLeft = p.index("window_left");
-    windowRight = p.index("window_right");
-  }
-  Scalar softcap;
-  if (options.softcap)
-    softcap = p.f32("softcap");
+  args.declareScalars(p, options);
+  Index seqQ = args.seqQ, seqK = args.seqK, batch = args.batch,
+        heads = args.heads, group = args.group;
+  Index windowLeft = args.windowLeft, windowRight = args.windowRight;
+  Scalar scale = args.scale, softcap = args.softcap;
+  Bool causal = args.causal;
   p.grid({cdiv(k.dim(2), bm), k.dim(1), k.dim(0)});
   p.require(q.dim(1) % k.dim(1) == 0);
 
@@ -288,9 +314,9 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDkDv(
   Index n0 = n * bm, shift = seqK - seqQ;
   Tile kTile = load(k, {b, hk, n, 0});
   Tile vTile = load(v, {b, hk, n, 0});
-  Desc lsed = p.makeDesc(lse, {batch, heads, seqQ}, {heads * seqQ, seqQ, 1},
-                         {1, 1, bn});
-  Desc deltad = p.makeDesc(delta, {batch, heads, seqQ},
+  Desc lsed = p.makeDesc(args.lse, {batch, heads, seqQ},
+                         {heads * seqQ, seqQ, 1}, {1, 1, bn});
+  Desc deltad = p.makeDesc(args.delta, {batch, heads, seqQ},
                            {heads * seqQ, seqQ, 1}, {1, 1, bn});
   Scalar scaleLog2 = scale * kLog2e;
   Scalar capUnit, capUnitInverse;
