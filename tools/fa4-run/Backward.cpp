@@ -317,11 +317,26 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
     outcome.passed = false;
   outcome.lines.push_back(line + (outcome.passed ? ": PASS" : ": FAIL"));
   if (totalMs > 0) {
-    // The forward's 4 B H SQ SK D, halved when causal with SQ == SK, times
-    // 2.5 for the backward's five products.
-    double flops = 2.5 * 4.0 * double(n.b * n.h) * double(n.sq) *
-                   double(n.sk) * double(n.d) /
+    // The forward's 4 B H SQ SK D, halved when causal with SQ == SK (the
+    // benchmarks' convention), times 2.5 for the backward's five products;
+    // with a window, 4 D per (query, key) pair the window holds.
+    double pairs = double(n.sq) * double(n.sk) /
                    (a.causal && n.sq == n.sk ? 2.0 : 1.0);
+    if (a.hasWindow()) {
+      int64_t shift = n.sk - n.sq, right = a.causal ? 0 : a.windowRight;
+      bool hasRight = a.causal || a.windowRight >= 0;
+      pairs = 0;
+      for (int64_t i = 0; i < n.sq; ++i) {
+        int64_t end = hasRight ? std::min(n.sk, std::max<int64_t>(
+                                                    0, i + shift + right + 1))
+                               : n.sk;
+        int64_t from = a.windowLeft >= 0
+                           ? std::max<int64_t>(0, i + shift - a.windowLeft)
+                           : 0;
+        pairs += double(std::max<int64_t>(0, end - from));
+      }
+    }
+    double flops = 2.5 * 4.0 * double(n.b * n.h) * pairs * double(n.d);
     char text[128];
     std::snprintf(text, sizeof text, "backward time=%.3f ms, %.1f TFLOP/s",
                   totalMs, flops / (totalMs * 1e-3) / 1e12);
