@@ -3,7 +3,8 @@
 // The reference programs of the fa4 DSL, each a function that writes one
 // kernel at the tile level: forward attention (the algorithm of
 // test/Programs/Kernels/generate-attention.py's hand-scheduled kernels, without the
-// schedule) and a GEMM.
+// schedule), the attention backward's three kernels, Triton's row softmax
+// and a GEMM.
 //
 //===----------------------------------------------------------------------===//
 
@@ -127,24 +128,29 @@ int64_t attentionBackwardBlockN(const AttentionOptions &options);
 
 /// The attention backward's dQ as a tile program, `@attention_bwd_dq(q, k,
 /// v, do, lse, delta, dq, seq_q, seq_k, batch, heads, group,
-/// softmax_scale, causal)`: Q, dO and dQ descriptors with blocks of
+/// softmax_scale, causal[, window_left, window_right][, softcap])`: Q, dO
+/// and dQ descriptors with blocks of
 /// 1x1xMxD' over [B, H, Sq, D] (dO's D the head dim of V), K and V with
 /// blocks of 1x1xNxD' over [B, Hkv, Sk, D], LSE (the forward's, natural
 /// log) and D (the preprocess's) [B, H, Sq] f32 pointers. Program (x, h, b)
 /// of a grid (cdiv(Sq, M), H, B) writes dQ of query rows [M m, M m + M),
 /// m = X - 1 - x, over the key blocks the forward visits for them: no sum
-/// across programs. Null, with an error, for options it does not support.
+/// across programs. With `window` and `softcap`, the forward's sliding
+/// window and softcap (dS scaled by tanh's derivative). Null, with an
+/// error, for options it does not support.
 mlir::OwningOpRef<mlir::ModuleOp>
 buildAttentionBackwardDq(mlir::MLIRContext *context,
                          const AttentionOptions &options);
 /// The attention backward's dK and dV as a tile program,
 /// `@attention_bwd_dkdv(q, k, v, do, lse, delta, dk, dv, seq_q, seq_k,
-/// batch, heads, group, softmax_scale, causal)`: the dQ program's tensors
+/// batch, heads, group, softmax_scale, causal[, window_left,
+/// window_right][, softcap])`: the dQ program's tensors
 /// with blocks of 1x1xNxD' for Q and dO and 1x1xMxD' for K, V, dK and dV
 /// ([B, Hkv, Sk, D]). Program (x, hk, b) of a grid (cdiv(Sk, M), Hkv, B)
 /// writes dK and dV of key rows [M x, M x + M) of KV head hk, summed over
-/// the query heads of its group and the query blocks that see them in one
-/// loop. Null, with an error, for options it does not support.
+/// the query heads of its group and the query blocks that see them (all,
+/// those up to the diagonal when causal, those whose window holds them) in
+/// one loop. Null, with an error, for options it does not support.
 mlir::OwningOpRef<mlir::ModuleOp>
 buildAttentionBackwardDkDv(mlir::MLIRContext *context,
                            const AttentionOptions &options);
