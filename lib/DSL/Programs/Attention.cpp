@@ -26,6 +26,8 @@
 #include "fa4/DSL/DSL.h"
 #include "fa4/DSL/Programs.h"
 
+#include "KeyBlocks.h"
+
 #include <limits>
 #include <utility>
 
@@ -182,34 +184,17 @@ writeAttention(mlir::MLIRContext *context, int64_t d, int64_t dv, DType type,
   };
   Tile qTile = varlen ? loadAt(q, {h, qStart + m0, 0}) : load(q, {b, h, m, 0});
 
-  // The key blocks to visit: all, or when causal those up to the diagonal
-  // of the last row; with a window, from the one holding row m0's first key
-  // to the one holding the last row's last key (the blocks outside the
-  // window are skipped, not masked).
-  Index blocks = ceilDiv(seqK, bn);
-  Index firstBlock = {};
-  Bool hasLeft, hasRight = causal;
-  Index right;
-  if (!window) {
-    blocks = select(causal, min(blocks, ceilDiv(max(0, diagonal + bm), bn)),
-                    blocks);
-  } else {
-    hasLeft = windowLeft >= 0;
-    hasRight = causal || windowRight >= 0;
-    right = select(causal, 0, windowRight);
-    blocks = select(hasRight,
-                    min(blocks, ceilDiv(max(0, diagonal + bm + right), bn)),
-                    blocks);
-    firstBlock = select(hasLeft, max(0, diagonal - windowLeft) / bn, 0);
-  }
-  // Past the end of its sequence a program visits no block.
+  // The key blocks to visit (KeyBlocks.h); past the end of its sequence a
+  // program visits none.
+  KeyBlocks keys(p, bm, bn, seqK, diagonal, causal, window, windowLeft,
+                 windowRight);
   if (varlen)
-    blocks = select(m0 < seqQ, blocks, 0);
+    keys.end = select(m0 < seqQ, keys.end, 0);
 
   // Online softmax in base 2 over the key blocks: the running row max (in
   // log2 units), the running row sum, and the unnormalized output.
   auto [mF, lF, accF] = p.forLoop(
-      window ? IndexArg(firstBlock) : IndexArg(0), blocks, 1,
+      keys.start(), keys.end, 1,
       {p.full({bm}, -inf, f32), p.zeros({bm}, f32), p.zeros({bm, dvp}, f32)},
       [&](Index j, Tile mI, Tile lI, Tile acc) -> Tiles<3> {
         Tile s =
@@ -218,34 +203,7 @@ writeAttention(mlir::MLIRContext *context, int64_t d, int64_t dv, DType type,
           s = tanh(s * capUnit) * capUnitInverse;
         // Mask keys past seqK, above the diagonal when causal and outside
         // the window, only in the blocks that reach past one of them.
-        Index key0 = j * bn;
-        Bool needsMask =
-            window ? key0 + bn > seqK ||
-                         (hasRight && key0 + (bn - 1) > diagonal + right) ||
-                         (hasLeft && key0 < diagonal + (bm - 1) - windowLeft)
-                   : key0 + bn > seqK || (causal && key0 + (bn - 1) > diagonal);
-        // Row i may see the block's columns start_i <= c < end_i: the keys
-        // before seqK and, when causal or with a window, those within its
-        // bounds. Worked out per row, it leaves one compare and one select
-        // per score (two compares with a left bound).
-        s = p.ifElse(
-            needsMask,
-            [&] {
-              Index rightEnd =
-                  window ? select(hasRight, diagonal + right - key0 + 1, bn)
-                         : select(causal, diagonal - key0 + 1, bn);
-              Tile rows = p.iota({bm}, 0);
-              Tile end = min(rows + rightEnd, splat(seqK - key0, {bm}));
-              Tile cols = p.iota({bm, bn}, 1);
-              Tile valid = cols < end.col();
-              if (window) {
-                Index leftStart =
-                    select(hasLeft, diagonal - windowLeft - key0, -bm);
-                valid = valid && cols >= (rows + leftStart).col();
-              }
-              return where(valid, s, -inf);
-            },
-            [&] { return s; });
+        s = keys.mask(j, s);
         // The running max moves only when the block raises it by more than
         // rescaleGrowth (log2 units; FA4's conditional rescaling): P stays
         // at most 2^rescaleGrowth, a row's alpha is exactly 1 in the blocks

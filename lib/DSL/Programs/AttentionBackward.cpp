@@ -13,6 +13,8 @@
 #include "fa4/DSL/DSL.h"
 #include "fa4/DSL/Programs.h"
 
+#include "KeyBlocks.h"
+
 #include <limits>
 
 using namespace fa4::dsl;
@@ -204,25 +206,11 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDq(
   Tile lseRow = load(lsed, {b, h, m});
   Tile lse2 = where(lseRow == -inf, inf, lseRow * kLog2e);
   Tile deltaRow = load(deltad, {b, h, m});
-  // The key blocks the forward visits for these rows.
-  Index blocks = ceilDiv(seqK, bn);
-  Index firstBlock = {};
-  Bool hasLeft, hasRight = causal;
-  Index right;
-  if (!options.window) {
-    blocks = select(causal, min(blocks, ceilDiv(max(0, diagonal + bm), bn)),
-                    blocks);
-  } else {
-    hasLeft = windowLeft >= 0;
-    hasRight = causal || windowRight >= 0;
-    right = select(causal, 0, windowRight);
-    blocks = select(hasRight,
-                    min(blocks, ceilDiv(max(0, diagonal + bm + right), bn)),
-                    blocks);
-    firstBlock = select(hasLeft, max(0, diagonal - windowLeft) / bn, 0);
-  }
+  // The key blocks the forward visits for these rows (KeyBlocks.h).
+  KeyBlocks keys(p, bm, bn, seqK, diagonal, causal, options.window,
+                 windowLeft, windowRight);
   auto [acc] = p.forLoop(
-      options.window ? IndexArg(firstBlock) : IndexArg(0), blocks, 1,
+      keys.start(), keys.end, 1,
       {p.zeros({bm, dp}, f32)},
       [&](Index j, Tile acc) -> Tiles<1> {
         // S and dP first, one after the other: dP's MMA runs while P is
@@ -238,32 +226,7 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDq(
           t = tanh(s * capUnit);
           s = t * capUnitInverse;
         }
-        Index key0 = j * bn;
-        Bool needsMask =
-            options.window
-                ? key0 + bn > seqK ||
-                      (hasRight && key0 + (bn - 1) > diagonal + right) ||
-                      (hasLeft && key0 < diagonal + (bm - 1) - windowLeft)
-                : key0 + bn > seqK || (causal && key0 + (bn - 1) > diagonal);
-        s = p.ifElse(
-            needsMask,
-            [&] {
-              Index rightEnd =
-                  options.window
-                      ? select(hasRight, diagonal + right - key0 + 1, bn)
-                      : select(causal, diagonal - key0 + 1, bn);
-              Tile rows = p.iota({bm}, 0);
-              Tile end = min(rows + rightEnd, splat(seqK - key0, {bm}));
-              Tile cols = p.iota({bm, bn}, 1);
-              Tile valid = cols < end.col();
-              if (options.window) {
-                Index leftStart =
-                    select(hasLeft, diagonal - windowLeft - key0, -bm);
-                valid = valid && cols >= (rows + leftStart).col();
-              }
-              return where(valid, s, -inf);
-            },
-            [&] { return s; });
+        s = keys.mask(j, s);
         Tile pr = exp2(s * scaleLog2 - lse2.col());
         Tile ds = pr * (dpr - deltaRow.col());
         if (options.softcap)
