@@ -4,8 +4,8 @@
 # Compiles kernels of fa4's DSL programs (the attention for head dims 64,
 # 128 and 256 in bf16 and f16, with a sliding window, a logit softcap or
 # both, for packed sequences of variable lengths, at head dims 80, 96, 160
-# and (192, 128), the GEMM, and the attention backward's kernels at head
-# dims 64, 96 and 128) with fa4-run's compiler into kernel files,
+# and (192, 128), the GEMM, the attention backward's kernels at head
+# dims 64, 96 and 128, and decode's) with fa4-run's compiler into kernel files,
 # DIR/<name>.kernel (the name its key derives), for a machine that runs them
 # without the compiler
 # (bench/run-h200.sh, test/GPU/run-on-device.sh):
@@ -95,6 +95,26 @@ for spec in "64" "96" "128" "128 --dtype f16" "64 --window 64,0" \
   if [ "$(echo "$files" | grep -c .)" != 3 ]; then
     cat "$scratch/$name.log" >&2
     echo "compile-kernels.sh: not three backward kernel files for $name" >&2
+    exit 1
+  fi
+  for file in $files; do
+    cp "$file" "$out/"
+    echo "$out/$(basename "$file")"
+  done
+done
+
+# Decode's two kernels (over a KV cache, and the combine of its parts) at
+# the head dims and options the GPU tests and the benchmark run, each pair
+# written by fa4-run --decode in a directory of its own.
+for spec in "64" "96 --dtype f16" "128" "192 --head-dim-v 128" \
+  "128 --window 64,0" "128 --window 64,0 --softcap 30"; do
+  name="decode-hd${spec//[ ,]/}"
+  "$fa4run" --problem attention --decode $small --head-dim $spec "${extra[@]}" \
+    --dump-dir "$scratch/$name" > "$scratch/$name.log" 2>&1 || true
+  files=$(ls "$scratch/$name"/*/*.kernel 2>/dev/null || true)
+  if [ "$(echo "$files" | grep -c .)" != 2 ]; then
+    cat "$scratch/$name.log" >&2
+    echo "compile-kernels.sh: not two decode kernel files for $name" >&2
     exit 1
   fi
   for file in $files; do

@@ -173,6 +173,68 @@ int fa4_prepare_attention_backward(const fa4_attention_backward_args *args,
 int fa4_attention_backward(const fa4_attention_backward_args *args,
                            void *stream);
 
+/* Attention over a KV cache (decode): a few query tokens per sequence
+ * against the keys a cache holds. q and o [B, H, SQ, D] (o of V's head
+ * dim) whose heads and tokens form one run of rows (SQ == 1, or the H
+ * stride SQ times the S stride: (B, H, SQ, D) memory); the caches k_cache
+ * and v_cache [B, HKV, SMAX, D] with H a multiple of HKV, any strides whose
+ * last is 1 ((B, SMAX, HKV, D) memory is such a view); cache_seqlens i32
+ * [B] on the device, the keys in use of each sequence (0 ... SMAX); lse f32
+ * [B, H, SQ], contiguous. Query token s sits at key position
+ * s + cache_seqlens[b] - SQ (bottom-right). The query heads of a KV head
+ * are the rows of one tile (one read of K and V for the group), and each
+ * sequence's keys are split over num_splits CTAs (FlashDecoding) whose
+ * parts a second kernel merges; `workspace` (device memory of at least
+ * fa4_attention_kvcache_workspace bytes, 16-byte aligned) holds the parts.
+ * Two kernels on `stream`. */
+typedef struct fa4_attention_kvcache_args {
+  uint32_t struct_size;
+  fa4_dtype dtype;
+  fa4_tensor q, k_cache, v_cache, o, lse;
+  uint64_t cache_seqlens;
+  /* 0 or 1: the bottom-right aligned causal mask (for SQ > 1). */
+  int32_t causal;
+  /* FlashAttention's window_size (-1 unbounded) and softcap (0: none). */
+  int32_t window_left, window_right;
+  float softcap;
+  /* The scale of Q K^T; 0: 1 / sqrt(D). */
+  float softmax_scale;
+  /* CTAs per sequence and KV head, >= 1 (fa4_attention_kvcache_splits
+   * gives fa4's choice). */
+  int32_t num_splits;
+  uint64_t workspace;
+  int64_t workspace_bytes;
+  /* Plan fields of the main kernel ("block-n=64"); NULL or "": derived. */
+  const char *plan;
+} fa4_attention_kvcache_args;
+
+/* fa4's number of splits for a decode launch: enough CTAs to fill
+ * `num_sms` SMs in whole waves (within 95 % of the best wave efficiency,
+ * the fewest splits), never more than the key blocks of `max_seq_k` keys
+ * or 64; 1 when the batch and heads fill the GPU already. Returns 0 and the
+ * count in `splits`, or non-zero for sizes that are not positive. */
+int fa4_attention_kvcache_splits(int64_t batch, int64_t heads,
+                                 int64_t kv_heads, int64_t seq_q,
+                                 int64_t max_seq_k, int64_t num_sms,
+                                 int32_t *splits);
+
+/* The workspace bytes of a decode launch: the parts' O (f32, V's head dim
+ * padded to 64 columns) and LSE (f32) of each split; -1 for sizes that are
+ * not positive. */
+int64_t fa4_attention_kvcache_workspace(int64_t batch, int64_t heads,
+                                        int64_t seq_q, int64_t head_dim_v,
+                                        int32_t num_splits);
+
+/* Gets decode's two kernels without a GPU (fa4_prepare_attention's way);
+ * `seconds` (may be null) is the time it took. Returns 0 or non-zero. */
+int fa4_prepare_attention_kvcache(const fa4_attention_kvcache_args *args,
+                                  double *seconds);
+
+/* Checks `args` against both kernels' descriptions and launches them on
+ * `stream`. Returns 0, or non-zero before anything launched. */
+int fa4_attention_with_kvcache(const fa4_attention_kvcache_args *args,
+                               void *stream);
+
 /* A GEMM: c [M, N] = a [M, K] . b [N, K]^T, bf16, N a multiple of 128, c
  * contiguous (fa4's shipped `gemm` program). */
 typedef struct fa4_gemm_args {

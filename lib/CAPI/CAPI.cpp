@@ -18,6 +18,7 @@
 #include "fa4/Runtime/Kernel.h"
 #include "fa4/fa4.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -408,6 +409,219 @@ rt::Status bindLocked(Loaded &loaded, const fa4_attention_args &args) {
   return rt::Status::success();
 }
 
+/// The tile rows of decode's main kernel: two consumer warpgroups.
+constexpr int64_t kDecodeRows = 128;
+/// The key block decode's splits are counted in.
+constexpr int64_t kDecodeKeyBlock = 128;
+/// The most splits fa4 chooses.
+constexpr int64_t kMaxDecodeSplits = 64;
+
+/// V's head dim padded to 64 columns: the width of decode's parts of O.
+int64_t decodePartWidth(int64_t dv) { return (dv + 63) / 64 * 64; }
+
+/// The parts' bytes of O and of the LSE.
+std::pair<int64_t, int64_t> decodePartBytes(int64_t batch, int64_t heads,
+                                            int64_t seqQ, int64_t dv,
+                                            int64_t splits) {
+  int64_t rows = splits * batch * heads * seqQ;
+  return {rows * decodePartWidth(dv) * 4, rows * 4};
+}
+
+/// The keys of decode's two kernels for `args` (main, combine), or a
+/// refusal.
+rt::Expected<std::vector<fa4::KernelKey>>
+decodeKeys(const fa4_attention_kvcache_args &args) {
+  if (args.struct_size < sizeof(fa4_attention_kvcache_args))
+    return rt::Status::error(
+        "fa4_attention_kvcache_args.struct_size is " +
+        std::to_string(args.struct_size) + ", less than the " +
+        std::to_string(sizeof(fa4_attention_kvcache_args)) +
+        " bytes of this library's fa4_attention_kvcache_args");
+  if (rt::Status s = checkDtype(args.dtype); !s.ok())
+    return s;
+  for (auto [name, tensor] : {std::pair{"q", &args.q}, {"k_cache", &args.k_cache},
+                              {"v_cache", &args.v_cache}, {"o", &args.o}})
+    if (tensor->rank != 4)
+      return rt::Status::error(std::string(name) + " has rank " +
+                               std::to_string(tensor->rank) + "; decode takes " +
+                               name + " as [B, H, S, D]");
+  if (rt::Status s = checkScalars(args.window_left, args.window_right,
+                                  args.softcap, args.softmax_scale);
+      !s.ok())
+    return s;
+  fa4::KernelKey key;
+  key.family = fa4::Family::AttentionDecode;
+  key.headDim = args.q.shape[3];
+  if (args.v_cache.shape[3] != key.headDim)
+    key.headDimV = args.v_cache.shape[3];
+  key.dtype = args.dtype == FA4_F16 ? fa4::DType::F16 : fa4::DType::BF16;
+  key.window = args.window_left >= 0 || args.window_right >= 0;
+  key.softcap = args.softcap > 0;
+  if (args.plan)
+    if (rt::Status s = key.plan.parse(args.plan); !s.ok())
+      return rt::Status::error("plan '" + std::string(args.plan) +
+                               "': " + s.message());
+  if (rt::Status s = key.verify(); !s.ok())
+    return s;
+  // The combine knows V's head dim only.
+  fa4::KernelKey combine;
+  combine.family = fa4::Family::AttentionDecodeCombine;
+  combine.headDim = key.valueHeadDim();
+  combine.dtype = key.dtype;
+  return std::vector<fa4::KernelKey>{key, combine};
+}
+
+/// Binds `args` to decode's main kernel (`main`: q viewed as
+/// [B, HKV, G * SQ, D]) or its combine (o and the LSE read flat), the
+/// workspace as the parts.
+rt::Status bindDecode(rt::Launcher &launcher,
+                      const fa4_attention_kvcache_args &args, bool main) {
+  rt::ElementType type =
+      args.dtype == FA4_F16 ? rt::ElementType::F16 : rt::ElementType::BF16;
+  const fa4_tensor &q = args.q, &o = args.o;
+  for (auto [name, tensor] :
+       {std::pair{"q", &q}, {"k_cache", &args.k_cache},
+        {"v_cache", &args.v_cache}, {"o", &o}, {"lse", &args.lse}})
+    if (!tensor->data)
+      return rt::Status::error(std::string(name) + " has no device address");
+  if (!args.cache_seqlens)
+    return rt::Status::error("cache_seqlens has no device address");
+  int64_t batch = q.shape[0], heads = q.shape[1], seqQ = q.shape[2];
+  int64_t kvHeads = args.k_cache.shape[1], dv = args.v_cache.shape[3];
+  if (batch < 1 || heads < 1 || seqQ < 1)
+    return rt::Status::error("q [B, H, SQ, D] is [" + std::to_string(batch) +
+                             ", " + std::to_string(heads) + ", " +
+                             std::to_string(seqQ) +
+                             ", ...]; decode needs each at least 1");
+  if (kvHeads < 1 || heads % kvHeads != 0)
+    return rt::Status::error("q has " + std::to_string(heads) +
+                             " heads, not a multiple of the " +
+                             std::to_string(kvHeads) +
+                             " heads of k_cache and v_cache");
+  for (auto [name, tensor] : {std::pair{"k_cache", &args.k_cache},
+                              {"v_cache", &args.v_cache}})
+    if (tensor->shape[0] != batch)
+      return rt::Status::error(std::string(name) + " has batch " +
+                               std::to_string(tensor->shape[0]) + ", q " +
+                               std::to_string(batch));
+  if (o.shape[0] != batch || o.shape[1] != heads || o.shape[2] != seqQ ||
+      o.shape[3] != dv)
+    return rt::Status::error("o is not [B, H, SQ, Dv] = [" +
+                             std::to_string(batch) + ", " +
+                             std::to_string(heads) + ", " +
+                             std::to_string(seqQ) + ", " + std::to_string(dv) +
+                             "]");
+  if (args.lse.rank != 3 || args.lse.shape[0] != batch ||
+      args.lse.shape[1] != heads || args.lse.shape[2] != seqQ ||
+      args.lse.strides[2] != 1 || args.lse.strides[1] != seqQ ||
+      args.lse.strides[0] != heads * seqQ)
+    return rt::Status::error("lse is not a contiguous f32 [B, H, SQ] = [" +
+                             std::to_string(batch) + ", " +
+                             std::to_string(heads) + ", " +
+                             std::to_string(seqQ) + "]");
+  if (args.num_splits < 1)
+    return rt::Status::error("num_splits is " + std::to_string(args.num_splits) +
+                             "; it must be at least 1 "
+                             "(fa4_attention_kvcache_splits gives fa4's)");
+  auto [oBytes, lseBytes] =
+      decodePartBytes(batch, heads, seqQ, dv, args.num_splits);
+  if (!args.workspace || args.workspace % 16 ||
+      args.workspace_bytes < oBytes + lseBytes)
+    return rt::Status::error(
+        "workspace holds " + std::to_string(args.workspace_bytes) +
+        " B at a " + (args.workspace % 16 ? "misaligned" : "16-byte aligned") +
+        " address; " + std::to_string(args.num_splits) + " splits need " +
+        std::to_string(oBytes + lseBytes) +
+        " B, 16-byte aligned (fa4_attention_kvcache_workspace)");
+  // The query heads of a KV head and their tokens as one run of rows.
+  int64_t group = heads / kvHeads, rows = group * seqQ;
+  auto packed = [&](const char *name, const fa4_tensor &t,
+                    rt::ElementType elementType) -> rt::Expected<rt::TensorArg> {
+    int64_t rowStride = seqQ == 1 ? t.strides[1] : t.strides[2];
+    if (seqQ > 1 && t.strides[1] != seqQ * t.strides[2])
+      return rt::Status::error(
+          std::string(name) + " has head stride " +
+          std::to_string(t.strides[1]) + " and token stride " +
+          std::to_string(t.strides[2]) + "; with SQ = " +
+          std::to_string(seqQ) +
+          " > 1 decode needs the head stride SQ times the token stride "
+          "((B, H, SQ, D) memory)");
+    rt::TensorArg arg = tensorArg(t, elementType);
+    arg.shape = {batch, kvHeads, rows, t.shape[3]};
+    arg.strides = {t.strides[0], group * t.strides[1], rowStride, 1};
+    return arg;
+  };
+  rt::Expected<rt::TensorArg> qArg = packed("q", q, type);
+  if (!qArg.ok())
+    return qArg.status();
+  int64_t width = decodePartWidth(dv), partRows = args.num_splits * batch;
+  rt::TensorArg oPart;
+  oPart.address = CUdeviceptr(args.workspace);
+  oPart.elementType = rt::ElementType::F32;
+  oPart.shape = {partRows, kvHeads, rows, width};
+  oPart.strides = {kvHeads * rows * width, rows * width, width, 1};
+  rt::TensorArg lsePart;
+  lsePart.address = CUdeviceptr(args.workspace + uint64_t(oBytes));
+  lsePart.elementType = rt::ElementType::F32;
+  lsePart.shape = {partRows, kvHeads, rows};
+  lsePart.strides = {kvHeads * rows, rows, 1};
+  std::vector<std::pair<const char *, rt::TensorArg>> tensors;
+  if (main) {
+    rt::TensorArg seqlens;
+    seqlens.address = CUdeviceptr(args.cache_seqlens);
+    seqlens.elementType = rt::ElementType::I32;
+    seqlens.shape = {batch};
+    tensors = {{"q", *qArg},
+               {"k", tensorArg(args.k_cache, type)},
+               {"v", tensorArg(args.v_cache, type)},
+               {"cache_seqlens", seqlens},
+               {"o_partial", oPart},
+               {"lse_partial", lsePart}};
+  } else {
+    // The combine reads every row flat: the parts as [P, N, Dv'] and
+    // [P, N], O as [N, Dv] and the LSE as [N] (N = B * H * SQ).
+    int64_t n = batch * heads * seqQ;
+    if (o.strides[3] != 1 || o.strides[2] != dv || o.strides[1] != seqQ * dv ||
+        o.strides[0] != heads * seqQ * dv)
+      return rt::Status::error(
+          "o has strides [" + std::to_string(o.strides[0]) + ", " +
+          std::to_string(o.strides[1]) + ", " + std::to_string(o.strides[2]) +
+          ", " + std::to_string(o.strides[3]) +
+          "]; decode writes o [B, H, SQ, Dv] contiguous");
+    oPart.shape = {args.num_splits, n, width};
+    oPart.strides = {n * width, width, 1};
+    lsePart.shape = {args.num_splits, n};
+    lsePart.strides = {n, 1};
+    rt::TensorArg out = tensorArg(o, type), lse = tensorArg(args.lse, rt::ElementType::F32);
+    out.shape = {n, dv};
+    out.strides = {dv, 1};
+    lse.shape = {n};
+    lse.strides = {1};
+    tensors = {{"o_partial", oPart}, {"lse_partial", lsePart}, {"o", out},
+               {"lse", lse}};
+  }
+  for (auto &[name, arg] : tensors)
+    if (rt::Status s = launcher.setTensor(name, arg); !s.ok())
+      return s;
+  if (!main)
+    return rt::Status::success();
+  double scale = args.softmax_scale > 0
+                     ? args.softmax_scale
+                     : 1.0 / std::sqrt(double(args.q.shape[3]));
+  const rt::KernelFile &file = launcher.binding().file();
+  for (auto [name, value] :
+       {std::pair{"seq_q", double(seqQ)},
+        std::pair{"scale_log2", double(float(scale * M_LOG2E))},
+        std::pair{"causal", args.causal ? 1.0 : 0.0},
+        std::pair{"window_left", double(args.window_left)},
+        std::pair{"window_right", double(args.window_right)},
+        std::pair{"softcap", double(args.softcap)}})
+    if (file.findParam(name))
+      if (rt::Status s = launcher.setScalar(name, value); !s.ok())
+        return s;
+  return rt::Status::success();
+}
+
 /// Binds and launches; returns the C status. Holds the process lock.
 int launchLocked(Loaded &loaded, const fa4_attention_args &args, void *stream) {
   if (rt::Status s = bindLocked(loaded, args); !s.ok())
@@ -562,6 +776,104 @@ int fa4_attention_backward(const fa4_attention_backward_args *args,
       loaded->bound.reset();
       if (rt::Status s = bindBackward(*loaded->launcher, *args); !s.ok())
         return failWith("kernel '" + loaded->name + "': " + s.message());
+    }
+    for (Loaded *loaded : kernels)
+      if (rt::Status s = loaded->launcher->launch(CUstream(stream)); !s.ok())
+        return failWith("kernel '" + loaded->name + "': " + s.message());
+    return 0;
+  });
+}
+
+int fa4_attention_kvcache_splits(int64_t batch, int64_t heads,
+                                 int64_t kv_heads, int64_t seq_q,
+                                 int64_t max_seq_k, int64_t num_sms,
+                                 int32_t *splits) {
+  return guarded([&] {
+    if (batch < 1 || heads < 1 || kv_heads < 1 || seq_q < 1 ||
+        max_seq_k < 0 || num_sms < 1 || !splits || heads % kv_heads)
+      return failWith(
+          "fa4_attention_kvcache_splits: batch " + std::to_string(batch) +
+          ", heads " + std::to_string(heads) + " over " +
+          std::to_string(kv_heads) + ", seq_q " + std::to_string(seq_q) +
+          ", max_seq_k " + std::to_string(max_seq_k) + ", num_sms " +
+          std::to_string(num_sms) +
+          ": sizes must be positive (max_seq_k 0 or more), heads a multiple "
+          "of kv_heads");
+    int64_t rows = heads / kv_heads * seq_q;
+    int64_t tiles = batch * kv_heads * ((rows + kDecodeRows - 1) / kDecodeRows);
+    int64_t blocks = (max_seq_k + kDecodeKeyBlock - 1) / kDecodeKeyBlock;
+    int64_t most = std::max<int64_t>(1, std::min(blocks, kMaxDecodeSplits));
+    // Wave efficiency: CTAs over whole waves of num_sms.
+    auto efficiency = [&](int64_t n) {
+      int64_t ctas = tiles * n, waves = (ctas + num_sms - 1) / num_sms;
+      return double(ctas) / double(waves * num_sms);
+    };
+    int64_t chosen = 1;
+    if (tiles * 5 < num_sms * 4) {
+      double best = 0;
+      for (int64_t n = 1; n <= most; ++n)
+        best = std::max(best, efficiency(n));
+      for (chosen = 1; chosen < most && efficiency(chosen) < 0.95 * best;)
+        ++chosen;
+    }
+    *splits = int32_t(chosen);
+    return 0;
+  });
+}
+
+int64_t fa4_attention_kvcache_workspace(int64_t batch, int64_t heads,
+                                        int64_t seq_q, int64_t head_dim_v,
+                                        int32_t num_splits) {
+  if (batch < 1 || heads < 1 || seq_q < 1 || head_dim_v < 1 || num_splits < 1)
+    return -1;
+  auto [oBytes, lseBytes] =
+      decodePartBytes(batch, heads, seq_q, head_dim_v, num_splits);
+  return oBytes + lseBytes;
+}
+
+int fa4_prepare_attention_kvcache(const fa4_attention_kvcache_args *args,
+                                  double *seconds) {
+  return guarded([&] {
+    if (!args)
+      return failWith("fa4_prepare_attention_kvcache: null arguments");
+    rt::Expected<std::vector<fa4::KernelKey>> keys = decodeKeys(*args);
+    if (!keys.ok())
+      return failWith(keys.status().message());
+    double total = 0;
+    for (const fa4::KernelKey &key : *keys) {
+      rt::Expected<fa4::capi::SourcedKernel> kernel = fa4::capi::getKernel(key);
+      if (!kernel.ok())
+        return failWith(kernel.status().message());
+      total += kernel->seconds;
+    }
+    if (seconds)
+      *seconds = total;
+    return 0;
+  });
+}
+
+int fa4_attention_with_kvcache(const fa4_attention_kvcache_args *args,
+                               void *stream) {
+  return guarded([&] {
+    if (!args)
+      return failWith("fa4_attention_with_kvcache: null arguments");
+    rt::Expected<std::vector<fa4::KernelKey>> keys = decodeKeys(*args);
+    if (!keys.ok())
+      return failWith(keys.status().message());
+    std::vector<Loaded *> kernels;
+    for (const fa4::KernelKey &key : *keys) {
+      rt::Expected<Loaded *> loaded = load(key);
+      if (!loaded.ok())
+        return failWith(loaded.status().message());
+      kernels.push_back(*loaded);
+    }
+    std::lock_guard<std::mutex> lock(process().mutex);
+    // Both kernels' arguments are checked before the first launch.
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      kernels[i]->bound.reset();
+      if (rt::Status s = bindDecode(*kernels[i]->launcher, *args, i == 0);
+          !s.ok())
+        return failWith("kernel '" + kernels[i]->name + "': " + s.message());
     }
     for (Loaded *loaded : kernels)
       if (rt::Status s = loaded->launcher->launch(CUstream(stream)); !s.ok())

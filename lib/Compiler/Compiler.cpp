@@ -154,6 +154,38 @@ buildAttentionBackwardProgram(MLIRContext &context,
   return module;
 }
 
+/// A decode program of `key`: the main kernel's plan derived for its head
+/// dims (it stores through pointers), the combine's for V's (it stores O by
+/// TMA); the program written for its tiles.
+static OwningOpRef<ModuleOp> buildAttentionDecodeProgram(MLIRContext &context,
+                                                         const ::fa4::KernelKey &key) {
+  Type elementType;
+  ::fa4::dsl::AttentionOptions options =
+      attentionOptions(context, key, elementType);
+  bool combine = key.family == ::fa4::Family::AttentionDecodeCombine;
+  ::fa4::Plan plan = key.plan;
+  // The combine's f32 parts (64 columns, 32 KiB a stage) three ahead; the
+  // derived count is for attention's 16-bit tiles.
+  if (combine && !plan.kvStages)
+    plan.kvStages = 3;
+  ConfigRequest request =
+      getConfigRequest(elementType, key.headDim, key.valueHeadDim(), plan);
+  request.tmaStore = combine;
+  FailureOr<ConfigAttr> config = ConfigAttr::derive(
+      [&] { return emitError(UnknownLoc::get(&context)); }, &context,
+      request);
+  if (failed(config))
+    return nullptr;
+  options.blockM = config->getBm() * config->getQTiles();
+  options.blockN = config->getBn();
+  OwningOpRef<ModuleOp> module =
+      combine ? ::fa4::dsl::buildAttentionDecodeCombine(&context, options)
+              : ::fa4::dsl::buildAttentionDecode(&context, options);
+  if (!module || failed(attachConfig(*module, *config)))
+    return nullptr;
+  return module;
+}
+
 OwningOpRef<ModuleOp>
 mlir::fa4::buildShippedProgram(MLIRContext &context,
                                const ::fa4::KernelKey &key) {
@@ -166,6 +198,8 @@ mlir::fa4::buildShippedProgram(MLIRContext &context,
     return buildAttentionProgram(context, key);
   if (key.backward())
     return buildAttentionBackwardProgram(context, key);
+  if (key.decode())
+    return buildAttentionDecodeProgram(context, key);
 
   ::fa4::Plan plan = key.plan;
   if (plan.blockN) {

@@ -25,6 +25,11 @@ bool KernelKey::backward() const {
          family == Family::AttentionBackwardDkDv;
 }
 
+bool KernelKey::decode() const {
+  return family == Family::AttentionDecode ||
+         family == Family::AttentionDecodeCombine;
+}
+
 /// The stem of a family's kernel names and its word in key text.
 static const char *familyName(Family family) {
   switch (family) {
@@ -38,6 +43,10 @@ static const char *familyName(Family family) {
     return "attention-bwd-dq";
   case Family::AttentionBackwardDkDv:
     return "attention-bwd-dkdv";
+  case Family::AttentionDecode:
+    return "attention-decode";
+  case Family::AttentionDecodeCombine:
+    return "attention-decode-combine";
   }
   return "unknown";
 }
@@ -74,6 +83,12 @@ Status KernelKey::verify() const {
           std::to_string(kMaxBackwardHeadDim) + " yet, not " +
           std::to_string(std::max(headDim, valueHeadDim())));
   }
+  if (decode() && varlen)
+    return Status::error("attention decode reads a KV cache with "
+                         "cache_seqlens, not packed sequences");
+  if (family == Family::AttentionDecodeCombine && (window || softcap))
+    return Status::error("decode's combine has no window or softcap (its "
+                         "parts have)");
   return Status::success();
 }
 

@@ -4,6 +4,7 @@
     out = fa4.attention(q, k, v, causal=True)                 # (B, S, H, D)
     out, lse = fa4.attention(q, k, v, return_lse=True)        # lse (B, H, S)
     out = fa4.attention_varlen(q, k, v, cu_q, cu_k, max_q, max_k)  # (T, H, D)
+    out = fa4.attention_with_kvcache(q, k_cache, v_cache, cache_seqlens=lens)
 
 The arguments are FlashAttention's: q (B, SQ, H, D), k (B, SK, HKV, D) and
 v (B, SK, HKV, Dv) with H a multiple of HKV (grouped-query attention), bf16
@@ -23,7 +24,9 @@ with no sum across CTAs, so the gradients are the same bits every run);
 its backward takes one head dim for q, k and v, up to 128, and other calls
 with inputs that require grad raise NotImplementedError before anything
 runs. `attention_varlen` has no backward yet (RuntimeError
-for inputs that require grad while grad mode is on).
+for inputs that require grad while grad mode is on). `attention_with_kvcache`
+(kvcache.py) is decode over a KV cache: the query heads of a KV head in one
+tile, the keys split over several CTAs, inference only.
 
 The kernels come from libfa4 (see _lib.py), which compiles each on first use
 or reads it from the compile cache ($FA4_CACHE_DIR, default ~/.cache/fa4).
@@ -662,3 +665,5 @@ def gemm(a, b):
     _lib.check(_lib.library().fa4_gemm(ctypes.byref(args), _current_stream()))
     return c
 
+
+from .kvcache import attention_with_kvcache, kvcache_splits, prepare_kvcache  # noqa: E402

@@ -93,6 +93,36 @@ class BackwardArgs(ctypes.Structure):
         self.window_right = -1
 
 
+class KvcacheArgs(ctypes.Structure):
+    """fa4_attention_kvcache_args, field for field."""
+
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32),
+        ("dtype", ctypes.c_int),
+        ("q", Tensor),
+        ("k_cache", Tensor),
+        ("v_cache", Tensor),
+        ("o", Tensor),
+        ("lse", Tensor),
+        ("cache_seqlens", ctypes.c_uint64),
+        ("causal", ctypes.c_int32),
+        ("window_left", ctypes.c_int32),
+        ("window_right", ctypes.c_int32),
+        ("softcap", ctypes.c_float),
+        ("softmax_scale", ctypes.c_float),
+        ("num_splits", ctypes.c_int32),
+        ("workspace", ctypes.c_uint64),
+        ("workspace_bytes", ctypes.c_int64),
+        ("plan", ctypes.c_char_p),
+    ]
+
+    def __init__(self):
+        super().__init__()
+        self.struct_size = ctypes.sizeof(KvcacheArgs)
+        self.window_left = -1
+        self.window_right = -1
+
+
 class GemmArgs(ctypes.Structure):
     """fa4_gemm_args."""
 
@@ -181,6 +211,16 @@ def _declare(lib):
     lib.fa4_prepare_attention_backward.argtypes = [backward, ctypes.POINTER(ctypes.c_double)]
     lib.fa4_attention_backward.restype = ctypes.c_int
     lib.fa4_attention_backward.argtypes = [backward, ctypes.c_void_p]
+    kvcache = ctypes.POINTER(KvcacheArgs)
+    lib.fa4_attention_kvcache_splits.restype = ctypes.c_int
+    lib.fa4_attention_kvcache_splits.argtypes = [ctypes.c_int64] * 6 + [
+        ctypes.POINTER(ctypes.c_int32)]
+    lib.fa4_attention_kvcache_workspace.restype = ctypes.c_int64
+    lib.fa4_attention_kvcache_workspace.argtypes = [ctypes.c_int64] * 4 + [ctypes.c_int32]
+    lib.fa4_prepare_attention_kvcache.restype = ctypes.c_int
+    lib.fa4_prepare_attention_kvcache.argtypes = [kvcache, ctypes.POINTER(ctypes.c_double)]
+    lib.fa4_attention_with_kvcache.restype = ctypes.c_int
+    lib.fa4_attention_with_kvcache.argtypes = [kvcache, ctypes.c_void_p]
     lib.fa4_gemm.restype = ctypes.c_int
     lib.fa4_gemm.argtypes = [ctypes.POINTER(GemmArgs), ctypes.c_void_p]
     lib.fa4_prepare_gemm.restype = ctypes.c_int

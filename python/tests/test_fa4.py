@@ -234,6 +234,89 @@ class ArgumentChecks(unittest.TestCase):
                       str(raised.exception))
 
 
+class KvcacheChecks(unittest.TestCase):
+    """fa4.attention_with_kvcache: each refusal before anything launches
+    (CPU tensors get as far as the device check), the struct libfa4 takes,
+    the split heuristic and the workspace arithmetic."""
+
+    def refuses(self, error, message, *args, **kwargs):
+        with self.assertRaises(error) as raised:
+            fa4.attention_with_kvcache(*args, **kwargs)
+        self.assertIn(message, str(raised.exception))
+
+    def test_refusals(self):
+        q = bshd(2, 1, 8, 64)
+        kc = bshd(2, 100, 2, 64)
+        self.refuses(NotImplementedError, "no paged KV cache (block_table) yet",
+                     q, kc, kc, block_table=torch.zeros(2, 4, dtype=torch.int32))
+        self.refuses(ValueError, "q has 3 dimensions", q[0], kc, kc)
+        self.refuses(ValueError, "k_cache has 3 dimensions (2, 100, 64); fa4 takes "
+                     "(B, SMAX, HKV, D)", q, kc[:, :, 0], kc)
+        self.refuses(TypeError, "q, k_cache and v_cache have dtypes", q, kc.half(), kc)
+        self.refuses(ValueError, "head dims of q and k_cache differ: q 64, k_cache 128",
+                     q, bshd(2, 100, 2, 128), kc)
+        self.refuses(ValueError, "q has 8 heads, not a multiple of the 3 heads",
+                     q, bshd(2, 100, 3, 64), bshd(2, 100, 3, 64))
+        self.refuses(ValueError, "q has batch 2, k_cache and v_cache 3", q,
+                     bshd(3, 100, 2, 64), bshd(3, 100, 2, 64))
+        self.refuses(ValueError, "k and v are the new keys and values: give both",
+                     q, kc, kc, k=bshd(2, 1, 2, 64))
+        self.refuses(ValueError, "k (2, 1, 4, 64) does not match its cache", q, kc, kc,
+                     k=bshd(2, 1, 4, 64), v=bshd(2, 1, 4, 64))
+        self.refuses(ValueError, "num_splits -1 is not an int in [0, 1024]", q, kc, kc,
+                     num_splits=-1)
+        self.refuses(ValueError, "window_size (-2, 0) has a negative size", q, kc, kc,
+                     window_size=(-2, 0))
+        self.refuses(TypeError, "plan must be a str", q, kc, kc, plan=3)
+        self.refuses(RuntimeError, "has no backward: it is for inference", q, kc,
+                     kc.clone().requires_grad_())
+        self.refuses(ValueError, "q is on cpu", q, kc, kc)
+        with self.assertRaises(ValueError) as raised:
+            fa4.kvcache._seqlens(torch.zeros(3, dtype=torch.int32), 2, 100, torch.device("cpu"))
+        self.assertIn("cache_seqlens has shape (3,); it must be (B,) = (2,)",
+                      str(raised.exception))
+        with self.assertRaises(TypeError) as raised:
+            fa4.kvcache._seqlens(torch.zeros(2), 2, 100, torch.device("cpu"))
+        self.assertIn("cache_seqlens is torch.float32; it must be int32", str(raised.exception))
+
+    def test_args_and_splits(self):
+        # fa4_attention_kvcache_args field for field: struct_size and dtype,
+        # five tensors, cache_seqlens, causal, window_left, window_right,
+        # softcap, softmax_scale and num_splits, the workspace and its
+        # bytes, the plan pointer.
+        base = 8 + 5 * ctypes.sizeof(_lib.Tensor)
+        self.assertEqual(_lib.KvcacheArgs.cache_seqlens.offset, base)
+        self.assertEqual(_lib.KvcacheArgs.workspace.offset, base + 32)
+        self.assertEqual(_lib.KvcacheArgs.plan.offset, base + 48)
+        self.assertEqual(ctypes.sizeof(_lib.KvcacheArgs), base + 56)
+        try:
+            lib = _lib.library()
+        except _lib.Fa4Error as error:
+            self.skipTest(str(error))
+        # (batch, heads, kv heads, seq_q, cache length, SMs) -> splits: the
+        # fewest whole-wave splits within 95 % of the best, at most one per
+        # key block of 128 and 64; 1 when the batch fills the GPU.
+        for shape, splits in (((1, 32, 8, 1, 4096, 132), 16),
+                              ((1, 32, 8, 1, 131072, 132), 16),
+                              ((1, 32, 8, 1, 100, 132), 1),
+                              ((1, 32, 8, 1, 0, 132), 1),
+                              ((8, 32, 8, 1, 8192, 132), 2),
+                              ((16, 32, 8, 1, 32768, 132), 1),
+                              ((64, 32, 8, 1, 4096, 132), 1),
+                              ((1, 16, 1, 4, 65536, 132), 61)):
+            self.assertEqual(fa4.kvcache_splits(*shape), splits, shape)
+        with self.assertRaises(_lib.Fa4Error) as raised:
+            fa4.kvcache_splits(1, 30, 8, 1, 4096, 132)
+        self.assertIn("heads 30 over 8", str(raised.exception))
+        # The parts' O (V's head dim padded to 64 columns) and LSE, f32.
+        self.assertEqual(lib.fa4_attention_kvcache_workspace(2, 32, 1, 96, 16),
+                         16 * 2 * 32 * (128 + 1) * 4)
+        self.assertEqual(lib.fa4_attention_kvcache_workspace(2, 32, 1, 96, 0), -1)
+        with self.assertRaises(ValueError) as raised:
+            fa4.prepare_kvcache(100)
+        self.assertIn("head dim 100 of q and k_cache (head_dim)", str(raised.exception))
+
+
 class GemmChecks(unittest.TestCase):
     def refuses(self, error, message, a, b):
         with self.assertRaises(error) as raised:

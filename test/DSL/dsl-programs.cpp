@@ -166,7 +166,8 @@ static std::optional<AttentionOptions> parseAttention(llvm::StringRef name) {
 int main(int argc, char **argv) {
   if (argc != 2) {
     llvm::errs() << "usage: fa4-dsl-programs attention-hd<D>[-f16][-window][-softcap] | "
-                    "attention-bwd-(preprocess|postprocess|dq|dkdv)-hd<D>[-f16] | gemm | split-sum | "
+                    "attention-bwd-(preprocess|postprocess|dq|dkdv)-hd<D>[-f16] | "
+                    "attention-decode[-combine]-hd<D>[-f16][-window][-softcap] | gemm | split-sum | "
                     "softmax-n<N>[-f16] | errors\n";
     return 2;
   }
@@ -190,6 +191,20 @@ int main(int argc, char **argv) {
       return 2;
     }
     module = buildSoftmax(&context, options);
+  } else if (name.starts_with("attention-decode-")) {
+    // attention-decode[-combine]-hd<D>[-f16][-window][-softcap].
+    bool combine = name.consume_front("attention-decode-combine-");
+    if (!combine)
+      name.consume_front("attention-decode-");
+    std::optional<AttentionOptions> options =
+        parseAttention(("attention-" + name).str());
+    if (!options) {
+      llvm::errs() << "fa4-dsl-programs: no program '" << argv[1] << "'\n";
+      return 2;
+    }
+    options->blockN = 128;
+    module = combine ? buildAttentionDecodeCombine(&context, *options)
+                     : buildAttentionDecode(&context, *options);
   } else if (name.starts_with("attention-bwd-")) {
     // attention-bwd-(pre|post)process-hd<D>[-f16]: the attention options.
     enum { Pre, Post, Dq, DkDv, None } which = None;

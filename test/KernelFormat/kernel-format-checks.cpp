@@ -62,6 +62,19 @@ static int runKey() {
   backward.family = Family::AttentionBackwardDkDv;
   backward.plan.blockN = 32;
   keys.push_back(backward);
+  // Decode's two kernels: the main one with MLA's head dims, a window and a
+  // softcap, a plan; the combine.
+  KernelKey decode;
+  decode.family = Family::AttentionDecode;
+  decode.headDim = 192;
+  decode.headDimV = 128;
+  decode.window = decode.softcap = true;
+  keys.push_back(decode);
+  decode.plan.kvStages = 3;
+  keys.push_back(decode);
+  KernelKey combine;
+  combine.family = Family::AttentionDecodeCombine;
+  keys.push_back(combine);
   std::set<std::string> names, texts;
   int failures = 0;
   for (const KernelKey &key : keys) {
@@ -102,6 +115,12 @@ static int runKey() {
   std::printf("backward 128/64: %s\n", backward.verify().message().c_str());
   backward.headDim = backward.headDimV = 256;
   std::printf("backward 256: %s\n", backward.verify().message().c_str());
+  // What decode's kernels refuse.
+  decode.plan = {};
+  decode.varlen = true;
+  std::printf("decode varlen: %s\n", decode.verify().message().c_str());
+  combine.window = true;
+  std::printf("combine window: %s\n", combine.verify().message().c_str());
   return failures ? 1 : 0;
 }
 

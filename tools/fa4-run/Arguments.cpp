@@ -63,6 +63,7 @@ static constexpr OptionSpec kOptions[] = {
     {"out", true, Scope::Attention},
     {"lse", true, Scope::Attention},
     {"backward", false, Scope::Attention},
+    {"decode", false, Scope::Attention},
     {"dtype", true, Scope::Any},
     {"kv-stages", true, Scope::Any},
     {"qk-stages", true, Scope::Any},
@@ -655,6 +656,10 @@ Expected<Arguments> fa4::run::parseArguments(int argc,
     if (args.attention.layout != runner::AttentionLayout::BHSD)
       return Status::error("--backward runs the (B, H, S, D) layout");
   }
+  args.decode = given.count("decode");
+  if (args.decode && args.backward)
+    return Status::error("--decode and --backward are different kernels; "
+                         "give one");
   if (Status s = readRunOptions(given, args); !s.ok())
     return s;
   return args;

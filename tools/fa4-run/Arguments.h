@@ -52,6 +52,9 @@ struct Arguments {
   /// --backward: the attention backward's three kernels (D, dQ, dK/dV),
   /// checked against float64 gradients.
   bool backward = false;
+  /// --decode: compiles decode's two kernels (the main one, split over the
+  /// keys of a KV cache, and the combine of its parts).
+  bool decode = false;
   /// Attention of packed sequences: .npy files of the query and key
   /// offsets (cu_seqlens; the key file is the query file when not given).
   /// With --seqlens the lengths are in `attention` already.

@@ -184,6 +184,12 @@ OPTIONS
                          each kernel and their sum. Dense (B, H, S, D) only
                          (with --window and --softcap), one head dim up to
                          128
+  --decode               attention: compile decode's two kernels instead
+                         (attention over a KV cache, split over its keys,
+                         and the combine of the parts; each written under
+                         --dump-dir/<kernel> when given) for --head-dim,
+                         --head-dim-v, --dtype, --window and --softcap;
+                         they run through libfa4 (fa4_attention_with_kvcache)
   --dtype bf16|f16       the element type of fa4's own kernel (default
                          bf16); with --kernel, must be the kernel file's
   --emit=STAGE           print a stage of fa4's own kernel (above)

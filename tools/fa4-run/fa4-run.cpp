@@ -321,6 +321,46 @@ static int runBackwardKernels(const run::Arguments &args) {
   return outcome->passed ? kPassed : kCheckFailed;
 }
 
+/// --decode: compiles decode's two kernels for the head dims, element type,
+/// window and softcap of `args` (each in a directory of its own under
+/// --dump-dir when given). They run through libfa4's
+/// fa4_attention_with_kvcache (the Python package's
+/// fa4.attention_with_kvcache), which python/tests/test_gpu_decode.py
+/// checks against float64.
+static int compileDecodeKernels(const run::Arguments &args) {
+  if (!args.kernelPath.empty())
+    return fail(kRefused, "--decode compiles fa4's own kernels; it takes "
+                          "no --kernel");
+  KernelKey key;
+  key.headDim = int64_t(args.attention.headDim);
+  if (args.attention.valueHeadDim() != args.attention.headDim)
+    key.headDimV = int64_t(args.attention.valueHeadDim());
+  if (args.dtype == runtime::ElementType::F16)
+    key.dtype = DType::F16;
+  for (Family family : {Family::AttentionDecode, Family::AttentionDecodeCombine}) {
+    key.family = family;
+    bool main = family == Family::AttentionDecode;
+    // The combine knows V's head dim only.
+    if (!main) {
+      key.headDim = key.valueHeadDim();
+      key.headDimV = 0;
+    }
+    key.plan = main ? args.plan : Plan();
+    key.window = main && args.attention.hasWindow();
+    key.softcap = main && args.attention.softcap > 0;
+    if (Status s = key.verify(); !s.ok())
+      return fail(kRefused, "--decode: " + s.message());
+    std::string dumpDir =
+        args.dumpDir.empty() ? "" : args.dumpDir + "/" + key.name();
+    Expected<runtime::KernelFile> file =
+        compile(key, dumpDir, args, !dumpDir.empty());
+    if (!file.ok())
+      return fail(kRefused, file.status().message());
+    std::printf("%s: compiled\n", key.name().c_str());
+  }
+  return kPassed;
+}
+
 int main(int argc, char **argv) {
   Expected<run::Arguments> args = run::parseArguments(argc, argv);
   if (!args.ok())
@@ -385,6 +425,8 @@ int main(int argc, char **argv) {
   }
   if (!args->emit.empty())
     return emitStage(*args);
+  if (args->decode)
+    return compileDecodeKernels(*args);
   if (args->backward) {
     if (Status s = runner::checkProblem(attention); !s.ok())
       return fail(kRefused, s.message());

@@ -32,6 +32,10 @@ enum class Family {
   AttentionBackwardPreprocess,
   AttentionBackwardDq,
   AttentionBackwardDkDv,
+  /// Attention over a KV cache (lib/DSL/Programs/AttentionDecode.cpp): the
+  /// main kernel, split over the keys, and the combine of its parts.
+  AttentionDecode,
+  AttentionDecodeCombine,
 };
 
 /// The 16-bit element types of fa4's kernels.
@@ -60,6 +64,8 @@ struct KernelKey {
   static KernelKey gemm();
   /// Whether the family is one of the attention backward's.
   bool backward() const;
+  /// Whether the family is one of decode's.
+  bool decode() const;
   /// The largest head dim the backward's kernels take (their tiles at 256
   /// do not fit in shared memory yet).
   static constexpr int64_t kMaxBackwardHeadDim = 128;

@@ -1,0 +1,246 @@
+//===- AttentionDecode.cpp - attention over a KV cache, split over keys ---===//
+//
+// Decode written like a Triton kernel: a few query tokens per sequence
+// against a long KV cache, in two programs. The main one packs the query
+// heads of a KV group as the rows of one tile, so that one read of K and V
+// serves the whole group, and splits each sequence's key blocks over
+// several programs (FlashDecoding), so that a small batch fills the GPU;
+// each program writes its part's O, normalized, and its LSE in f32. The
+// combine program merges the parts of a row by their LSEs (ALGORITHM.md's
+// merge) into O in the element type and the LSE. The key loop is the
+// forward's online softmax; decode is memory-bound, so the rows of a tile
+// that hold no query cost nothing that counts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa4/DSL/DSL.h"
+#include "fa4/DSL/Programs.h"
+
+#include <limits>
+
+using namespace fa4::dsl;
+
+/// Columns of 16-bit elements in one 128-byte row: the tiles' widths are
+/// whole multiples of it.
+static constexpr int64_t kRowColumns = 64;
+
+/// The columns of O one combine program merges: one 128-byte row of the
+/// element type. A program's loop is a chain of its parts' loads and
+/// merges; narrow programs split the chain's work over more SMs (measured on
+/// the H200, 2026-12-04: 0.8 us a part with the whole head dim of 128 in
+/// one program).
+static constexpr int64_t kCombineColumns = 64;
+
+/// `dim` padded to whole 128-byte rows, or 0 with an error when it is not
+/// a head dim attention has (a multiple of 16 in [32, 256]).
+static int64_t paddedHeadDim(mlir::MLIRContext *context, const char *what,
+                             int64_t dim) {
+  if (dim < 32 || dim > 256 || dim % 16 != 0) {
+    mlir::emitError(mlir::UnknownLoc::get(context))
+        << "attention decode: " << what << " " << dim
+        << " is not a multiple of 16 in [32, 256]";
+    return 0;
+  }
+  return (dim + kRowColumns - 1) / kRowColumns * kRowColumns;
+}
+
+int64_t fa4::dsl::attentionDecodePaddedHeadDim(int64_t headDim) {
+  return (headDim + kRowColumns - 1) / kRowColumns * kRowColumns;
+}
+
+mlir::OwningOpRef<mlir::ModuleOp>
+fa4::dsl::buildAttentionDecode(mlir::MLIRContext *context,
+                               const AttentionOptions &options) {
+  const int64_t d = options.headDim;
+  const int64_t dv = options.headDimV ? options.headDimV : d;
+  const int64_t dp = paddedHeadDim(context, "head dim", d);
+  const int64_t dvp = paddedHeadDim(context, "head dim of V", dv);
+  if (!dp || !dvp)
+    return nullptr;
+  const int64_t bm = options.blockM, bn = options.blockN;
+  const DType type = options.elementType;
+  const double inf = std::numeric_limits<double>::infinity();
+  const Extent any = Extent::any();
+  Program p(context, "attention_decode");
+  // Q is [B, Hkv, R, D]: row r of KV head hk is query token r % Sq of query
+  // head hk · G + r / Sq (R = G · Sq, a (B, H, Sq, D) tensor viewed so);
+  // the K and V caches are [B, Hkv, Smax, D] (any strides with contiguous
+  // rows: (B, Smax, Hkv, D) memory is such a view), batch b's first
+  // cache_seqlens[b] keys in use. The parts are [P · B, Hkv, R, Dv'] f32 (Dv'
+  // the head dim of V padded to 64 columns) and [P · B, Hkv, R] f32, part p
+  // of batch b at p · B + b, both contiguous.
+  Desc q = p.desc("q", {1, 1, bm, dp}, type, {any, any, any, d});
+  Desc k = p.desc("k", {1, 1, bn, dp}, type, {q.dim(0), q.dim(1), any, d});
+  Desc v = p.desc("v", {1, 1, bn, dvp}, type,
+                  {q.dim(0), q.dim(1), k.dim(2), dv});
+  Ptr cacheSeqlens = p.ptr("cache_seqlens", i32, {q.dim(0)});
+  Ptr oPart = p.ptr("o_partial", f32, {any, q.dim(1), q.dim(2), dvp});
+  Ptr lsePart = p.ptr("lse_partial", f32, {oPart.dim(0), q.dim(1), q.dim(2)});
+  Index seqQ = p.index("seq_q");
+  Index batch = p.index("batch", q.dim(0));
+  Index kvHeads = p.index("kv_heads", q.dim(1));
+  Index rows = p.index("rows", q.dim(2));
+  Index rowBlocks = p.index("row_blocks", cdiv(q.dim(2), bm));
+  Index parts = p.index("parts", oPart.dim(0) / q.dim(0));
+  Scalar scaleLog2 = p.f32("scale_log2");
+  Bool causal = p.i32("causal") != 0;
+  // The forward's sliding window and softcap (Attention.cpp), each in a
+  // kernel of its own.
+  Index windowLeft, windowRight;
+  if (options.window) {
+    windowLeft = p.index("window_left");
+    windowRight = p.index("window_right");
+  }
+  Scalar capUnit, capUnitInverse;
+  if (options.softcap) {
+    Scalar capLog2e = p.f32("softcap") * 1.4426950408889634;
+    capUnit = scaleLog2 / capLog2e;
+    capUnitInverse = capLog2e / scaleLog2;
+  }
+  p.grid({cdiv(q.dim(2), bm) * (oPart.dim(0) / q.dim(0)), q.dim(1), q.dim(0)});
+  p.require(oPart.dim(0) % q.dim(0) == 0);
+
+  // Program (x, hk, b) computes part x / rowBlocks of rows
+  // [bm m, bm m + bm), m = x % rowBlocks, of KV head hk of batch b: the
+  // blocks its rows see, split evenly over the parts. Query token s sits at
+  // key position s + seqK - Sq (the bottom-right alignment), so the last
+  // one sees every key when causal and a window's left edge is that of the
+  // first: with a left bound the blocks before it are skipped.
+  Index x = p.programId(0), hk = p.programId(1), b = p.programId(2);
+  Index part = x / rowBlocks, m = x % rowBlocks;
+  Index seqK = load(cacheSeqlens, b);
+  Index shift = seqK - seqQ;
+  Index blocks = ceilDiv(seqK, bn);
+  // The last key token 0 sees (a right bound's past its position), and
+  // the first block visited.
+  Bool hasLeft, hasRight = causal;
+  Index reach = shift;
+  Index lowest;
+  if (options.window) {
+    hasLeft = windowLeft >= 0;
+    hasRight = causal || windowRight >= 0;
+    reach = shift + select(causal, 0, windowRight);
+    lowest = select(hasLeft, min(blocks, max(0, shift - windowLeft) / bn), 0);
+  }
+  Index perPart = ceilDiv(options.window ? blocks - lowest : blocks, parts);
+  Index first = options.window ? min(blocks, lowest + part * perPart)
+                               : min(blocks, part * perPart);
+  Index end = min(blocks, first + perPart);
+  Tile qTile = load(q, {b, hk, m, 0});
+
+  // Row r's query token and the end of the keys it sees (relative to the
+  // key blocks' first key): keys before seqK, up to its position plus the
+  // right bound; with a left bound, from its position minus that.
+  Tile rowIds = p.iota({bm}, 0) + m * bm;
+  Tile token = rowIds - (rowIds / seqQ) * seqQ;
+  auto [mF, lF, accF] = p.forLoop(
+      first, end, 1,
+      {p.full({bm}, -inf, f32), p.zeros({bm}, f32), p.zeros({bm, dvp}, f32)},
+      [&](Index j, Tile mI, Tile lI, Tile acc) -> Tiles<3> {
+        Tile s = dot(qTile, trans(load(k, {b, hk, j, 0})),
+                     p.zeros({bm, bn}, f32));
+        if (options.softcap)
+          s = tanh(s * capUnit) * capUnitInverse;
+        Index key0 = j * bn;
+        Bool needsMask = key0 + bn > seqK ||
+                         (hasRight && key0 + (bn - 1) > reach);
+        if (options.window)
+          needsMask =
+              needsMask || (hasLeft && key0 < seqK - 1 - windowLeft);
+        s = p.ifElse(
+            needsMask,
+            [&] {
+              Tile end = splat(seqK - key0, {bm});
+              end = p.ifElse(
+                  hasRight,
+                  [&] { return min(end, token + (reach - key0 + 1)); },
+                  [&] { return end; });
+              Tile cols = p.iota({bm, bn}, 1);
+              Tile valid = cols < end.col();
+              if (options.window) {
+                // No left bound: a start below every column.
+                Tile start = token + select(hasLeft,
+                                            shift - key0 - windowLeft,
+                                            -(int64_t(1) << 30));
+                valid = valid && cols >= start.col();
+              }
+              return where(valid, s, -inf);
+            },
+            [&] { return s; });
+        Tile mNew = max(mI, max(s, 1) * scaleLog2);
+        // A row that has seen no key yet keeps a max of -inf: subtract 0.
+        Tile mUse = where(mNew == -inf, 0.0, mNew);
+        Tile pr = exp2(s * scaleLog2 - mUse.col());
+        Tile alpha = exp2(mI - mUse);
+        Tile lNew = lI * alpha + sum(pr, 1);
+        Tile accNew =
+            dot(pr.to(type), load(v, {b, hk, j, 0}), acc * alpha.col());
+        return {mNew, lNew, accNew};
+      });
+
+  // The part's O = acc / l (zeros where it saw no key) and its LSE in log2
+  // units (-inf there), through pointers: rows past R are not written.
+  Tile lSafe = where(lF == 0.0, 1.0, lF);
+  Index slot = (part * batch + b) * kvHeads + hk;
+  Desc od = p.makeDesc(oPart, {parts * batch * kvHeads, rows, dvp},
+                       {rows * dvp, dvp, 1}, {1, bm, dvp});
+  store(od, {slot, m, 0}, accF * (1.0 / lSafe).col());
+  Desc lsed = p.makeDesc(lsePart, {parts * batch * kvHeads, rows}, {rows, 1},
+                         {1, bm});
+  store(lsed, {slot, m}, mF + log2(lSafe));
+  return p.finish();
+}
+
+mlir::OwningOpRef<mlir::ModuleOp>
+fa4::dsl::buildAttentionDecodeCombine(mlir::MLIRContext *context,
+                                      const AttentionOptions &options) {
+  const int64_t dv = options.headDimV ? options.headDimV : options.headDim;
+  const int64_t dvp = paddedHeadDim(context, "head dim of V", dv);
+  if (!dvp)
+    return nullptr;
+  const int64_t bm = options.blockM;
+  const DType type = options.elementType;
+  const double inf = std::numeric_limits<double>::infinity();
+  const double ln2 = 0.693147182;
+  const Extent any = Extent::any();
+  Program p(context, "attention_decode_combine");
+  // The decode program's parts as [P, N, Dv'] and [P, N] f32 (N = B · H ·
+  // Sq rows: [P · B, Hkv, R, ...] read flat, contiguous), O [N, Dv] in the
+  // element type and the LSE [N] f32 (natural log): a (B, H, Sq, Dv) and a
+  // (B, H, Sq) tensor, contiguous, read flat.
+  Desc oPart = p.desc("o_partial", {1, bm, kCombineColumns}, f32,
+                      {any, any, dvp});
+  Ptr lsePart = p.ptr("lse_partial", f32, {oPart.dim(0), oPart.dim(1)});
+  Desc o = p.desc("o", {bm, kCombineColumns}, type, {oPart.dim(1), dv});
+  Ptr lse = p.ptr("lse", f32, {o.dim(0)});
+  Index rows = p.index("rows", o.dim(0));
+  Index parts = p.index("parts", oPart.dim(0));
+  p.grid({cdiv(o.dim(0), bm), Extent(dvp / kCombineColumns)});
+
+  // Program (m, c) merges columns [64 c, 64 c + 64) of rows
+  // [bm m, bm m + bm) over the parts: each part's O weighted by
+  // 2^(LSE_p − max), the weights' sum the divisor; parts that saw no key
+  // weigh 0. The rows are every head's and sequence's, packed: a program's
+  // loads hold whole rows of output, whatever the group. Each column block
+  // writes the rows' LSE (the same values).
+  Index m = p.programId(0), c = p.programId(1);
+  Desc lsed = p.makeDesc(lsePart, {parts, rows}, {rows, 1}, {1, bm});
+  auto [mF, lF, accF] = p.forLoop(
+      0, parts, 1,
+      {p.full({bm}, -inf, f32), p.zeros({bm}, f32),
+       p.zeros({bm, kCombineColumns}, f32)},
+      [&](Index j, Tile mI, Tile lI, Tile acc) -> Tiles<3> {
+        Tile lseJ = load(lsed, {j, m});
+        Tile mNew = max(mI, lseJ);
+        Tile mUse = where(mNew == -inf, 0.0, mNew);
+        Tile alpha = exp2(mI - mUse), weight = exp2(lseJ - mUse);
+        Tile accNew =
+            acc * alpha.col() + load(oPart, {j, m, c}) * weight.col();
+        return {mNew, lI * alpha + weight, accNew};
+      });
+  Tile lSafe = where(lF == 0.0, 1.0, lF);
+  store(o, {m, c}, (accF * (1.0 / lSafe).col()).to(type));
+  Desc lseOut = p.makeDesc(lse, {rows}, {1}, {bm});
+  store(lseOut, {m}, (mF + log2(lSafe)) * ln2);
+  return p.finish();
+}
