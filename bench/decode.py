@@ -14,7 +14,10 @@ bandwidth the card gives a streaming kernel).
     python3 bench/decode.py [--quick] [--plan FIELDS]... [--splits N] [--out table.md]
 
 --plan times fa4 with the main kernel's plan fields given (a row each,
-"" the derived plan); --splits fixes the number of splits.
+"" the derived plan); --splits fixes the number of splits; --page-size N
+times fa4 on the same keys in a paged cache too (pages of N keys in a
+shuffled order, a block table), a row for each plan, "paged" in its plan
+column.
 """
 
 import argparse
@@ -78,6 +81,7 @@ def main():
     parser.add_argument("--plan", action="append", default=None)
     parser.add_argument("--splits", type=int, default=0)
     parser.add_argument("--shapes", help="B:S,B:S,... instead of the sweep")
+    parser.add_argument("--page-size", type=int, default=0)
     parser.add_argument("--out")
     args = parser.parse_args()
     h, hkv, d = 32, 8, 128
@@ -104,7 +108,24 @@ def main():
         def ours(plan):
             return lambda: fa4.attention_with_kvcache(q, kc, vc, cache_seqlens=lens,
                                                       num_splits=args.splits, plan=plan)
-        for name, fn in [("fa4 " + plan, ours(plan)) for plan in plans] + [
+        runs = [("fa4 " + plan, ours(plan)) for plan in plans]
+        if args.page_size:
+            # The same keys in pages of a shuffled order.
+            page = args.page_size
+            count = b * s // page
+            where = torch.randperm(count, device="cuda").int()
+            kp, vp = torch.empty_like(kc).view(count, page, hkv, d), torch.empty_like(vc).view(
+                count, page, hkv, d)
+            kp[where.long()] = kc.view(count, page, hkv, d)
+            vp[where.long()] = vc.view(count, page, hkv, d)
+            table = where.view(b, s // page).contiguous()
+
+            def paged(plan):
+                return lambda: fa4.attention_with_kvcache(
+                    q, kp, vp, cache_seqlens=lens, block_table=table,
+                    num_splits=args.splits, plan=plan)
+            runs += [("fa4 paged " + plan, paged(plan)) for plan in plans]
+        for name, fn in runs + [
                 (name, sdpa(backend, q, kc, vc)) for name, backend in backends]:
             try:
                 times[name] = graphed(fn)
@@ -117,17 +138,19 @@ def main():
             t = times.get(name)
             return ("%.1f" % (t * 1e6), "%.2f" % (nbytes / t / 1e12)) if t else ("-", "-")
         splits = args.splits or fa4.kvcache_splits(b, h, hkv, 1, s)
-        for plan in plans:
+        for plan in plans + (["paged " + plan for plan in plans] if args.page_size else []):
             ours_t = times.get("fa4 " + plan)
             ratio = ("%.2f" % (times["cuDNN"] / ours_t)
                      if times.get("cuDNN") and ours_t else "-")
             share = "%.0f %%" % (100 * nbytes / ours_t / read) if ours_t else "-"
             line = "| %d | %d | %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                b, s, plan or "derived", nbytes >> 20, splits, *cols("fa4 " + plan), share,
+                b, s, plan.strip() or "derived", nbytes >> 20, splits, *cols("fa4 " + plan), share,
                 *cols("cuDNN"), *cols("FA2"), ratio)
             lines.append(line)
             print(line, flush=True)
         del q, kc, vc
+        if args.page_size:
+            del kp, vp
         torch.cuda.empty_cache()
     if args.out:
         with open(args.out, "w") as f:

@@ -107,7 +107,8 @@ done
 # the head dims and options the GPU tests and the benchmark run, each pair
 # written by fa4-run --decode in a directory of its own.
 for spec in "64" "96 --dtype f16" "128" "192 --head-dim-v 128" \
-  "128 --window 64,0" "128 --window 64,0 --softcap 30"; do
+  "128 --window 64,0" "128 --window 64,0 --softcap 30" "128 --page-size 16" \
+  "128 --page-size 64" "128 --page-size 256"; do
   name="decode-hd${spec//[ ,]/}"
   "$fa4run" --problem attention --decode $small --head-dim $spec "${extra[@]}" \
     --dump-dir "$scratch/$name" > "$scratch/$name.log" 2>&1 || true

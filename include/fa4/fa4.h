@@ -179,7 +179,8 @@ int fa4_attention_backward(const fa4_attention_backward_args *args,
  * stride SQ times the S stride: (B, H, SQ, D) memory); the caches k_cache
  * and v_cache [B, HKV, SMAX, D] with H a multiple of HKV, any strides whose
  * last is 1 ((B, SMAX, HKV, D) memory is such a view); cache_seqlens i32
- * [B] on the device, the keys in use of each sequence (0 ... SMAX); lse f32
+ * [B] on the device, the keys in use of each sequence (0 ... SMAX; for a
+ * paged cache, below, up to max_pages * PAGE_SIZE); lse f32
  * [B, H, SQ], contiguous. Query token s sits at key position
  * s + cache_seqlens[b] - SQ (bottom-right). The query heads of a KV head
  * are the rows of one tile (one read of K and V for the group), and each
@@ -206,6 +207,15 @@ typedef struct fa4_attention_kvcache_args {
   int64_t workspace_bytes;
   /* Plan fields of the main kernel ("block-n=64"); NULL or "": derived. */
   const char *plan;
+  /* A paged cache (block_table not 0): k_cache and v_cache are
+   * [PAGES, HKV, PAGE_SIZE, D] (views of (PAGES, PAGE_SIZE, HKV, D)
+   * memory), PAGE_SIZE a multiple of 16, and block_table i32 [B, max_pages]
+   * on the device, contiguous, lists each sequence's pages in order: key j
+   * of sequence b is row j % PAGE_SIZE of page block_table[b][j /
+   * PAGE_SIZE]. Every entry a sequence's length reaches must be a page
+   * (0 ... PAGES - 1). */
+  uint64_t block_table;
+  int64_t max_pages;
 } fa4_attention_kvcache_args;
 
 /* fa4's number of splits for a decode launch: enough CTAs to fill

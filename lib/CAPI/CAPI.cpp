@@ -461,6 +461,22 @@ decodeKeys(const fa4_attention_kvcache_args &args) {
     if (rt::Status s = key.plan.parse(args.plan); !s.ok())
       return rt::Status::error("plan '" + std::string(args.plan) +
                                "': " + s.message());
+  key.paged = args.block_table != 0;
+  if (key.paged) {
+    // A key block lies within a page.
+    int64_t pageSize = args.k_cache.shape[2];
+    int64_t rows = fa4::KernelKey::decodePageBlock(pageSize);
+    if (!rows)
+      return rt::Status::error("the pages hold " + std::to_string(pageSize) +
+                               " keys; a paged cache takes a multiple of 16");
+    if (!key.plan.blockN)
+      key.plan.blockN = rows;
+    if (pageSize % *key.plan.blockN)
+      return rt::Status::error(
+          "plan block-n " + std::to_string(*key.plan.blockN) +
+          " does not divide the pages of " + std::to_string(pageSize) +
+          " keys: a key block must lie within one page");
+  }
   if (rt::Status s = key.verify(); !s.ok())
     return s;
   // The combine knows V's head dim only.
@@ -498,9 +514,15 @@ rt::Status bindDecode(rt::Launcher &launcher,
                              " heads, not a multiple of the " +
                              std::to_string(kvHeads) +
                              " heads of k_cache and v_cache");
+  bool paged = args.block_table != 0;
+  if (paged && (args.max_pages < 1 || args.k_cache.shape[0] < 1))
+    return rt::Status::error("a paged cache needs max_pages >= 1 (" +
+                             std::to_string(args.max_pages) +
+                             ") and a page or more (" +
+                             std::to_string(args.k_cache.shape[0]) + ")");
   for (auto [name, tensor] : {std::pair{"k_cache", &args.k_cache},
                               {"v_cache", &args.v_cache}})
-    if (tensor->shape[0] != batch)
+    if (!paged && tensor->shape[0] != batch)
       return rt::Status::error(std::string(name) + " has batch " +
                                std::to_string(tensor->shape[0]) + ", q " +
                                std::to_string(batch));
@@ -577,6 +599,14 @@ rt::Status bindDecode(rt::Launcher &launcher,
                {"cache_seqlens", seqlens},
                {"o_partial", oPart},
                {"lse_partial", lsePart}};
+    if (paged) {
+      rt::TensorArg table;
+      table.address = CUdeviceptr(args.block_table);
+      table.elementType = rt::ElementType::I32;
+      table.shape = {batch, args.max_pages};
+      table.strides = {args.max_pages, 1};
+      tensors.push_back({"block_table", table});
+    }
   } else {
     // The combine reads every row flat: the parts as [P, N, Dv'] and
     // [P, N], O as [N, Dv] and the LSE as [N] (N = B * H * SQ).

@@ -76,6 +76,7 @@ static ::fa4::dsl::AttentionOptions attentionOptions(MLIRContext &context,
   options.window = key.window;
   options.softcap = key.softcap;
   options.varlen = key.varlen;
+  options.paged = key.paged;
   elementType = BFloat16Type::get(&context);
   if (key.dtype == ::fa4::DType::F16) {
     options.elementType = ::fa4::dsl::f16;
@@ -168,6 +169,10 @@ static OwningOpRef<ModuleOp> buildAttentionDecodeProgram(MLIRContext &context,
   // derived count is for attention's 16-bit tiles.
   if (combine && !plan.kvStages)
     plan.kvStages = 3;
+  if (!combine && !plan.kvStages && plan.blockN)
+    if (int64_t stages =
+            ::fa4::dsl::attentionDecodeKvStages(options, *plan.blockN))
+      plan.kvStages = stages;
   ConfigRequest request =
       getConfigRequest(elementType, key.headDim, key.valueHeadDim(), plan);
   request.tmaStore = combine;

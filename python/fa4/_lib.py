@@ -114,6 +114,8 @@ class KvcacheArgs(ctypes.Structure):
         ("workspace", ctypes.c_uint64),
         ("workspace_bytes", ctypes.c_int64),
         ("plan", ctypes.c_char_p),
+        ("block_table", ctypes.c_uint64),
+        ("max_pages", ctypes.c_int64),
     ]
 
     def __init__(self):

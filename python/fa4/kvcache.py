@@ -4,6 +4,8 @@
 ``fa4_attention_with_kvcache``: the query heads of a KV head packed as the
 rows of one tile (one read of K and V for the group) and each sequence's
 keys split over several CTAs (FlashDecoding), then a combine of the parts.
+A paged cache (vLLM's: pages of a multiple of 16 keys listed per sequence
+by a block table) is read a key block per TMA load, a block within a page.
 New keys and values are written into the cache first, in place, with torch
 ops. On the current stream; capturable in a CUDA graph (the value checks
 of ``cache_seqlens``, which read it back, are skipped while capturing); a
@@ -12,6 +14,7 @@ custom op under ``torch.compile``.
 
 import ctypes
 import math
+import typing
 
 import torch
 
@@ -47,11 +50,12 @@ def _num_sms(device):
     return sms
 
 
-def _check_cache(q, k_cache, v_cache):
+def _check_cache(q, k_cache, v_cache, paged):
     """Types, ranks, head dims, heads, batches and strides of the call."""
     fa4._check_tensor("q", q, 4, "(B, SQ, H, D)")
     for name, x in (("k_cache", k_cache), ("v_cache", v_cache)):
-        fa4._check_tensor(name, x, 4, "(B, SMAX, HKV, D)")
+        fa4._check_tensor(name, x, 4, "(PAGES, PAGE_SIZE, HKV, D) with a block_table"
+                          if paged else "(B, SMAX, HKV, D)")
     if not (q.dtype == k_cache.dtype == v_cache.dtype):
         raise TypeError("q, k_cache and v_cache have dtypes %s, %s and %s; they must agree"
                         % (q.dtype, k_cache.dtype, v_cache.dtype))
@@ -63,7 +67,7 @@ def _check_cache(q, k_cache, v_cache):
     if k_cache.shape[:-1] != v_cache.shape[:-1]:
         raise ValueError("k_cache %s and v_cache %s differ in shape before the head dim" %
                          (tuple(k_cache.shape), tuple(v_cache.shape)))
-    if k_cache.shape[0] != q.shape[0]:
+    if not paged and k_cache.shape[0] != q.shape[0]:
         raise ValueError("q has batch %d, k_cache and v_cache %d" %
                          (q.shape[0], k_cache.shape[0]))
     heads, kv_heads = q.shape[2], k_cache.shape[2]
@@ -74,7 +78,45 @@ def _check_cache(q, k_cache, v_cache):
         fa4._check_layout(name, x, address=not fa4._compiling())
 
 
-def _check_new(k, v, k_cache, v_cache):
+def _check_block_table(block_table, batch, k_cache):
+    """block_table: int32 (B, max_pages), contiguous, on q's device; pages
+    of a multiple of 16 keys. Returns the keys the table can address."""
+    if not isinstance(block_table, torch.Tensor):
+        raise TypeError("block_table must be an int32 tensor (B, max_pages), not %s" %
+                        type(block_table).__name__)
+    if block_table.dtype != torch.int32:
+        raise TypeError("block_table is %s; it must be int32" % block_table.dtype)
+    if block_table.dim() != 2 or block_table.shape[0] != batch or block_table.shape[1] < 1:
+        raise ValueError("block_table has shape %s; it must be (B, max_pages) with B = %d "
+                         "and max_pages >= 1" % (tuple(block_table.shape), batch))
+    if not block_table.is_contiguous():
+        raise ValueError("block_table must be contiguous")
+    page = k_cache.shape[1]
+    if page < 16 or page % 16:
+        raise ValueError("the caches' pages hold %d keys; fa4 takes pages of a multiple "
+                         "of 16 keys" % page)
+    if k_cache.shape[0] < 1:
+        raise ValueError("k_cache has no pages")
+    return block_table.shape[1] * page
+
+
+def _check_pages(block_table, seqlens, pages, page_size):
+    """Refuses a page index off [0, PAGES) among the entries the lengths
+    reach (reads them back: skipped while a CUDA graph is captured or
+    torch.compile traces)."""
+    if fa4._compiling() or torch.cuda.is_current_stream_capturing() or not seqlens.numel():
+        return
+    reached = (seqlens.long() + page_size - 1) // page_size
+    used = torch.arange(block_table.shape[1], device=block_table.device) < reached[:, None]
+    entries = torch.where(used, block_table, torch.zeros_like(block_table))
+    bad = used & ((entries < 0) | (entries >= pages))
+    if bool(bad.any()):
+        b, i = (int(x) for x in bad.nonzero()[0].tolist())
+        raise ValueError("block_table[%d][%d] is %d, not a page of the cache (0 ... %d)" %
+                         (b, i, int(block_table[b, i]), pages - 1))
+
+
+def _check_new(k, v, k_cache, v_cache, paged=False):
     """The new keys and values: both or neither, (B, SNEW, HKV, D) each."""
     if (k is None) != (v is None):
         raise ValueError("k and v are the new keys and values: give both or neither")
@@ -84,8 +126,8 @@ def _check_new(k, v, k_cache, v_cache):
         fa4._check_tensor(name, x, 4, "(B, SNEW, HKV, D)")
         if x.dtype != cache.dtype:
             raise TypeError("%s is %s, its cache %s" % (name, x.dtype, cache.dtype))
-        if (x.shape[0], x.shape[2], x.shape[3]) != (cache.shape[0], cache.shape[2],
-                                                    cache.shape[3]):
+        if (x.shape[2], x.shape[3]) != (cache.shape[2], cache.shape[3]) or (
+                not paged and x.shape[0] != cache.shape[0]):
             raise ValueError("%s %s does not match its cache %s in batch, heads and "
                              "head dim" % (name, tuple(x.shape), tuple(cache.shape)))
     if k.shape[1] != v.shape[1]:
@@ -126,11 +168,16 @@ def _check_seqlens(seqlens, new, max_len):
                          (high, " + %d new tokens" % new if new else "", max_len))
 
 
-def _append(k_cache, v_cache, k, v, seqlens):
-    """Writes k and v into the caches at each sequence's length, in place."""
+def _append(k_cache, v_cache, k, v, seqlens, block_table=None):
+    """Writes k and v into the caches at each sequence's length, in place
+    (through the block table's pages when paged)."""
     batch, new = k.shape[0], k.shape[1]
     rows = torch.arange(batch, device=k.device).unsqueeze(1).expand(batch, new)
     positions = seqlens.long().unsqueeze(1) + torch.arange(new, device=k.device)
+    if block_table is not None:
+        page = k_cache.shape[1]
+        rows = block_table.long().gather(1, positions // page)
+        positions = positions % page
     k_cache[rows, positions] = k
     v_cache[rows, positions] = v
 
@@ -142,8 +189,8 @@ def _layout(q, dv):
     return (b, s, h, dv), (h * s * dv, dv, s * dv, 1)
 
 
-def _kvcache(q, k_cache, v_cache, seqlens, causal, scale, left, right, softcap,
-             num_splits, plan=""):
+def _kvcache(q, k_cache, v_cache, seqlens, block_table, causal, scale, left, right,
+             softcap, num_splits, plan=""):
     """out (B, SQ, H, Dv) and lse (B, H, SQ) of checked, non-empty inputs."""
     b, s, h, _ = q.shape
     dv = v_cache.shape[-1]
@@ -156,7 +203,8 @@ def _kvcache(q, k_cache, v_cache, seqlens, causal, scale, left, right, softcap,
             or any(st % 8 for st in qh.stride()[:3]) or qh.data_ptr() % 16):
         qh = qh.contiguous()
     lib = _lib.library()
-    splits = num_splits or kvcache_splits(b, h, k_cache.shape[2], s, k_cache.shape[1],
+    capacity = k_cache.shape[1] * (block_table.shape[1] if block_table is not None else 1)
+    splits = num_splits or kvcache_splits(b, h, k_cache.shape[2], s, capacity,
                                           _num_sms(q.get_device()))
     size = lib.fa4_attention_kvcache_workspace(b, h, s, dv, splits)
     workspace = torch.empty((size,), dtype=torch.uint8, device=q.device)
@@ -178,6 +226,9 @@ def _kvcache(q, k_cache, v_cache, seqlens, causal, scale, left, right, softcap,
     args.workspace_bytes = size
     if plan:
         args.plan = plan.encode()
+    if block_table is not None:
+        args.block_table = block_table.data_ptr()
+        args.max_pages = block_table.shape[1]
     _lib.check(lib.fa4_attention_with_kvcache(ctypes.byref(args), fa4._current_stream()))
     return out, lse
 
@@ -185,15 +236,15 @@ def _kvcache(q, k_cache, v_cache, seqlens, causal, scale, left, right, softcap,
 if hasattr(torch, "library") and hasattr(torch.library, "custom_op"):
     @torch.library.custom_op("fa4::attention_kvcache", mutates_args=())
     def _kvcache_op(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
-                    seqlens: torch.Tensor, causal: bool, scale: float, left: int,
-                    right: int, softcap: float, num_splits: int, plan: str
-                    ) -> tuple[torch.Tensor, torch.Tensor]:
-        return _kvcache(q, k_cache, v_cache, seqlens, causal, scale, left, right,
-                        softcap, num_splits, plan)
+                    seqlens: torch.Tensor, block_table: typing.Optional[torch.Tensor],
+                    causal: bool, scale: float, left: int, right: int, softcap: float,
+                    num_splits: int, plan: str) -> tuple[torch.Tensor, torch.Tensor]:
+        return _kvcache(q, k_cache, v_cache, seqlens, block_table, causal, scale, left,
+                        right, softcap, num_splits, plan)
 
     @_kvcache_op.register_fake
-    def _kvcache_fake(q, k_cache, v_cache, seqlens, causal, scale, left, right,
-                      softcap, num_splits, plan):
+    def _kvcache_fake(q, k_cache, v_cache, seqlens, block_table, causal, scale, left,
+                      right, softcap, num_splits, plan):
         b, s, h, _ = q.shape
         return (q.new_empty_strided(*_layout(q, v_cache.shape[-1])),
                 q.new_empty((b, h, s), dtype=torch.float32))
@@ -208,8 +259,10 @@ def attention_with_kvcache(q, k_cache, v_cache, k=None, v=None, cache_seqlens=No
     """FlashAttention's flash_attn_with_kvcache: q against a KV cache.
 
     q (B, SQ, H, D), SQ >= 1; k_cache and v_cache (B, SMAX, HKV, D) with H a
-    multiple of HKV; cache_seqlens the keys in use per sequence, an int32
-    tensor (B,) or an int (None: SMAX). k and v (B, SNEW, HKV, D), when
+    multiple of HKV, or paged: (PAGES, PAGE_SIZE, HKV, D) with block_table,
+    int32 (B, max_pages), listing each sequence's pages in order (PAGE_SIZE
+    a multiple of 16; SMAX is then max_pages * PAGE_SIZE); cache_seqlens the
+    keys in use per sequence, an int32 tensor (B,) or an int (None: SMAX). k and v (B, SNEW, HKV, D), when
     given, are written into the caches at cache_seqlens (in place) before
     attending, and the sequences then hold cache_seqlens + SNEW keys. Query
     token s sits at key position s + length - SQ: causal, window_size (left,
@@ -218,15 +271,13 @@ def attention_with_kvcache(q, k_cache, v_cache, k=None, v=None, cache_seqlens=No
     (kvcache_splits). Returns out (B, SQ, H, Dv), and with return_lse the
     natural log-sum-exp of each row, float32 (B, H, SQ); rows that see no
     key (an empty cache) get out 0 and lse -inf. No gradient: inference
-    only. block_table (paged caches) is not supported yet. plan: the main
+    only. Outside a CUDA graph capture, the lengths and the block table's
+    entries they reach are read back and checked. plan: the main
     kernel's plan fields by name ("kv-stages=3,block-n=64", as fa4-run
     --plan), None for the derived plan.
     """
-    if block_table is not None:
-        raise NotImplementedError(
-            "fa4.attention_with_kvcache has no paged KV cache (block_table) yet; "
-            "pass contiguous caches (B, SMAX, HKV, D) and block_table=None")
-    _check_cache(q, k_cache, v_cache)
+    paged = block_table is not None
+    _check_cache(q, k_cache, v_cache, paged)
     if fa4._requires_grad(q, k_cache, v_cache):
         raise RuntimeError("fa4.attention_with_kvcache has no backward: it is for "
                            "inference; call it under torch.no_grad()")
@@ -237,26 +288,30 @@ def attention_with_kvcache(q, k_cache, v_cache, k=None, v=None, cache_seqlens=No
     if plan is not None and not isinstance(plan, str):
         raise TypeError("plan must be a str of name=value pairs, not %s" %
                         type(plan).__name__)
-    new = _check_new(k, v, k_cache, v_cache)
+    new = _check_new(k, v, k_cache, v_cache, paged)
     b, s, h, d = q.shape
-    max_len = k_cache.shape[1]
+    max_len = _check_block_table(block_table, b, k_cache) if paged else k_cache.shape[1]
     fa4._check_device([("q", q), ("k_cache", k_cache), ("v_cache", v_cache)] +
-                      ([("k", k), ("v", v)] if new else []))
+                      ([("k", k), ("v", v)] if new else []) +
+                      ([("block_table", block_table)] if paged else []))
     seqlens = _seqlens(cache_seqlens, b, max_len, q.device)
     _check_seqlens(seqlens, new, max_len)
+    if paged:
+        _check_pages(block_table, seqlens + new, k_cache.shape[0], k_cache.shape[1])
     if new:
-        _append(k_cache, v_cache, k, v, seqlens)
+        _append(k_cache, v_cache, k, v, seqlens, block_table)
         seqlens = seqlens + new
     scale = softmax_scale if softmax_scale is not None else 1.0 / math.sqrt(d)
     if q.numel() == 0:
         out = q.new_empty_strided(*_layout(q, v_cache.shape[-1]))
         lse = q.new_empty((b, h, s), dtype=torch.float32)
     elif fa4._compiling():
-        out, lse = _kvcache_op(q, k_cache, v_cache, seqlens, causal, float(scale), left,
-                               right, float(softcap), num_splits, plan or "")
+        out, lse = _kvcache_op(q, k_cache, v_cache, seqlens, block_table, causal,
+                               float(scale), left, right, float(softcap), num_splits,
+                               plan or "")
     else:
-        out, lse = _kvcache(q, k_cache, v_cache, seqlens, causal, scale, left, right,
-                            softcap, num_splits, plan or "")
+        out, lse = _kvcache(q, k_cache, v_cache, seqlens, block_table, causal, scale,
+                            left, right, softcap, num_splits, plan or "")
     return (out, lse) if return_lse else out
 
 

@@ -247,8 +247,17 @@ class KvcacheChecks(unittest.TestCase):
     def test_refusals(self):
         q = bshd(2, 1, 8, 64)
         kc = bshd(2, 100, 2, 64)
-        self.refuses(NotImplementedError, "no paged KV cache (block_table) yet",
-                     q, kc, kc, block_table=torch.zeros(2, 4, dtype=torch.int32))
+        self.refuses(TypeError, "block_table is torch.int64; it must be int32",
+                     q, kc, kc, block_table=torch.zeros(2, 4, dtype=torch.int64))
+        self.refuses(ValueError, "block_table has shape (3, 4); it must be (B, max_pages) "
+                     "with B = 2", q, kc, kc, block_table=torch.zeros(3, 4, dtype=torch.int32))
+        pages = bshd(5, 24, 2, 64)
+        self.refuses(ValueError, "the caches' pages hold 24 keys; fa4 takes pages of a "
+                     "multiple of 16", q, pages, pages,
+                     block_table=torch.zeros(2, 4, dtype=torch.int32))
+        pages = bshd(5, 16, 2, 64)
+        self.refuses(ValueError, "q is on cpu", q, pages, pages,
+                     block_table=torch.zeros(2, 4, dtype=torch.int32))
         self.refuses(ValueError, "q has 3 dimensions", q[0], kc, kc)
         self.refuses(ValueError, "k_cache has 3 dimensions (2, 100, 64); fa4 takes "
                      "(B, SMAX, HKV, D)", q, kc[:, :, 0], kc)
@@ -283,12 +292,13 @@ class KvcacheChecks(unittest.TestCase):
         # fa4_attention_kvcache_args field for field: struct_size and dtype,
         # five tensors, cache_seqlens, causal, window_left, window_right,
         # softcap, softmax_scale and num_splits, the workspace and its
-        # bytes, the plan pointer.
+        # bytes, the plan pointer, the block table and its row length.
         base = 8 + 5 * ctypes.sizeof(_lib.Tensor)
         self.assertEqual(_lib.KvcacheArgs.cache_seqlens.offset, base)
         self.assertEqual(_lib.KvcacheArgs.workspace.offset, base + 32)
         self.assertEqual(_lib.KvcacheArgs.plan.offset, base + 48)
-        self.assertEqual(ctypes.sizeof(_lib.KvcacheArgs), base + 56)
+        self.assertEqual(_lib.KvcacheArgs.max_pages.offset, base + 64)
+        self.assertEqual(ctypes.sizeof(_lib.KvcacheArgs), base + 72)
         try:
             lib = _lib.library()
         except _lib.Fa4Error as error:

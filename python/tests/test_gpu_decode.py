@@ -161,6 +161,42 @@ class KvcacheTest(unittest.TestCase):
                                   vc[i:i + 1, :length + 2], True)
             self.assertLess(rel_err(out[i:i + 1], ref), 1e-2)
 
+    def test_paged(self):
+        # Pages of 16, 64 and 256 keys in a shuffled order, new tokens
+        # appended through the table (one crossing into a new page).
+        b, h, hkv, d = 3, 32, 8, 128
+        for page in (16, 64, 256):
+            with self.subTest(page=page):
+                lengths = [0, 517, 1000 - 2]
+                max_pages = 1000 // page + 1
+                pages = b * max_pages + 3
+                g = torch.Generator(device="cuda").manual_seed(page)
+                kp = torch.randn(pages, page, hkv, d, device="cuda", generator=g).bfloat16()
+                vp = torch.randn(pages, page, hkv, d, device="cuda", generator=g).bfloat16()
+                table = torch.randperm(pages, device="cuda", generator=g)[:b * max_pages]
+                table = table.view(b, max_pages).int().contiguous()
+                q = torch.randn(b, 2, h, d, device="cuda", generator=g).bfloat16()
+                k = torch.randn(b, 2, hkv, d, device="cuda", generator=g).bfloat16()
+                v = torch.randn(b, 2, hkv, d, device="cuda", generator=g).bfloat16()
+                lens = torch.tensor(lengths, dtype=torch.int32, device="cuda")
+                out, lse = fa4.attention_with_kvcache(q, kp, vp, k, v, cache_seqlens=lens,
+                                                      block_table=table, causal=True,
+                                                      return_lse=True)
+                for i, length in enumerate(lengths):
+                    ks = kp[table[i].long()].reshape(-1, hkv, d)[:length + 2]
+                    vs = vp[table[i].long()].reshape(-1, hkv, d)[:length + 2]
+                    self.assertTrue(torch.equal(ks[length:], k[i]))
+                    ref, ref_lse, _ = reference(q[i:i + 1], ks[None], vs[None], True)
+                    self.assertLess(rel_err(out[i:i + 1], ref), 1e-2, (page, i))
+                    self.assertLess((lse[i].double() - ref_lse[0]).abs().max().item(), 1e-3)
+                # A page index off the cache is refused before anything runs.
+                bad = table.clone()
+                bad[1, 0] = pages
+                with self.assertRaisesRegex(ValueError, "block_table\\[1\\]\\[0\\] is %d"
+                                            % pages):
+                    fa4.attention_with_kvcache(q, kp, vp, cache_seqlens=lens,
+                                               block_table=bad)
+
     def test_cuda_graph(self):
         b, h, hkv, d, smax = 4, 32, 8, 128, 4096
         q = torch.randn(b, 1, h, d, device="cuda", dtype=torch.bfloat16)

@@ -167,7 +167,7 @@ int main(int argc, char **argv) {
   if (argc != 2) {
     llvm::errs() << "usage: fa4-dsl-programs attention-hd<D>[-f16][-window][-softcap] | "
                     "attention-bwd-(preprocess|postprocess|dq|dkdv)-hd<D>[-f16] | "
-                    "attention-decode[-combine]-hd<D>[-f16][-window][-softcap] | gemm | split-sum | "
+                    "attention-decode[-combine]-hd<D>[-f16][-window][-softcap][-paged] | gemm | split-sum | "
                     "softmax-n<N>[-f16] | errors\n";
     return 2;
   }
@@ -196,13 +196,15 @@ int main(int argc, char **argv) {
     bool combine = name.consume_front("attention-decode-combine-");
     if (!combine)
       name.consume_front("attention-decode-");
+    bool paged = name.consume_back("-paged");
     std::optional<AttentionOptions> options =
         parseAttention(("attention-" + name).str());
     if (!options) {
       llvm::errs() << "fa4-dsl-programs: no program '" << argv[1] << "'\n";
       return 2;
     }
-    options->blockN = 128;
+    options->blockN = paged ? 64 : 128;
+    options->paged = paged;
     module = combine ? buildAttentionDecodeCombine(&context, *options)
                      : buildAttentionDecode(&context, *options);
   } else if (name.starts_with("attention-bwd-")) {

@@ -17,10 +17,11 @@
 # TOOL is '-' to run fa4-run as it is, or a compute-sanitizer tool (memcheck,
 # racecheck, synccheck, initcheck) to run it under; KERNEL is relative to
 # KERNEL_DIR, or '-' for fa4-run to take fa4's own kernels of the case from
-# KERNEL_DIR by their names (the backward's three). TOOL 'python' runs `python3 -m KERNEL ARGUMENTS` instead, a
-# check of the Python package (e.g. fa4.check_ring, the one-process ring), with
-# fa4's kernels from KERNEL_DIR and the libfa4 of the build (or
-# $FA4_LIBRARY). Each case's output goes to LOGS/NAME.log and the table to
+# KERNEL_DIR by their names (the backward's three). TOOL 'python' runs
+# `python3 -m KERNEL ARGUMENTS` instead, a check of the Python package (e.g.
+# fa4.check_ring, the one-process ring; fa4.check_decode), with fa4's
+# kernels from KERNEL_DIR and the libfa4 of the build (or $FA4_LIBRARY);
+# 'python+TOOL' runs it under a compute-sanitizer tool. Each case's output goes to LOGS/NAME.log and the table to
 # LOGS/summary.txt, where LOGS is $OUT/fa4-run-logs when OUT is set, else
 # DIR/logs. The build goes to DIR (default build-device in the source tree,
 # which git ignores); FA4_RUN=/path/to/fa4-run skips the build;
@@ -90,7 +91,7 @@ while read -r name tool kernel args; do
   command=("$run" --kernel "$kernels/$kernel")
   # No kernel file: fa4-run takes fa4's own kernels from the directory.
   [ "$kernel" != - ] || command=(env FA4_KERNEL_DIR="$kernels" "$run")
-  [ "$tool" != python ] ||
+  [ "${tool%%+*}" != python ] ||
     command=(env PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}"
       FA4_KERNEL_DIR="$kernels"
       FA4_LIBRARY="${FA4_LIBRARY:-$build/lib/libfa4.so}" python3 -m "$kernel")
@@ -98,7 +99,7 @@ while read -r name tool kernel args; do
   read -r -a extra <<<"$args"
   command+=("${extra[@]}")
   if [ "$tool" != - ] && [ "$tool" != python ]; then
-    command=(compute-sanitizer --tool "$tool" --error-exitcode 86
+    command=(compute-sanitizer --tool "${tool#python+}" --error-exitcode 86
       --print-limit 20 "${command[@]}")
   fi
   [ -z "${CASE_TIMEOUT:-}" ] || command=(timeout "$CASE_TIMEOUT" "${command[@]}")

@@ -72,6 +72,9 @@ static int runKey() {
   keys.push_back(decode);
   decode.plan.kvStages = 3;
   keys.push_back(decode);
+  decode.paged = true;
+  keys.push_back(decode);
+  decode.paged = false;
   KernelKey combine;
   combine.family = Family::AttentionDecodeCombine;
   keys.push_back(combine);
@@ -121,6 +124,12 @@ static int runKey() {
   std::printf("decode varlen: %s\n", decode.verify().message().c_str());
   combine.window = true;
   std::printf("combine window: %s\n", combine.verify().message().c_str());
+  KernelKey pagedForward;
+  pagedForward.paged = true;
+  std::printf("paged forward: %s\n", pagedForward.verify().message().c_str());
+  for (int64_t page : {16, 64, 96, 256, 24, 8})
+    std::printf("page %lld: block %lld\n", (long long)page,
+                (long long)KernelKey::decodePageBlock(page));
   return failures ? 1 : 0;
 }
 

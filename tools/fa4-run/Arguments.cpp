@@ -64,6 +64,7 @@ static constexpr OptionSpec kOptions[] = {
     {"lse", true, Scope::Attention},
     {"backward", false, Scope::Attention},
     {"decode", false, Scope::Attention},
+    {"page-size", true, Scope::Attention},
     {"dtype", true, Scope::Any},
     {"kv-stages", true, Scope::Any},
     {"qk-stages", true, Scope::Any},
@@ -660,6 +661,19 @@ Expected<Arguments> fa4::run::parseArguments(int argc,
   if (args.decode && args.backward)
     return Status::error("--decode and --backward are different kernels; "
                          "give one");
+  if (given.count("page-size")) {
+    if (!args.decode)
+      return Status::error("--page-size is decode's (--decode): the pages of "
+                           "a paged KV cache");
+    Expected<uint64_t> page = integer(given, "page-size", 16, 1 << 20);
+    if (!page.ok())
+      return page.status();
+    if (*page % 16)
+      return Status::error("--page-size = " + std::to_string(*page) +
+                           " is not a multiple of 16 (a key block of 16 rows "
+                           "or more must lie within one page)");
+    args.pageSize = int64_t(*page);
+  }
   if (Status s = readRunOptions(given, args); !s.ok())
     return s;
   return args;

@@ -55,6 +55,9 @@ struct Arguments {
   /// --decode: compiles decode's two kernels (the main one, split over the
   /// keys of a KV cache, and the combine of its parts).
   bool decode = false;
+  /// --page-size: decode over a paged KV cache of pages of this many keys
+  /// (0: a contiguous cache).
+  int64_t pageSize = 0;
   /// Attention of packed sequences: .npy files of the query and key
   /// offsets (cu_seqlens; the key file is the query file when not given).
   /// With --seqlens the lengths are in `attention` already.

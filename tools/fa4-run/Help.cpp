@@ -190,6 +190,9 @@ OPTIONS
                          --dump-dir/<kernel> when given) for --head-dim,
                          --head-dim-v, --dtype, --window and --softcap;
                          they run through libfa4 (fa4_attention_with_kvcache)
+  --page-size N          --decode: the main kernel over a paged KV cache of
+                         pages of N keys (a multiple of 16), its key block
+                         the most rows up to 128 that divide a page
   --dtype bf16|f16       the element type of fa4's own kernel (default
                          bf16); with --kernel, must be the kernel file's
   --emit=STAGE           print a stage of fa4's own kernel (above)

@@ -348,6 +348,10 @@ static int compileDecodeKernels(const run::Arguments &args) {
     key.plan = main ? args.plan : Plan();
     key.window = main && args.attention.hasWindow();
     key.softcap = main && args.attention.softcap > 0;
+    // Paged: the key block that lies within a page, unless the plan says.
+    key.paged = main && args.pageSize;
+    if (key.paged && !key.plan.blockN)
+      key.plan.blockN = KernelKey::decodePageBlock(args.pageSize);
     if (Status s = key.verify(); !s.ok())
       return fail(kRefused, "--decode: " + s.message());
     std::string dumpDir =

@@ -49,6 +49,9 @@ struct AttentionOptions {
   /// Packed sequences of variable lengths (cu_seqlens_q and cu_seqlens_k):
   /// a kernel of its own, with Q, K, V and O of rank 3.
   bool varlen = false;
+  /// Decode: the K and V caches in pages ([pages, Hkv, page_size, D]) that
+  /// a block table ([B, max_pages] i32) lists per sequence.
+  bool paged = false;
 };
 
 /// Whether attention for `options` rescales O only when the running max
@@ -179,9 +182,12 @@ buildAttentionDecode(mlir::MLIRContext *context,
 mlir::OwningOpRef<mlir::ModuleOp>
 buildAttentionDecodeCombine(mlir::MLIRContext *context,
                             const AttentionOptions &options);
-/// The width of decode's parts of O for V's head dim: padded to 64
-/// columns.
-int64_t attentionDecodePaddedHeadDim(int64_t headDim);
+/// The K/V stages of decode's main kernel over key blocks of `blockN` rows
+/// (the plan's derived count where 0): as many bytes in flight as two
+/// stages of 128 rows, up to 8 stages, for the smaller blocks of small
+/// pages. Measured on the H200 (bench/RESULTS.md, 2026-12-04, pages of 64
+/// keys, 64-row blocks): four stages 5-9 % ahead of two.
+int64_t attentionDecodeKvStages(const AttentionOptions &options, int64_t blockN);
 /// What varies between softmax kernels.
 struct SoftmaxOptions {
   /// The row length N: a multiple of 8 in [16, 256].

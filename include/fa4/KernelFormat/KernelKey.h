@@ -54,6 +54,8 @@ struct KernelKey {
   bool softcap = false;
   /// Attention: packed sequences of variable lengths.
   bool varlen = false;
+  /// Decode: a paged KV cache read through a block table.
+  bool paged = false;
   Plan plan;
 
   /// The smallest and largest head dim, and their step.
@@ -69,6 +71,10 @@ struct KernelKey {
   /// The largest head dim the backward's kernels take (their tiles at 256
   /// do not fit in shared memory yet).
   static constexpr int64_t kMaxBackwardHeadDim = 128;
+  /// The key block of decode over pages of `pageSize` keys: the most rows
+  /// (a multiple of 16, up to 128) that divide a page, so that a block is
+  /// one TMA load; 0 for a page size that is not a multiple of 16.
+  static int64_t decodePageBlock(int64_t pageSize);
   /// V's head dim.
   int64_t valueHeadDim() const { return headDimV ? headDimV : headDim; }
   /// Refuses what no program of the family can be built for: head dims off

@@ -16,6 +16,7 @@
 #include "fa4/DSL/DSL.h"
 #include "fa4/DSL/Programs.h"
 
+#include <algorithm>
 #include <limits>
 
 using namespace fa4::dsl;
@@ -44,8 +45,9 @@ static int64_t paddedHeadDim(mlir::MLIRContext *context, const char *what,
   return (dim + kRowColumns - 1) / kRowColumns * kRowColumns;
 }
 
-int64_t fa4::dsl::attentionDecodePaddedHeadDim(int64_t headDim) {
-  return (headDim + kRowColumns - 1) / kRowColumns * kRowColumns;
+int64_t fa4::dsl::attentionDecodeKvStages(const AttentionOptions &,
+                                           int64_t blockN) {
+  return blockN < 128 ? std::min<int64_t>(8, 256 / blockN) : 0;
 }
 
 mlir::OwningOpRef<mlir::ModuleOp>
@@ -70,10 +72,18 @@ fa4::dsl::buildAttentionDecode(mlir::MLIRContext *context,
   // the head dim of V padded to 64 columns) and [P · B, Hkv, R] f32, part p
   // of batch b at p · B + b, both contiguous.
   Desc q = p.desc("q", {1, 1, bm, dp}, type, {any, any, any, d});
-  Desc k = p.desc("k", {1, 1, bn, dp}, type, {q.dim(0), q.dim(1), any, d});
+  // A paged cache is [pages, Hkv, page_size, D] ((pages, page_size, Hkv,
+  // D) memory viewed so), key j of batch b in page block_table[b, j /
+  // page_size] at row j % page_size; a key block lies within one page (the
+  // page size a multiple of bn), so each block is one TMA load.
+  Desc k = p.desc("k", {1, 1, bn, dp}, type,
+                  {options.paged ? any : q.dim(0), q.dim(1), any, d});
   Desc v = p.desc("v", {1, 1, bn, dvp}, type,
-                  {q.dim(0), q.dim(1), k.dim(2), dv});
+                  {k.dim(0), q.dim(1), k.dim(2), dv});
   Ptr cacheSeqlens = p.ptr("cache_seqlens", i32, {q.dim(0)});
+  Ptr blockTable;
+  if (options.paged)
+    blockTable = p.ptr("block_table", i32, {q.dim(0), any});
   Ptr oPart = p.ptr("o_partial", f32, {any, q.dim(1), q.dim(2), dvp});
   Ptr lsePart = p.ptr("lse_partial", f32, {oPart.dim(0), q.dim(1), q.dim(2)});
   Index seqQ = p.index("seq_q");
@@ -82,6 +92,12 @@ fa4::dsl::buildAttentionDecode(mlir::MLIRContext *context,
   Index rows = p.index("rows", q.dim(2));
   Index rowBlocks = p.index("row_blocks", cdiv(q.dim(2), bm));
   Index parts = p.index("parts", oPart.dim(0) / q.dim(0));
+  Index pageSize, maxPages;
+  if (options.paged) {
+    pageSize = p.index("page_size", k.dim(2));
+    maxPages = p.index("max_pages", blockTable.dim(1));
+    p.require(k.dim(2) % bn == 0);
+  }
   Scalar scaleLog2 = p.f32("scale_log2");
   Bool causal = p.i32("causal") != 0;
   // The forward's sliding window and softcap (Attention.cpp), each in a
@@ -127,6 +143,13 @@ fa4::dsl::buildAttentionDecode(mlir::MLIRContext *context,
                                : min(blocks, part * perPart);
   Index end = min(blocks, first + perPart);
   Tile qTile = load(q, {b, hk, m, 0});
+  auto loadKV = [&](const Desc &kv, const Index &j) {
+    if (!options.paged)
+      return load(kv, {b, hk, j, 0});
+    Index key0 = j * bn;
+    Index page = load(blockTable, b * maxPages + key0 / pageSize);
+    return load(kv, {page, hk, (key0 % pageSize) / bn, 0});
+  };
 
   // Row r's query token and the end of the keys it sees (relative to the
   // key blocks' first key): keys before seqK, up to its position plus the
@@ -137,7 +160,7 @@ fa4::dsl::buildAttentionDecode(mlir::MLIRContext *context,
       first, end, 1,
       {p.full({bm}, -inf, f32), p.zeros({bm}, f32), p.zeros({bm, dvp}, f32)},
       [&](Index j, Tile mI, Tile lI, Tile acc) -> Tiles<3> {
-        Tile s = dot(qTile, trans(load(k, {b, hk, j, 0})),
+        Tile s = dot(qTile, trans(loadKV(k, j)),
                      p.zeros({bm, bn}, f32));
         if (options.softcap)
           s = tanh(s * capUnit) * capUnitInverse;
@@ -174,7 +197,7 @@ fa4::dsl::buildAttentionDecode(mlir::MLIRContext *context,
         Tile alpha = exp2(mI - mUse);
         Tile lNew = lI * alpha + sum(pr, 1);
         Tile accNew =
-            dot(pr.to(type), load(v, {b, hk, j, 0}), acc * alpha.col());
+            dot(pr.to(type), loadKV(v, j), acc * alpha.col());
         return {mNew, lNew, accNew};
       });
 
