@@ -295,7 +295,13 @@ def attention_with_kvcache(q, k_cache, v_cache, k=None, v=None, cache_seqlens=No
                       ([("k", k), ("v", v)] if new else []) +
                       ([("block_table", block_table)] if paged else []))
     seqlens = _seqlens(cache_seqlens, b, max_len, q.device)
-    _check_seqlens(seqlens, new, max_len)
+    if isinstance(cache_seqlens, torch.Tensor):
+        _check_seqlens(seqlens, new, max_len)
+    elif (max_len if cache_seqlens is None else cache_seqlens) + new > max_len or (
+            cache_seqlens is not None and cache_seqlens < 0):
+        raise ValueError("cache_seqlens %d%s is off the cache's %d tokens" % (
+            max_len if cache_seqlens is None else cache_seqlens,
+            " + %d new tokens" % new if new else "", max_len))
     if paged:
         _check_pages(block_table, seqlens + new, k_cache.shape[0], k_cache.shape[1])
     if new:

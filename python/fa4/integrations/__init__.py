@@ -1,0 +1,2 @@
+"""fa4 as the attention of other libraries (transformers.py: Hugging Face
+transformers)."""
