@@ -60,9 +60,7 @@ def graphed(fn):
 
 def read_bandwidth():
     x = torch.ones(2 << 30, dtype=torch.bfloat16, device="cuda")
-    seconds = graphed(lambda: x.sum(dtype=torch.float32))
-    del x
-    return (4 << 30) / seconds
+    return (4 << 30) / graphed(lambda: x.sum(dtype=torch.float32))
 
 
 def sdpa(backend, q, kc, vc):
@@ -148,9 +146,6 @@ def main():
                 *cols("cuDNN"), *cols("FA2"), ratio)
             lines.append(line)
             print(line, flush=True)
-        del q, kc, vc
-        if args.page_size:
-            del kp, vp
         torch.cuda.empty_cache()
     if args.out:
         with open(args.out, "w") as f:

@@ -83,43 +83,37 @@ attention-hd192-v128-varlen --problem attention --heads 1 --seqlens 128 --head-d
 attention-hd256-persistent1 --problem attention $long --head-dim 256 --plan persistent=true
 gemm --problem gemm --m 128 --n 128 --k 64
 LIST
-# The attention backward's three kernels (D, dQ, dK/dV) at the head dims it
-# takes, with a window and a softcap, each written by fa4-run --backward in
-# a directory of its own.
-for spec in "64" "96" "128" "128 --dtype f16" "64 --window 64,0" \
-  "128 --window 64,0" "128 --softcap 30" "128 --window 64,0 --softcap 30"; do
-  name="backward-hd${spec//[ ,]/}"
-  "$fa4run" --problem attention --backward $small --head-dim $spec "${extra[@]}" \
-    --dump-dir "$scratch/$name" > "$scratch/$name.log" 2>&1 || true
-  files=$(ls "$scratch/$name"/*/*.kernel 2>/dev/null || true)
-  if [ "$(echo "$files" | grep -c .)" != 3 ]; then
-    cat "$scratch/$name.log" >&2
-    echo "compile-kernels.sh: not three backward kernel files for $name" >&2
-    exit 1
-  fi
-  for file in $files; do
-    cp "$file" "$out/"
-    echo "$out/$(basename "$file")"
+# A family of kernels fa4-run compiles together: `compile_family MODE
+# COUNT SPEC...` runs fa4-run --MODE for each SPEC (head dim and options),
+# each in a directory of its own, and copies the COUNT kernel files each
+# writes.
+compile_family() {
+  local mode=$1 count=$2 spec name files file
+  shift 2
+  for spec in "$@"; do
+    name="$mode-hd${spec//[ ,]/}"
+    "$fa4run" --problem attention --"$mode" $small --head-dim $spec "${extra[@]}" \
+      --dump-dir "$scratch/$name" > "$scratch/$name.log" 2>&1 || true
+    files=$(ls "$scratch/$name"/*/*.kernel 2>/dev/null || true)
+    if [ "$(echo "$files" | grep -c .)" != "$count" ]; then
+      cat "$scratch/$name.log" >&2
+      echo "compile-kernels.sh: not $count $mode kernel files for $name" >&2
+      exit 1
+    fi
+    for file in $files; do
+      cp "$file" "$out/"
+      echo "$out/$(basename "$file")"
+    done
   done
-done
+}
+
+# The attention backward's three kernels (D, dQ, dK/dV) at the head dims it
+# takes, with a window and a softcap.
+compile_family backward 3 "64" "96" "128" "128 --dtype f16" "64 --window 64,0" \
+  "128 --window 64,0" "128 --softcap 30" "128 --window 64,0 --softcap 30"
 
 # Decode's two kernels (over a KV cache, and the combine of its parts) at
-# the head dims and options the GPU tests and the benchmark run, each pair
-# written by fa4-run --decode in a directory of its own.
-for spec in "64" "96 --dtype f16" "128" "192 --head-dim-v 128" \
+# the head dims and options the GPU tests and the benchmark run.
+compile_family decode 2 "64" "96 --dtype f16" "128" "192 --head-dim-v 128" \
   "128 --window 64,0" "128 --window 64,0 --softcap 30" "128 --page-size 16" \
-  "128 --page-size 64" "128 --page-size 256"; do
-  name="decode-hd${spec//[ ,]/}"
-  "$fa4run" --problem attention --decode $small --head-dim $spec "${extra[@]}" \
-    --dump-dir "$scratch/$name" > "$scratch/$name.log" 2>&1 || true
-  files=$(ls "$scratch/$name"/*/*.kernel 2>/dev/null || true)
-  if [ "$(echo "$files" | grep -c .)" != 2 ]; then
-    cat "$scratch/$name.log" >&2
-    echo "compile-kernels.sh: not two decode kernel files for $name" >&2
-    exit 1
-  fi
-  for file in $files; do
-    cp "$file" "$out/"
-    echo "$out/$(basename "$file")"
-  done
-done
+  "128 --page-size 64" "128 --page-size 256"

@@ -652,6 +652,46 @@ rt::Status bindDecode(rt::Launcher &launcher,
   return rt::Status::success();
 }
 
+/// Gets the kernel of each of `keys` (compiled, from the cache or the
+/// kernel directory) without a GPU; `seconds` (may be null) is their time.
+int prepareKeys(const std::vector<fa4::KernelKey> &keys, double *seconds) {
+  double total = 0;
+  for (const fa4::KernelKey &key : keys) {
+    rt::Expected<fa4::capi::SourcedKernel> kernel = fa4::capi::getKernel(key);
+    if (!kernel.ok())
+      return failWith(kernel.status().message());
+    total += kernel->seconds;
+  }
+  if (seconds)
+    *seconds = total;
+  return 0;
+}
+
+/// Loads the kernels of `keys`, binds each with `bind(launcher, i)` (the
+/// i-th key's), every one before the first launch, and launches them in
+/// order on `stream`. Returns the C status.
+template <typename Bind>
+int launchKeys(const std::vector<fa4::KernelKey> &keys, Bind &&bind,
+               void *stream) {
+  std::vector<Loaded *> kernels;
+  for (const fa4::KernelKey &key : keys) {
+    rt::Expected<Loaded *> loaded = load(key);
+    if (!loaded.ok())
+      return failWith(loaded.status().message());
+    kernels.push_back(*loaded);
+  }
+  std::lock_guard<std::mutex> lock(process().mutex);
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    kernels[i]->bound.reset();
+    if (rt::Status s = bind(*kernels[i]->launcher, i); !s.ok())
+      return failWith("kernel '" + kernels[i]->name + "': " + s.message());
+  }
+  for (Loaded *loaded : kernels)
+    if (rt::Status s = loaded->launcher->launch(CUstream(stream)); !s.ok())
+      return failWith("kernel '" + loaded->name + "': " + s.message());
+  return 0;
+}
+
 /// Binds and launches; returns the C status. Holds the process lock.
 int launchLocked(Loaded &loaded, const fa4_attention_args &args, void *stream) {
   if (rt::Status s = bindLocked(loaded, args); !s.ok())
@@ -772,16 +812,7 @@ int fa4_prepare_attention_backward(const fa4_attention_backward_args *args,
     rt::Expected<std::vector<fa4::KernelKey>> keys = backwardKeys(*args);
     if (!keys.ok())
       return failWith(keys.status().message());
-    double total = 0;
-    for (const fa4::KernelKey &key : *keys) {
-      rt::Expected<fa4::capi::SourcedKernel> kernel = fa4::capi::getKernel(key);
-      if (!kernel.ok())
-        return failWith(kernel.status().message());
-      total += kernel->seconds;
-    }
-    if (seconds)
-      *seconds = total;
-    return 0;
+    return prepareKeys(*keys, seconds);
   });
 }
 
@@ -793,24 +824,12 @@ int fa4_attention_backward(const fa4_attention_backward_args *args,
     rt::Expected<std::vector<fa4::KernelKey>> keys = backwardKeys(*args);
     if (!keys.ok())
       return failWith(keys.status().message());
-    std::vector<Loaded *> kernels;
-    for (const fa4::KernelKey &key : *keys) {
-      rt::Expected<Loaded *> loaded = load(key);
-      if (!loaded.ok())
-        return failWith(loaded.status().message());
-      kernels.push_back(*loaded);
-    }
-    std::lock_guard<std::mutex> lock(process().mutex);
-    // Every kernel's arguments are checked before the first launch.
-    for (Loaded *loaded : kernels) {
-      loaded->bound.reset();
-      if (rt::Status s = bindBackward(*loaded->launcher, *args); !s.ok())
-        return failWith("kernel '" + loaded->name + "': " + s.message());
-    }
-    for (Loaded *loaded : kernels)
-      if (rt::Status s = loaded->launcher->launch(CUstream(stream)); !s.ok())
-        return failWith("kernel '" + loaded->name + "': " + s.message());
-    return 0;
+    return launchKeys(
+        *keys,
+        [&](rt::Launcher &launcher, size_t) {
+          return bindBackward(launcher, *args);
+        },
+        stream);
   });
 }
 
@@ -869,16 +888,7 @@ int fa4_prepare_attention_kvcache(const fa4_attention_kvcache_args *args,
     rt::Expected<std::vector<fa4::KernelKey>> keys = decodeKeys(*args);
     if (!keys.ok())
       return failWith(keys.status().message());
-    double total = 0;
-    for (const fa4::KernelKey &key : *keys) {
-      rt::Expected<fa4::capi::SourcedKernel> kernel = fa4::capi::getKernel(key);
-      if (!kernel.ok())
-        return failWith(kernel.status().message());
-      total += kernel->seconds;
-    }
-    if (seconds)
-      *seconds = total;
-    return 0;
+    return prepareKeys(*keys, seconds);
   });
 }
 
@@ -890,25 +900,13 @@ int fa4_attention_with_kvcache(const fa4_attention_kvcache_args *args,
     rt::Expected<std::vector<fa4::KernelKey>> keys = decodeKeys(*args);
     if (!keys.ok())
       return failWith(keys.status().message());
-    std::vector<Loaded *> kernels;
-    for (const fa4::KernelKey &key : *keys) {
-      rt::Expected<Loaded *> loaded = load(key);
-      if (!loaded.ok())
-        return failWith(loaded.status().message());
-      kernels.push_back(*loaded);
-    }
-    std::lock_guard<std::mutex> lock(process().mutex);
-    // Both kernels' arguments are checked before the first launch.
-    for (size_t i = 0; i < kernels.size(); ++i) {
-      kernels[i]->bound.reset();
-      if (rt::Status s = bindDecode(*kernels[i]->launcher, *args, i == 0);
-          !s.ok())
-        return failWith("kernel '" + kernels[i]->name + "': " + s.message());
-    }
-    for (Loaded *loaded : kernels)
-      if (rt::Status s = loaded->launcher->launch(CUstream(stream)); !s.ok())
-        return failWith("kernel '" + loaded->name + "': " + s.message());
-    return 0;
+    // The main kernel, then the combine.
+    return launchKeys(
+        *keys,
+        [&](rt::Launcher &launcher, size_t i) {
+          return bindDecode(launcher, *args, i == 0);
+        },
+        stream);
   });
 }
 

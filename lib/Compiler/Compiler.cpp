@@ -85,6 +85,31 @@ static ::fa4::dsl::AttentionOptions attentionOptions(MLIRContext &context,
   return options;
 }
 
+/// Derives the plan of `key` with the program's choices in `plan`
+/// (`tmaStore`: whether the program stores by TMA), writes the program for
+/// its tiles (its rows and key block) with `build`, and attaches the
+/// plan's `#fa4.config`.
+template <typename Build>
+static OwningOpRef<ModuleOp>
+buildWithPlan(MLIRContext &context, const ::fa4::KernelKey &key,
+              Type elementType, const ::fa4::Plan &plan, bool tmaStore,
+              ::fa4::dsl::AttentionOptions options, Build &&build) {
+  ConfigRequest request =
+      getConfigRequest(elementType, key.headDim, key.valueHeadDim(), plan);
+  request.tmaStore = tmaStore;
+  FailureOr<ConfigAttr> config = ConfigAttr::derive(
+      [&] { return emitError(UnknownLoc::get(&context)); }, &context,
+      request);
+  if (failed(config))
+    return nullptr;
+  options.blockM = config->getBm() * config->getQTiles();
+  options.blockN = config->getBn();
+  OwningOpRef<ModuleOp> module = build(options);
+  if (!module || failed(attachConfig(*module, *config)))
+    return nullptr;
+  return module;
+}
+
 /// The attention program of `key`: the program's measured choices fill the
 /// plan's unset fields, the plan is derived, and the program is written for
 /// its tiles (its rows, key block and padded head dims).
@@ -103,22 +128,12 @@ static OwningOpRef<ModuleOp> buildAttentionProgram(MLIRContext &context,
     plan.dynamicSchedule = *plan.persistent &&
                            !plan.interleaveHeads.value_or(false) &&
                            ::fa4::dsl::attentionDynamicSchedule(options);
-  ConfigRequest request =
-      getConfigRequest(elementType, key.headDim, key.valueHeadDim(), plan);
   // Dense attention writes O through a tensor map, packed sequences
   // through a pointer.
-  request.tmaStore = !key.varlen;
-  FailureOr<ConfigAttr> config = ConfigAttr::derive(
-      [&] { return emitError(UnknownLoc::get(&context)); }, &context,
-      request);
-  if (failed(config))
-    return nullptr;
-  options.blockM = config->getBm() * config->getQTiles();
-  options.blockN = config->getBn();
-  OwningOpRef<ModuleOp> module = ::fa4::dsl::buildAttention(&context, options);
-  if (!module || failed(attachConfig(*module, *config)))
-    return nullptr;
-  return module;
+  return buildWithPlan(context, key, elementType, plan, !key.varlen, options,
+                       [&](const ::fa4::dsl::AttentionOptions &tiles) {
+                         return ::fa4::dsl::buildAttention(&context, tiles);
+                       });
 }
 
 /// An attention backward program of `key`: its plan derived for the head
@@ -135,24 +150,15 @@ buildAttentionBackwardProgram(MLIRContext &context,
   ::fa4::Plan plan = key.plan;
   if (!plan.blockN && !pre)
     plan.blockN = ::fa4::dsl::attentionBackwardBlockN(options);
-  ConfigRequest request =
-      getConfigRequest(elementType, key.headDim, key.valueHeadDim(), plan);
-  request.tmaStore = !pre;
-  FailureOr<ConfigAttr> config = ConfigAttr::derive(
-      [&] { return emitError(UnknownLoc::get(&context)); }, &context,
-      request);
-  if (failed(config))
-    return nullptr;
-  options.blockM = config->getBm() * config->getQTiles();
-  options.blockN = config->getBn();
-  OwningOpRef<ModuleOp> module =
-      pre ? ::fa4::dsl::buildAttentionBackwardPreprocess(&context, options)
-      : key.family == ::fa4::Family::AttentionBackwardDq
-          ? ::fa4::dsl::buildAttentionBackwardDq(&context, options)
-          : ::fa4::dsl::buildAttentionBackwardDkDv(&context, options);
-  if (!module || failed(attachConfig(*module, *config)))
-    return nullptr;
-  return module;
+  return buildWithPlan(
+      context, key, elementType, plan, !pre, options,
+      [&](const ::fa4::dsl::AttentionOptions &tiles) {
+        return pre ? ::fa4::dsl::buildAttentionBackwardPreprocess(&context,
+                                                                  tiles)
+               : key.family == ::fa4::Family::AttentionBackwardDq
+                   ? ::fa4::dsl::buildAttentionBackwardDq(&context, tiles)
+                   : ::fa4::dsl::buildAttentionBackwardDkDv(&context, tiles);
+      });
 }
 
 /// A decode program of `key`: the main kernel's plan derived for its head
@@ -173,22 +179,12 @@ static OwningOpRef<ModuleOp> buildAttentionDecodeProgram(MLIRContext &context,
     if (int64_t stages =
             ::fa4::dsl::attentionDecodeKvStages(options, *plan.blockN))
       plan.kvStages = stages;
-  ConfigRequest request =
-      getConfigRequest(elementType, key.headDim, key.valueHeadDim(), plan);
-  request.tmaStore = combine;
-  FailureOr<ConfigAttr> config = ConfigAttr::derive(
-      [&] { return emitError(UnknownLoc::get(&context)); }, &context,
-      request);
-  if (failed(config))
-    return nullptr;
-  options.blockM = config->getBm() * config->getQTiles();
-  options.blockN = config->getBn();
-  OwningOpRef<ModuleOp> module =
-      combine ? ::fa4::dsl::buildAttentionDecodeCombine(&context, options)
-              : ::fa4::dsl::buildAttentionDecode(&context, options);
-  if (!module || failed(attachConfig(*module, *config)))
-    return nullptr;
-  return module;
+  return buildWithPlan(
+      context, key, elementType, plan, combine, options,
+      [&](const ::fa4::dsl::AttentionOptions &tiles) {
+        return combine ? ::fa4::dsl::buildAttentionDecodeCombine(&context, tiles)
+                       : ::fa4::dsl::buildAttentionDecode(&context, tiles);
+      });
 }
 
 OwningOpRef<ModuleOp>

@@ -20,7 +20,8 @@ import fa4
 
 def reference(q, k, v, causal, window, softcap):
     """float64 attention of one sequence (1, SQ, H, D) against (L, HKV, D):
-    out, lse and which rows see a key (bottom-right masks)."""
+    out (SQ, H, Dv), lse (H, SQ) and the mask (SQ, L) of the keys each
+    query token sees (bottom-right; rows that see none get 0 and -inf)."""
     _, sq, h, d = q.shape
     sk, hkv = k.shape[0], k.shape[1]
     qd = q[0].double().transpose(0, 1)
@@ -44,7 +45,8 @@ def reference(q, k, v, causal, window, softcap):
     safe = torch.where(seen[:, None], s, torch.zeros_like(s))
     lse = torch.logsumexp(safe, dim=-1)
     p = torch.where(keep, torch.exp(safe - lse[..., None]), torch.zeros_like(s))
-    return (p @ vd).transpose(0, 1), lse, seen
+    lse = torch.where(seen, lse, torch.full_like(lse, float("-inf")))
+    return (p @ vd).transpose(0, 1), lse, keep
 
 
 def main(argv=None):
@@ -108,7 +110,8 @@ def main(argv=None):
             vs = vc[table[i].long()].reshape(-1, hkv, d)[:total]
         else:
             ks, vs = kc[i, :total], vc[i, :total]
-        ref, ref_lse, seen = reference(q[i:i + 1], ks, vs, args.causal, window, args.softcap)
+        ref, ref_lse, keep = reference(q[i:i + 1], ks, vs, args.causal, window, args.softcap)
+        seen = keep.any(dim=-1)
         got = out[i].double()
         if (~seen).any():
             passed &= got[~seen].abs().max().item() == 0.0

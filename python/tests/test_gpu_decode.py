@@ -9,7 +9,6 @@ then attended, a CUDA graph replayed with other lengths, torch.compile.
     python3 -m unittest python/tests/test_gpu_decode.py -v
 """
 
-import math
 import os
 import sys
 import unittest
@@ -20,36 +19,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 
 import fa4  # noqa: E402
+from fa4.check_decode import reference as sequence_reference  # noqa: E402
 
 
 def reference(q, k, v, causal, window=(-1, -1), softcap=0.0):
     """float64 attention of one sequence, (1, SQ, H, D) against (1, L, HKV,
-    D): out and lse, rows that see no key 0 and -inf (bottom-right masks)."""
-    _, sq, h, d = q.shape
-    sk, hkv = k.shape[1], k.shape[2]
-    qd = q.double().transpose(1, 2)
-    kd = k.double().transpose(1, 2).repeat_interleave(h // hkv, dim=1)
-    vd = v.double().transpose(1, 2).repeat_interleave(h // hkv, dim=1)
-    s = (qd @ kd.transpose(-1, -2)) / math.sqrt(d)
-    if softcap > 0:
-        s = softcap * torch.tanh(s / softcap)
-    i = torch.arange(sq, device=q.device)[:, None] + (sk - sq)
-    j = torch.arange(sk, device=q.device)[None, :]
-    keep = torch.ones(sq, sk, dtype=torch.bool, device=q.device)
-    left, right = window
-    if causal:
-        right = 0
-    if right >= 0:
-        keep &= j <= i + right
-    if left >= 0:
-        keep &= j >= i - left
-    s = s.masked_fill(~keep, float("-inf"))
-    seen = keep.any(dim=-1)
-    safe = torch.where(seen[:, None], s, torch.zeros_like(s))
-    lse = torch.logsumexp(safe, dim=-1)
-    p = torch.where(keep, torch.exp(safe - lse[..., None]), torch.zeros_like(s))
-    out = (p @ vd).transpose(1, 2)
-    return out, torch.where(seen, lse, torch.full_like(lse, float("-inf"))), keep
+    D): out, lse and the mask (fa4.check_decode's reference)."""
+    out, lse, keep = sequence_reference(q, k[0], v[0], causal, window, softcap)
+    return out[None], lse[None], keep
 
 
 def sdpa(q, k, v, keep):

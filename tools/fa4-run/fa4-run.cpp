@@ -250,6 +250,27 @@ static int emitStage(const run::Arguments &args) {
   return kPassed;
 }
 
+/// Compiles fa4's own kernel of each of `keys` for --backward or --decode
+/// (`mode`), each with its stages in --dump-dir/<kernel name> when given;
+/// a key no program has is refused with `mode`'s name. Returns the exit
+/// status of a failure, or kPassed with the files in `files`.
+static int compileKeys(const std::vector<KernelKey> &keys,
+                       const run::Arguments &args, const char *mode,
+                       std::vector<runtime::KernelFile> &files) {
+  for (const KernelKey &key : keys) {
+    if (Status s = key.verify(); !s.ok())
+      return fail(kRefused, std::string(mode) + ": " + s.message());
+    std::string dumpDir =
+        args.dumpDir.empty() ? "" : args.dumpDir + "/" + key.name();
+    Expected<runtime::KernelFile> file =
+        compile(key, dumpDir, args, !dumpDir.empty());
+    if (!file.ok())
+      return fail(kRefused, file.status().message());
+    files.push_back(file.take());
+  }
+  return kPassed;
+}
+
 /// --backward: compiles the attention backward's three kernels for the
 /// problem of `args` (each in a directory of its own under --dump-dir when
 /// given), and with a GPU runs and checks them (Backward.h).
@@ -266,26 +287,24 @@ static int runBackwardKernels(const run::Arguments &args) {
   if (args.dtype == runtime::ElementType::F16)
     key.dtype = DType::F16;
   key.plan = args.plan;
-  std::array<runtime::KernelFile, 3> files;
-  const Family families[3] = {Family::AttentionBackwardPreprocess,
-                              Family::AttentionBackwardDq,
-                              Family::AttentionBackwardDkDv};
-  for (int i = 0; i < 3; ++i) {
-    key.family = families[i];
+  std::vector<KernelKey> keys;
+  for (Family family : {Family::AttentionBackwardPreprocess,
+                        Family::AttentionBackwardDq,
+                        Family::AttentionBackwardDkDv}) {
+    key.family = family;
     // The plan, the window and the softcap are the dQ and dK/dV kernels'.
-    key.plan = i == 0 ? Plan() : args.plan;
-    key.window = i > 0 && args.attention.hasWindow();
-    key.softcap = i > 0 && args.attention.softcap > 0;
-    if (Status s = key.verify(); !s.ok())
-      return fail(kRefused, "--backward: " + s.message());
-    std::string dumpDir =
-        args.dumpDir.empty() ? "" : args.dumpDir + "/" + key.name();
-    Expected<runtime::KernelFile> file =
-        compile(key, dumpDir, args, !dumpDir.empty());
-    if (!file.ok())
-      return fail(kRefused, file.status().message());
-    files[i] = file.take();
+    bool pre = family == Family::AttentionBackwardPreprocess;
+    key.plan = pre ? Plan() : args.plan;
+    key.window = !pre && args.attention.hasWindow();
+    key.softcap = !pre && args.attention.softcap > 0;
+    keys.push_back(key);
   }
+  std::vector<runtime::KernelFile> compiled;
+  if (int status = compileKeys(keys, args, "--backward", compiled);
+      status != kPassed)
+    return status;
+  std::array<runtime::KernelFile, 3> files = {
+      std::move(compiled[0]), std::move(compiled[1]), std::move(compiled[2])};
   Expected<std::unique_ptr<runtime::Driver>> driver =
       runtime::Driver::load(args.driverLibrary);
   if (!driver.ok())
@@ -337,6 +356,7 @@ static int compileDecodeKernels(const run::Arguments &args) {
     key.headDimV = int64_t(args.attention.valueHeadDim());
   if (args.dtype == runtime::ElementType::F16)
     key.dtype = DType::F16;
+  std::vector<KernelKey> keys;
   for (Family family : {Family::AttentionDecode, Family::AttentionDecodeCombine}) {
     key.family = family;
     bool main = family == Family::AttentionDecode;
@@ -352,16 +372,14 @@ static int compileDecodeKernels(const run::Arguments &args) {
     key.paged = main && args.pageSize;
     if (key.paged && !key.plan.blockN)
       key.plan.blockN = KernelKey::decodePageBlock(args.pageSize);
-    if (Status s = key.verify(); !s.ok())
-      return fail(kRefused, "--decode: " + s.message());
-    std::string dumpDir =
-        args.dumpDir.empty() ? "" : args.dumpDir + "/" + key.name();
-    Expected<runtime::KernelFile> file =
-        compile(key, dumpDir, args, !dumpDir.empty());
-    if (!file.ok())
-      return fail(kRefused, file.status().message());
-    std::printf("%s: compiled\n", key.name().c_str());
+    keys.push_back(key);
   }
+  std::vector<runtime::KernelFile> files;
+  if (int status = compileKeys(keys, args, "--decode", files);
+      status != kPassed)
+    return status;
+  for (const KernelKey &key : keys)
+    std::printf("%s: compiled\n", key.name().c_str());
   return kPassed;
 }
 

@@ -26,7 +26,9 @@
 #include "fa4/DSL/DSL.h"
 #include "fa4/DSL/Programs.h"
 
+#include "HeadDims.h"
 #include "KeyBlocks.h"
+#include "OnlineSoftmax.h"
 
 #include <limits>
 #include <utility>
@@ -40,15 +42,6 @@ using namespace fa4::dsl;
 /// MiB 8 % behind 16 and 8 at S = 4096 without a mask (592 against 643 and
 /// 646 TFLOP/s); 16, 8 and one head at a time within 2 % elsewhere.
 static constexpr int64_t kGroupL2Bytes = 16 << 20;
-
-/// Columns of 16-bit elements in one 128-byte row: the tiles' widths are
-/// whole multiples of it.
-static constexpr int64_t kRowColumns = 64;
-
-/// `dim` rounded up to whole 128-byte rows of 16-bit elements.
-static int64_t padToRows(int64_t dim) {
-  return (dim + kRowColumns - 1) / kRowColumns * kRowColumns;
-}
 
 /// The algorithm, for head dims `d` (Q and K) and `dv` (V) and one element
 /// type. The tiles are `dp` and `dvp` columns wide, the head dims padded to
@@ -204,22 +197,11 @@ writeAttention(mlir::MLIRContext *context, int64_t d, int64_t dv, DType type,
         // Mask keys past seqK, above the diagonal when causal and outside
         // the window, only in the blocks that reach past one of them.
         s = keys.mask(j, s);
-        // The running max moves only when the block raises it by more than
-        // rescaleGrowth (log2 units; FA4's conditional rescaling): P stays
-        // at most 2^rescaleGrowth, a row's alpha is exactly 1 in the blocks
-        // that keep its max, and O comes out exact after the division by l.
-        Tile mBlock = max(mI, max(s, 1) * scaleLog2);
-        Tile mNew = conditionalRescale
-                        ? where(mBlock > mI + rescaleGrowth, mBlock, mI)
-                        : mBlock;
-        // A row that has seen no key yet keeps a max of -inf: subtract 0.
-        Tile mUse = where(mNew == -inf, 0.0, mNew);
-        Tile pr = exp2(s * scaleLog2 - mUse.col());
-        Tile alpha = exp2(mI - mUse);
-        Tile lNew = lI * alpha + sum(pr, 1);
-        Tile accNew =
-            dot(pr.to(type), loadKV(v, j), acc * alpha.col());
-        return {mNew, lNew, accNew};
+        // The online softmax step (OnlineSoftmax.h), with FA4's
+        // conditional rescaling where measured best.
+        return onlineSoftmaxStep(s, scaleLog2, mI, lI, acc, type,
+                                 [&] { return loadKV(v, j); },
+                                 conditionalRescale, rescaleGrowth);
       });
 
   // O = acc / l, zeros for rows that saw no key; LSE = ln 2 (m + log2 l),

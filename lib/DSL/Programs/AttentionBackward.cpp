@@ -13,33 +13,17 @@
 #include "fa4/DSL/DSL.h"
 #include "fa4/DSL/Programs.h"
 
+#include "HeadDims.h"
 #include "KeyBlocks.h"
 
 #include <limits>
 
 using namespace fa4::dsl;
 
-/// Columns of 16-bit elements in one 128-byte row: the tiles' widths are
-/// whole multiples of it.
-static constexpr int64_t kRowColumns = 64;
-
-/// `dim` padded to whole 128-byte rows, or 0 with an error when it is not
-/// a head dim attention has (a multiple of 16 in [32, 256]).
-static int64_t paddedHeadDim(mlir::MLIRContext *context, const char *what,
-                             int64_t dim) {
-  if (dim < 32 || dim > 256 || dim % 16 != 0) {
-    mlir::emitError(mlir::UnknownLoc::get(context))
-        << "attention backward: " << what << " " << dim
-        << " is not a multiple of 16 in [32, 256]";
-    return 0;
-  }
-  return (dim + kRowColumns - 1) / kRowColumns * kRowColumns;
-}
-
 mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardPreprocess(
     mlir::MLIRContext *context, const AttentionOptions &options) {
   int64_t dv = options.headDimV ? options.headDimV : options.headDim;
-  const int64_t dvp = paddedHeadDim(context, "head dim of V", dv);
+  const int64_t dvp = paddedHeadDim(context, "attention backward: ", "head dim of V", dv);
   if (!dvp)
     return nullptr;
   const int64_t bm = options.blockM;
@@ -70,7 +54,7 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardPreprocess(
 mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardPostprocess(
     mlir::MLIRContext *context, const AttentionOptions &options) {
   int64_t d = options.headDim;
-  const int64_t dp = paddedHeadDim(context, "head dim", d);
+  const int64_t dp = paddedHeadDim(context, "attention backward: ", "head dim", d);
   if (!dp)
     return nullptr;
   const int64_t bm = options.blockM;
@@ -160,8 +144,8 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDq(
     mlir::MLIRContext *context, const AttentionOptions &options) {
   const int64_t d = options.headDim;
   const int64_t dv = options.headDimV ? options.headDimV : d;
-  const int64_t dp = paddedHeadDim(context, "head dim", d);
-  const int64_t dvp = paddedHeadDim(context, "head dim of V", dv);
+  const int64_t dp = paddedHeadDim(context, "attention backward: ", "head dim", d);
+  const int64_t dvp = paddedHeadDim(context, "attention backward: ", "head dim of V", dv);
   if (!dp || !dvp)
     return nullptr;
   const int64_t bm = options.blockM, bn = options.blockN;
@@ -241,8 +225,8 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDkDv(
     mlir::MLIRContext *context, const AttentionOptions &options) {
   const int64_t d = options.headDim;
   const int64_t dv = options.headDimV ? options.headDimV : d;
-  const int64_t dp = paddedHeadDim(context, "head dim", d);
-  const int64_t dvp = paddedHeadDim(context, "head dim of V", dv);
+  const int64_t dp = paddedHeadDim(context, "attention backward: ", "head dim", d);
+  const int64_t dvp = paddedHeadDim(context, "attention backward: ", "head dim of V", dv);
   if (!dp || !dvp)
     return nullptr;
   // The program's rows are keys (bm of them, 64 per consumer warpgroup);

@@ -16,14 +16,13 @@
 #include "fa4/DSL/DSL.h"
 #include "fa4/DSL/Programs.h"
 
+#include "HeadDims.h"
+#include "OnlineSoftmax.h"
+
 #include <algorithm>
 #include <limits>
 
 using namespace fa4::dsl;
-
-/// Columns of 16-bit elements in one 128-byte row: the tiles' widths are
-/// whole multiples of it.
-static constexpr int64_t kRowColumns = 64;
 
 /// The columns of O one combine program merges: one 128-byte row of the
 /// element type. A program's loop is a chain of its parts' loads and
@@ -31,19 +30,6 @@ static constexpr int64_t kRowColumns = 64;
 /// the H200, 2026-12-04: 0.8 us a part with the whole head dim of 128 in
 /// one program).
 static constexpr int64_t kCombineColumns = 64;
-
-/// `dim` padded to whole 128-byte rows, or 0 with an error when it is not
-/// a head dim attention has (a multiple of 16 in [32, 256]).
-static int64_t paddedHeadDim(mlir::MLIRContext *context, const char *what,
-                             int64_t dim) {
-  if (dim < 32 || dim > 256 || dim % 16 != 0) {
-    mlir::emitError(mlir::UnknownLoc::get(context))
-        << "attention decode: " << what << " " << dim
-        << " is not a multiple of 16 in [32, 256]";
-    return 0;
-  }
-  return (dim + kRowColumns - 1) / kRowColumns * kRowColumns;
-}
 
 int64_t fa4::dsl::attentionDecodeKvStages(const AttentionOptions &,
                                            int64_t blockN) {
@@ -55,8 +41,8 @@ fa4::dsl::buildAttentionDecode(mlir::MLIRContext *context,
                                const AttentionOptions &options) {
   const int64_t d = options.headDim;
   const int64_t dv = options.headDimV ? options.headDimV : d;
-  const int64_t dp = paddedHeadDim(context, "head dim", d);
-  const int64_t dvp = paddedHeadDim(context, "head dim of V", dv);
+  const int64_t dp = paddedHeadDim(context, "attention decode: ", "head dim", d);
+  const int64_t dvp = paddedHeadDim(context, "attention decode: ", "head dim of V", dv);
   if (!dp || !dvp)
     return nullptr;
   const int64_t bm = options.blockM, bn = options.blockN;
@@ -190,15 +176,9 @@ fa4::dsl::buildAttentionDecode(mlir::MLIRContext *context,
               return where(valid, s, -inf);
             },
             [&] { return s; });
-        Tile mNew = max(mI, max(s, 1) * scaleLog2);
-        // A row that has seen no key yet keeps a max of -inf: subtract 0.
-        Tile mUse = where(mNew == -inf, 0.0, mNew);
-        Tile pr = exp2(s * scaleLog2 - mUse.col());
-        Tile alpha = exp2(mI - mUse);
-        Tile lNew = lI * alpha + sum(pr, 1);
-        Tile accNew =
-            dot(pr.to(type), loadKV(v, j), acc * alpha.col());
-        return {mNew, lNew, accNew};
+        return onlineSoftmaxStep(s, scaleLog2, mI, lI, acc, type,
+                                 [&] { return loadKV(v, j); },
+                                 /*conditionalRescale=*/false);
       });
 
   // The part's O = acc / l (zeros where it saw no key) and its LSE in log2
@@ -218,7 +198,7 @@ mlir::OwningOpRef<mlir::ModuleOp>
 fa4::dsl::buildAttentionDecodeCombine(mlir::MLIRContext *context,
                                       const AttentionOptions &options) {
   const int64_t dv = options.headDimV ? options.headDimV : options.headDim;
-  const int64_t dvp = paddedHeadDim(context, "head dim of V", dv);
+  const int64_t dvp = paddedHeadDim(context, "attention decode: ", "head dim of V", dv);
   if (!dvp)
     return nullptr;
   const int64_t bm = options.blockM;

@@ -16,8 +16,6 @@ mask: the result is right either way, and ``fallbacks`` counts those calls.
 No dropout (inference and evaluation).
 """
 
-import torch
-
 import fa4
 
 try:
