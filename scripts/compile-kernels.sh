@@ -116,4 +116,4 @@ compile_family backward 3 "64" "96" "128" "128 --dtype f16" "64 --window 64,0" \
 # the head dims and options the GPU tests and the benchmark run.
 compile_family decode 2 "64" "96 --dtype f16" "128" "192 --head-dim-v 128" \
   "128 --window 64,0" "128 --window 64,0 --softcap 30" "128 --page-size 16" \
-  "128 --page-size 64" "128 --page-size 256"
+  "128 --page-size 64" "128 --page-size 256" "256 --window 64,0 --softcap 30"

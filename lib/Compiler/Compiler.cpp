@@ -171,10 +171,11 @@ static OwningOpRef<ModuleOp> buildAttentionDecodeProgram(MLIRContext &context,
       attentionOptions(context, key, elementType);
   bool combine = key.family == ::fa4::Family::AttentionDecodeCombine;
   ::fa4::Plan plan = key.plan;
-  // The combine's f32 parts (64 columns, 32 KiB a stage) three ahead; the
-  // derived count is for attention's 16-bit tiles.
+  // The combine's f32 parts (64 columns, 32 KiB a stage) three ahead (two
+  // over 128 columns of V, where the derived plan's accounting, made for
+  // attention's 16-bit K and V tiles, leaves no room for three).
   if (combine && !plan.kvStages)
-    plan.kvStages = 3;
+    plan.kvStages = key.valueHeadDim() <= 128 ? 3 : 2;
   if (!combine && !plan.kvStages && plan.blockN)
     if (int64_t stages =
             ::fa4::dsl::attentionDecodeKvStages(options, *plan.blockN))

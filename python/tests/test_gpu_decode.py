@@ -2,8 +2,8 @@
 lse against float64 attention of each sequence's keys, beside SDPA's error
 on the same bf16 inputs, at SQ = 1 and 4, batch 1 to 64, cache lengths
 from 0 (an empty cache) through odd ones to 128k, GQA 32/8 and MQA, fa4's
-splits and given ones, windows, softcaps, f16, head dims 64, 96 and 128
-and (192, 128), inputs x8, q in (B, H, S, D) memory, new tokens appended
+splits and given ones, windows, softcaps, f16, head dims 64, 96, 128 and
+256 and (192, 128), inputs x8, q in (B, H, S, D) memory, new tokens appended
 then attended, a CUDA graph replayed with other lengths, torch.compile.
 
     python3 -m unittest python/tests/test_gpu_decode.py -v
@@ -108,6 +108,10 @@ class KvcacheTest(unittest.TestCase):
     def test_f16_head_dims(self):
         self.run_case(dtype=torch.float16, d=96, lengths=(129, 1000, 64))
         self.run_case(d=192, dv=128, h=16, hkv=2, lengths=(255, 256, 257))
+        # Gemma 2's decode: head dim 256, 16 query over 8 KV heads, a
+        # sliding window and a softcap.
+        self.run_case(d=256, h=16, hkv=8, lengths=(1000, 4, 333), window=(255, 0),
+                      causal=True, softcap=50.0)
 
     def test_scaled_inputs(self):
         self.run_case(gain=8.0, lengths=(1000, 999, 1))
