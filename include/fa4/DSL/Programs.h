@@ -3,8 +3,9 @@
 // The reference programs of the fa4 DSL, each a function that writes one
 // kernel at the tile level: forward attention (the algorithm of
 // test/Programs/Kernels/generate-attention.py's hand-scheduled kernels, without the
-// schedule), the attention backward's three kernels, Triton's row softmax
-// and a GEMM.
+// schedule), the attention backward's three kernels, decode's two (over a
+// KV cache, split over its keys, and the combine of the parts), Triton's
+// row softmax and a GEMM.
 //
 //===----------------------------------------------------------------------===//
 
