@@ -154,6 +154,19 @@ Process &process() {
   return *state;
 }
 
+/// A tensor at `address` of `type` with `shape` and, when given, `strides`
+/// (empty: contiguous).
+rt::TensorArg deviceTensor(uint64_t address, rt::ElementType type,
+                           std::vector<int64_t> shape,
+                           std::vector<int64_t> strides = {}) {
+  rt::TensorArg arg;
+  arg.address = CUdeviceptr(address);
+  arg.elementType = type;
+  arg.shape = std::move(shape);
+  arg.strides = std::move(strides);
+  return arg;
+}
+
 rt::TensorArg tensorArg(const fa4_tensor &tensor, rt::ElementType type) {
   rt::TensorArg arg;
   arg.address = CUdeviceptr(tensor.data);
@@ -211,19 +224,13 @@ rt::Status bind(rt::Launcher &launcher, const fa4_attention_args &args) {
           "), cu_seqlens_k, tiles and num_tiles >= 0 (" +
           std::to_string(args.num_tiles) + ")");
     auto offsets = [&](uint64_t address) {
-      rt::TensorArg arg;
-      arg.address = CUdeviceptr(address);
-      arg.elementType = rt::ElementType::I32;
-      arg.shape = {args.batch + 1};
-      return arg;
+      return deviceTensor(address, rt::ElementType::I32, {args.batch + 1});
     };
-    rt::TensorArg tiles;
-    tiles.address = CUdeviceptr(args.tiles);
-    tiles.elementType = rt::ElementType::I32;
-    tiles.shape = {args.num_tiles, 2};
-    for (auto [name, arg] : {std::pair{"cu_seqlens_q", offsets(args.cu_seqlens_q)},
-                             std::pair{"cu_seqlens_k", offsets(args.cu_seqlens_k)},
-                             std::pair{"tiles", tiles}})
+    for (auto [name, arg] :
+         {std::pair{"cu_seqlens_q", offsets(args.cu_seqlens_q)},
+          std::pair{"cu_seqlens_k", offsets(args.cu_seqlens_k)},
+          std::pair{"tiles", deviceTensor(args.tiles, rt::ElementType::I32,
+                                          {args.num_tiles, 2})}})
       if (rt::Status s = launcher.setTensor(name, arg); !s.ok())
         return s;
   }
@@ -416,15 +423,12 @@ constexpr int64_t kDecodeKeyBlock = 128;
 /// The most splits fa4 chooses.
 constexpr int64_t kMaxDecodeSplits = 64;
 
-/// V's head dim padded to 64 columns: the width of decode's parts of O.
-int64_t decodePartWidth(int64_t dv) { return (dv + 63) / 64 * 64; }
-
 /// The parts' bytes of O and of the LSE.
 std::pair<int64_t, int64_t> decodePartBytes(int64_t batch, int64_t heads,
                                             int64_t seqQ, int64_t dv,
                                             int64_t splits) {
   int64_t rows = splits * batch * heads * seqQ;
-  return {rows * decodePartWidth(dv) * 4, rows * 4};
+  return {rows * fa4::KernelKey::paddedHeadDim(dv) * 4, rows * 4};
 }
 
 /// The keys of decode's two kernels for `args` (main, combine), or a
@@ -555,58 +559,39 @@ rt::Status bindDecode(rt::Launcher &launcher,
         " address; " + std::to_string(args.num_splits) + " splits need " +
         std::to_string(oBytes + lseBytes) +
         " B, 16-byte aligned (fa4_attention_kvcache_workspace)");
-  // The query heads of a KV head and their tokens as one run of rows.
-  int64_t group = heads / kvHeads, rows = group * seqQ;
-  auto packed = [&](const char *name, const fa4_tensor &t,
-                    rt::ElementType elementType) -> rt::Expected<rt::TensorArg> {
-    int64_t rowStride = seqQ == 1 ? t.strides[1] : t.strides[2];
-    if (seqQ > 1 && t.strides[1] != seqQ * t.strides[2])
-      return rt::Status::error(
-          std::string(name) + " has head stride " +
-          std::to_string(t.strides[1]) + " and token stride " +
-          std::to_string(t.strides[2]) + "; with SQ = " +
-          std::to_string(seqQ) +
-          " > 1 decode needs the head stride SQ times the token stride "
-          "((B, H, SQ, D) memory)");
-    rt::TensorArg arg = tensorArg(t, elementType);
-    arg.shape = {batch, kvHeads, rows, t.shape[3]};
-    arg.strides = {t.strides[0], group * t.strides[1], rowStride, 1};
-    return arg;
-  };
-  rt::Expected<rt::TensorArg> qArg = packed("q", q, type);
-  if (!qArg.ok())
-    return qArg.status();
-  int64_t width = decodePartWidth(dv), partRows = args.num_splits * batch;
-  rt::TensorArg oPart;
-  oPart.address = CUdeviceptr(args.workspace);
-  oPart.elementType = rt::ElementType::F32;
-  oPart.shape = {partRows, kvHeads, rows, width};
-  oPart.strides = {kvHeads * rows * width, rows * width, width, 1};
-  rt::TensorArg lsePart;
-  lsePart.address = CUdeviceptr(args.workspace + uint64_t(oBytes));
-  lsePart.elementType = rt::ElementType::F32;
-  lsePart.shape = {partRows, kvHeads, rows};
-  lsePart.strides = {kvHeads * rows, rows, 1};
+  // The parts, contiguous in the workspace: O's, then the LSE's.
+  int64_t width = fa4::KernelKey::paddedHeadDim(dv);
+  uint64_t lseAddress = args.workspace + uint64_t(oBytes);
   std::vector<std::pair<const char *, rt::TensorArg>> tensors;
   if (main) {
-    rt::TensorArg seqlens;
-    seqlens.address = CUdeviceptr(args.cache_seqlens);
-    seqlens.elementType = rt::ElementType::I32;
-    seqlens.shape = {batch};
-    tensors = {{"q", *qArg},
-               {"k", tensorArg(args.k_cache, type)},
-               {"v", tensorArg(args.v_cache, type)},
-               {"cache_seqlens", seqlens},
-               {"o_partial", oPart},
-               {"lse_partial", lsePart}};
-    if (paged) {
-      rt::TensorArg table;
-      table.address = CUdeviceptr(args.block_table);
-      table.elementType = rt::ElementType::I32;
-      table.shape = {batch, args.max_pages};
-      table.strides = {args.max_pages, 1};
-      tensors.push_back({"block_table", table});
-    }
+    // The query heads of a KV head and their tokens as one run of rows:
+    // q viewed as [B, HKV, G * SQ, D], the parts as [P * B, HKV, G * SQ,
+    // ...].
+    if (seqQ > 1 && q.strides[1] != seqQ * q.strides[2])
+      return rt::Status::error(
+          "q has head stride " + std::to_string(q.strides[1]) +
+          " and token stride " + std::to_string(q.strides[2]) +
+          "; with SQ = " + std::to_string(seqQ) +
+          " > 1 decode needs the head stride SQ times the token stride "
+          "((B, H, SQ, D) memory)");
+    int64_t group = heads / kvHeads, rows = group * seqQ;
+    int64_t partRows = args.num_splits * batch;
+    tensors = {
+        {"q", deviceTensor(q.data, type, {batch, kvHeads, rows, q.shape[3]},
+                           {q.strides[0], group * q.strides[1],
+                            seqQ == 1 ? q.strides[1] : q.strides[2], 1})},
+        {"k", tensorArg(args.k_cache, type)},
+        {"v", tensorArg(args.v_cache, type)},
+        {"cache_seqlens",
+         deviceTensor(args.cache_seqlens, rt::ElementType::I32, {batch})},
+        {"o_partial", deviceTensor(args.workspace, rt::ElementType::F32,
+                                   {partRows, kvHeads, rows, width})},
+        {"lse_partial", deviceTensor(lseAddress, rt::ElementType::F32,
+                                     {partRows, kvHeads, rows})}};
+    if (paged)
+      tensors.push_back(
+          {"block_table", deviceTensor(args.block_table, rt::ElementType::I32,
+                                       {batch, args.max_pages})});
   } else {
     // The combine reads every row flat: the parts as [P, N, Dv'] and
     // [P, N], O as [N, Dv] and the LSE as [N] (N = B * H * SQ).
@@ -618,17 +603,12 @@ rt::Status bindDecode(rt::Launcher &launcher,
           std::to_string(o.strides[1]) + ", " + std::to_string(o.strides[2]) +
           ", " + std::to_string(o.strides[3]) +
           "]; decode writes o [B, H, SQ, Dv] contiguous");
-    oPart.shape = {args.num_splits, n, width};
-    oPart.strides = {n * width, width, 1};
-    lsePart.shape = {args.num_splits, n};
-    lsePart.strides = {n, 1};
-    rt::TensorArg out = tensorArg(o, type), lse = tensorArg(args.lse, rt::ElementType::F32);
-    out.shape = {n, dv};
-    out.strides = {dv, 1};
-    lse.shape = {n};
-    lse.strides = {1};
-    tensors = {{"o_partial", oPart}, {"lse_partial", lsePart}, {"o", out},
-               {"lse", lse}};
+    tensors = {{"o_partial", deviceTensor(args.workspace, rt::ElementType::F32,
+                                          {args.num_splits, n, width})},
+               {"lse_partial", deviceTensor(lseAddress, rt::ElementType::F32,
+                                            {args.num_splits, n})},
+               {"o", deviceTensor(o.data, type, {n, dv})},
+               {"lse", deviceTensor(args.lse.data, rt::ElementType::F32, {n})}};
   }
   for (auto &[name, arg] : tensors)
     if (rt::Status s = launcher.setTensor(name, arg); !s.ok())

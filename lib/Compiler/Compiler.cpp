@@ -177,8 +177,7 @@ static OwningOpRef<ModuleOp> buildAttentionDecodeProgram(MLIRContext &context,
   if (combine && !plan.kvStages)
     plan.kvStages = key.valueHeadDim() <= 128 ? 3 : 2;
   if (!combine && !plan.kvStages && plan.blockN)
-    if (int64_t stages =
-            ::fa4::dsl::attentionDecodeKvStages(options, *plan.blockN))
+    if (int64_t stages = ::fa4::dsl::attentionDecodeKvStages(*plan.blockN))
       plan.kvStages = stages;
   return buildWithPlan(
       context, key, elementType, plan, combine, options,

@@ -70,7 +70,7 @@ Status KernelKey::verify() const {
   }
   for (auto [what, dim] : {std::pair{"head dim", headDim},
                            std::pair{"head dim of V", valueHeadDim()}})
-    if (dim < kMinHeadDim || dim > kMaxHeadDim || dim % kHeadDimStep)
+    if (!isHeadDim(dim))
       return Status::error(std::string(what) + " " + std::to_string(dim) +
                            " is not a multiple of " +
                            std::to_string(kHeadDimStep) + " in [" +

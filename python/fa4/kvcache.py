@@ -100,22 +100,6 @@ def _check_block_table(block_table, batch, k_cache):
     return block_table.shape[1] * page
 
 
-def _check_pages(block_table, seqlens, pages, page_size):
-    """Refuses a page index off [0, PAGES) among the entries the lengths
-    reach (reads them back: skipped while a CUDA graph is captured or
-    torch.compile traces)."""
-    if fa4._compiling() or torch.cuda.is_current_stream_capturing() or not seqlens.numel():
-        return
-    reached = (seqlens.long() + page_size - 1) // page_size
-    used = torch.arange(block_table.shape[1], device=block_table.device) < reached[:, None]
-    entries = torch.where(used, block_table, torch.zeros_like(block_table))
-    bad = used & ((entries < 0) | (entries >= pages))
-    if bool(bad.any()):
-        b, i = (int(x) for x in bad.nonzero()[0].tolist())
-        raise ValueError("block_table[%d][%d] is %d, not a page of the cache (0 ... %d)" %
-                         (b, i, int(block_table[b, i]), pages - 1))
-
-
 def _check_new(k, v, k_cache, v_cache, paged=False):
     """The new keys and values: both or neither, (B, SNEW, HKV, D) each."""
     if (k is None) != (v is None):
@@ -155,17 +139,30 @@ def _seqlens(cache_seqlens, batch, max_len, device):
     return cache_seqlens.to(torch.int32)
 
 
-def _check_seqlens(seqlens, new, max_len):
-    """Refuses lengths off [0, SMAX - SNEW] (reads them back: skipped while a
-    CUDA graph is captured or torch.compile traces)."""
+def _check_values(seqlens, new, max_len, block_table=None, pages=0):
+    """Refuses lengths off [0, SMAX - SNEW] and, with a block table, a page
+    index off [0, PAGES) among the entries the lengths (and the new tokens)
+    reach: one read-back of the device values, skipped while a CUDA graph
+    is captured or torch.compile traces."""
     if fa4._compiling() or torch.cuda.is_current_stream_capturing() or not seqlens.numel():
         return
-    low, high = (int(x) for x in torch.stack((seqlens.min(), seqlens.max())).tolist())
+    values = [seqlens.min(), seqlens.max()]
+    if block_table is not None:
+        page = max_len // block_table.shape[1]
+        reached = (seqlens.long() + new + page - 1) // page
+        used = torch.arange(block_table.shape[1], device=block_table.device) < reached[:, None]
+        bad = used & ((block_table < 0) | (block_table >= pages))
+        values.append(bad.sum())
+    low, high, *bad_count = torch.stack([x.long() for x in values]).tolist()
     if low < 0:
         raise ValueError("cache_seqlens has a negative length (%d)" % low)
     if high + new > max_len:
         raise ValueError("cache_seqlens reaches %d%s; the cache holds %d tokens" %
                          (high, " + %d new tokens" % new if new else "", max_len))
+    if bad_count and bad_count[0]:
+        b, i = (int(x) for x in bad.nonzero()[0].tolist())
+        raise ValueError("block_table[%d][%d] is %d, not a page of the cache (0 ... %d)" %
+                         (b, i, int(block_table[b, i]), pages - 1))
 
 
 def _append(k_cache, v_cache, k, v, seqlens, block_table=None):
@@ -295,15 +292,15 @@ def attention_with_kvcache(q, k_cache, v_cache, k=None, v=None, cache_seqlens=No
                       ([("k", k), ("v", v)] if new else []) +
                       ([("block_table", block_table)] if paged else []))
     seqlens = _seqlens(cache_seqlens, b, max_len, q.device)
-    if isinstance(cache_seqlens, torch.Tensor):
-        _check_seqlens(seqlens, new, max_len)
-    elif (max_len if cache_seqlens is None else cache_seqlens) + new > max_len or (
-            cache_seqlens is not None and cache_seqlens < 0):
-        raise ValueError("cache_seqlens %d%s is off the cache's %d tokens" % (
-            max_len if cache_seqlens is None else cache_seqlens,
-            " + %d new tokens" % new if new else "", max_len))
-    if paged:
-        _check_pages(block_table, seqlens + new, k_cache.shape[0], k_cache.shape[1])
+    if not isinstance(cache_seqlens, torch.Tensor):
+        # Lengths known here are checked here; the device is read back only
+        # for a block table's entries.
+        length = max_len if cache_seqlens is None else cache_seqlens
+        if length < 0 or length + new > max_len:
+            raise ValueError("cache_seqlens %d%s is off the cache's %d tokens" % (
+                length, " + %d new tokens" % new if new else "", max_len))
+    if isinstance(cache_seqlens, torch.Tensor) or paged:
+        _check_values(seqlens, new, max_len, block_table, k_cache.shape[0])
     if new:
         _append(k_cache, v_cache, k, v, seqlens, block_table)
         seqlens = seqlens + new

@@ -188,7 +188,7 @@ buildAttentionDecodeCombine(mlir::MLIRContext *context,
 /// stages of 128 rows, up to 8 stages, for the smaller blocks of small
 /// pages. Measured on the H200 (bench/RESULTS.md, 2026-12-04, pages of 64
 /// keys, 64-row blocks): four stages 5-9 % ahead of two.
-int64_t attentionDecodeKvStages(const AttentionOptions &options, int64_t blockN);
+int64_t attentionDecodeKvStages(int64_t blockN);
 /// What varies between softmax kernels.
 struct SoftmaxOptions {
   /// The row length N: a multiple of 8 in [16, 256].

@@ -61,6 +61,14 @@ struct KernelKey {
   /// The smallest and largest head dim, and their step.
   static constexpr int64_t kMinHeadDim = 32, kMaxHeadDim = 256,
                            kHeadDimStep = 16;
+  /// Whether `dim` is a head dim attention's programs take.
+  static bool isHeadDim(int64_t dim) {
+    return dim >= kMinHeadDim && dim <= kMaxHeadDim && dim % kHeadDimStep == 0;
+  }
+  /// The columns of a head dim's tiles: whole 128-byte rows of 16-bit
+  /// elements (64 columns) that hold it. Loads read zeros past the head
+  /// dim; decode's parts of O are this wide.
+  static int64_t paddedHeadDim(int64_t dim) { return (dim + 63) / 64 * 64; }
 
   /// The key of the GEMM program.
   static KernelKey gemm();

@@ -281,12 +281,8 @@ fa4::dsl::buildAttention(mlir::MLIRContext *context,
   int64_t dv = options.headDimV ? options.headDimV : options.headDim;
   for (auto [what, dim] :
        {std::pair{"head dim", options.headDim}, std::pair{"head dim of V", dv}})
-    if (dim < 32 || dim > 256 || dim % 16 != 0) {
-      mlir::emitError(mlir::UnknownLoc::get(context))
-          << "attention " << what << " " << dim
-          << " is not a multiple of 16 in [32, 256]";
+    if (!paddedHeadDim(context, "attention ", what, dim))
       return {};
-    }
   if (options.elementType != bf16 && options.elementType != f16) {
     mlir::emitError(mlir::UnknownLoc::get(context))
         << "attention takes bf16 or f16 inputs";

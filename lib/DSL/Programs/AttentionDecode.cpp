@@ -31,8 +31,7 @@ using namespace fa4::dsl;
 /// one program).
 static constexpr int64_t kCombineColumns = 64;
 
-int64_t fa4::dsl::attentionDecodeKvStages(const AttentionOptions &,
-                                           int64_t blockN) {
+int64_t fa4::dsl::attentionDecodeKvStages(int64_t blockN) {
   return blockN < 128 ? std::min<int64_t>(8, 256 / blockN) : 0;
 }
 

@@ -3,12 +3,15 @@
 // The head dims attention's programs take and the width of their tiles:
 // whole 128-byte rows (64 columns of 16-bit elements) that hold the head
 // dim; loads read zeros past it and stores write only its columns. One
-// owner for the forward's, the backward's and decode's programs.
+// owner for the forward's, the backward's and decode's programs, on the
+// kernel key's rules.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef FA4_LIB_DSL_PROGRAMS_HEADDIMS_H
 #define FA4_LIB_DSL_PROGRAMS_HEADDIMS_H
+
+#include "fa4/KernelFormat/KernelKey.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
@@ -17,13 +20,10 @@
 
 namespace fa4::dsl {
 
-/// Columns of 16-bit elements in one 128-byte row: the tiles' widths are
-/// whole multiples of it.
-inline constexpr int64_t kRowColumns = 64;
-
-/// `dim` rounded up to whole 128-byte rows of 16-bit elements.
+/// `dim` rounded up to whole 128-byte rows of 16-bit elements (the kernel
+/// key's rule, which the C API's decode workspace shares).
 inline int64_t padToRows(int64_t dim) {
-  return (dim + kRowColumns - 1) / kRowColumns * kRowColumns;
+  return ::fa4::KernelKey::paddedHeadDim(dim);
 }
 
 /// `dim` padded to whole 128-byte rows, or 0 with an error naming
@@ -31,10 +31,12 @@ inline int64_t padToRows(int64_t dim) {
 /// of 16 in [32, 256]).
 inline int64_t paddedHeadDim(mlir::MLIRContext *context, const char *program,
                              const char *what, int64_t dim) {
-  if (dim < 32 || dim > 256 || dim % 16 != 0) {
+  if (!::fa4::KernelKey::isHeadDim(dim)) {
     mlir::emitError(mlir::UnknownLoc::get(context))
-        << program << what << " " << dim
-        << " is not a multiple of 16 in [32, 256]";
+        << program << what << " " << dim << " is not a multiple of "
+        << ::fa4::KernelKey::kHeadDimStep << " in ["
+        << ::fa4::KernelKey::kMinHeadDim << ", "
+        << ::fa4::KernelKey::kMaxHeadDim << "]";
     return 0;
   }
   return padToRows(dim);
