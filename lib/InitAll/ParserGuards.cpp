@@ -6,9 +6,10 @@
 // `module attributes {x = array<index: 1>} {}` is a SIGSEGV in
 // mlir::FloatType::getWidth), and an llvm.insertvalue or llvm.extractvalue
 // position of 2^32 or more (its bounds check reads the position as 32 bits
-// and then indexes the struct with all 64). fa4's tools look for both in the
-// text before they parse, outside comments and strings, and refuse them
-// with the line and column.
+// and then indexes the struct with all 64), on the op's line or any line
+// before its position list closes. fa4's tools look for both in the text
+// before they parse, outside comments and strings, and refuse them with the
+// line and column.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,31 +55,40 @@ LogicalResult mlir::fa4::checkParserHazards(const llvm::MemoryBuffer &buffer,
       }
     } else if ((text.substr(i, 16) == "llvm.insertvalue" ||
                 text.substr(i, 17) == "llvm.extractvalue")) {
-      // The op's positions: every integer on the rest of its line.
-      size_t end = text.find('\n', i);
-      llvm::StringRef rest = text.substr(i, end == llvm::StringRef::npos
-                                                ? llvm::StringRef::npos
-                                                : end - i);
-      for (size_t j = 0; j < rest.size(); ++j) {
-        if (!llvm::isDigit(rest[j]) ||
-            (j > 0 && (llvm::isAlnum(rest[j - 1]) || rest[j - 1] == '_')))
+      // The op's positions: every integer from the op's name to the `]`
+      // that closes its position list, on however many lines.
+      bool insert = text[i + 5] == 'i';
+      size_t open = text.find('[', i);
+      size_t close =
+          open == llvm::StringRef::npos ? open : text.find(']', open);
+      size_t end = close == llvm::StringRef::npos ? text.size() : close;
+      unsigned digitsLine = line;
+      size_t digitsLineStart = lineStart;
+      for (size_t j = i; j < end; ++j) {
+        if (text[j] == '\n') {
+          ++digitsLine;
+          digitsLineStart = j + 1;
+          continue;
+        }
+        if (!llvm::isDigit(text[j]) ||
+            (llvm::isAlnum(text[j - 1]) || text[j - 1] == '_'))
           continue;
         size_t k = j;
-        while (k < rest.size() && llvm::isDigit(rest[k]))
+        while (k < end && llvm::isDigit(text[k]))
           ++k;
-        llvm::StringRef digits = rest.substr(j, k - j);
+        llvm::StringRef digits = text.substr(j, k - j);
         uint64_t value = 0;
         if (digits.size() >= 10 &&
             (digits.getAsInteger(10, value) || value >= (uint64_t(1) << 32))) {
-          os << buffer.getBufferIdentifier() << ":" << line << ":"
-             << (i + j - lineStart + 1) << ": error: position " << digits
-             << " of " << (rest[5] == 'i' ? "llvm.insertvalue" : "llvm.extractvalue")
+          os << buffer.getBufferIdentifier() << ":" << digitsLine << ":"
+             << (j - digitsLineStart + 1) << ": error: position " << digits
+             << " of " << (insert ? "llvm.insertvalue" : "llvm.extractvalue")
              << " is 2^32 or more; MLIR's parser crashes on such positions, "
                 "so fa4's tools refuse them (no struct or array has that "
                 "many elements)\n";
           return failure();
         }
-        j = k;
+        j = k - 1;
       }
       i += 15;
     } else if (text.substr(i, 6) == "array<" &&
