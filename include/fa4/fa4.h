@@ -200,7 +200,7 @@ typedef struct fa4_attention_kvcache_args {
   float softcap;
   /* The scale of Q K^T; 0: 1 / sqrt(D). */
   float softmax_scale;
-  /* CTAs per sequence and KV head, >= 1 (fa4_attention_kvcache_splits
+  /* CTAs per sequence and KV head, 1 to 64 (fa4_attention_kvcache_splits
    * gives fa4's choice). */
   int32_t num_splits;
   uint64_t workspace;
@@ -229,8 +229,8 @@ int fa4_attention_kvcache_splits(int64_t batch, int64_t heads,
                                  int32_t *splits);
 
 /* The workspace bytes of a decode launch: the parts' O (f32, V's head dim
- * padded to 64 columns) and LSE (f32) of each split; -1 for sizes that are
- * not positive. */
+ * padded to 64 columns) of each split and their LSEs (f32, 64 a row); -1
+ * for sizes that are not positive and splits past 64. */
 int64_t fa4_attention_kvcache_workspace(int64_t batch, int64_t heads,
                                         int64_t seq_q, int64_t head_dim_v,
                                         int32_t num_splits);

@@ -420,15 +420,14 @@ rt::Status bindLocked(Loaded &loaded, const fa4_attention_args &args) {
 constexpr int64_t kDecodeRows = 128;
 /// The key block decode's splits are counted in.
 constexpr int64_t kDecodeKeyBlock = 128;
-/// The most splits fa4 chooses.
-constexpr int64_t kMaxDecodeSplits = 64;
 
 /// The parts' bytes of O and of the LSE.
 std::pair<int64_t, int64_t> decodePartBytes(int64_t batch, int64_t heads,
                                             int64_t seqQ, int64_t dv,
                                             int64_t splits) {
-  int64_t rows = splits * batch * heads * seqQ;
-  return {rows * fa4::KernelKey::paddedHeadDim(dv) * 4, rows * 4};
+  int64_t rows = batch * heads * seqQ;
+  return {splits * rows * fa4::KernelKey::paddedHeadDim(dv) * 4,
+          rows * fa4::KernelKey::kDecodeMaxSplits * 4};
 }
 
 /// The keys of decode's two kernels for `args` (main, combine), or a
@@ -545,10 +544,12 @@ rt::Status bindDecode(rt::Launcher &launcher,
                              std::to_string(batch) + ", " +
                              std::to_string(heads) + ", " +
                              std::to_string(seqQ) + "]");
-  if (args.num_splits < 1)
-    return rt::Status::error("num_splits is " + std::to_string(args.num_splits) +
-                             "; it must be at least 1 "
-                             "(fa4_attention_kvcache_splits gives fa4's)");
+  if (args.num_splits < 1 || args.num_splits > fa4::KernelKey::kDecodeMaxSplits)
+    return rt::Status::error("num_splits is " +
+                             std::to_string(args.num_splits) +
+                             "; it must be in [1, " +
+                             std::to_string(fa4::KernelKey::kDecodeMaxSplits) +
+                             "] (fa4_attention_kvcache_splits gives fa4's)");
   auto [oBytes, lseBytes] =
       decodePartBytes(batch, heads, seqQ, dv, args.num_splits);
   if (!args.workspace || args.workspace % 16 ||
@@ -587,7 +588,8 @@ rt::Status bindDecode(rt::Launcher &launcher,
         {"o_partial", deviceTensor(args.workspace, rt::ElementType::F32,
                                    {partRows, kvHeads, rows, width})},
         {"lse_partial", deviceTensor(lseAddress, rt::ElementType::F32,
-                                     {partRows, kvHeads, rows})}};
+                                     {batch * kvHeads * rows,
+                                      fa4::KernelKey::kDecodeMaxSplits})}};
     if (paged)
       tensors.push_back(
           {"block_table", deviceTensor(args.block_table, rt::ElementType::I32,
@@ -603,12 +605,13 @@ rt::Status bindDecode(rt::Launcher &launcher,
           std::to_string(o.strides[1]) + ", " + std::to_string(o.strides[2]) +
           ", " + std::to_string(o.strides[3]) +
           "]; decode writes o [B, H, SQ, Dv] contiguous");
-    tensors = {{"o_partial", deviceTensor(args.workspace, rt::ElementType::F32,
-                                          {args.num_splits, n, width})},
-               {"lse_partial", deviceTensor(lseAddress, rt::ElementType::F32,
-                                            {args.num_splits, n})},
-               {"o", deviceTensor(o.data, type, {n, dv})},
-               {"lse", deviceTensor(args.lse.data, rt::ElementType::F32, {n})}};
+    tensors = {
+        {"o_partial", deviceTensor(args.workspace, rt::ElementType::F32,
+                                   {args.num_splits, n, width})},
+        {"lse_partial", deviceTensor(lseAddress, rt::ElementType::F32,
+                                     {n, fa4::KernelKey::kDecodeMaxSplits})},
+        {"o", deviceTensor(o.data, type, {n, dv})},
+        {"lse", deviceTensor(args.lse.data, rt::ElementType::F32, {n})}};
   }
   for (auto &[name, arg] : tensors)
     if (rt::Status s = launcher.setTensor(name, arg); !s.ok())
@@ -831,7 +834,8 @@ int fa4_attention_kvcache_splits(int64_t batch, int64_t heads,
     int64_t rows = heads / kv_heads * seq_q;
     int64_t tiles = batch * kv_heads * ((rows + kDecodeRows - 1) / kDecodeRows);
     int64_t blocks = (max_seq_k + kDecodeKeyBlock - 1) / kDecodeKeyBlock;
-    int64_t most = std::max<int64_t>(1, std::min(blocks, kMaxDecodeSplits));
+    int64_t most = std::max<int64_t>(
+        1, std::min(blocks, fa4::KernelKey::kDecodeMaxSplits));
     // Wave efficiency: CTAs over whole waves of num_sms.
     auto efficiency = [&](int64_t n) {
       int64_t ctas = tiles * n, waves = (ctas + num_sms - 1) / num_sms;
@@ -853,7 +857,8 @@ int fa4_attention_kvcache_splits(int64_t batch, int64_t heads,
 int64_t fa4_attention_kvcache_workspace(int64_t batch, int64_t heads,
                                         int64_t seq_q, int64_t head_dim_v,
                                         int32_t num_splits) {
-  if (batch < 1 || heads < 1 || seq_q < 1 || head_dim_v < 1 || num_splits < 1)
+  if (batch < 1 || heads < 1 || seq_q < 1 || head_dim_v < 1 || num_splits < 1 ||
+      num_splits > fa4::KernelKey::kDecodeMaxSplits)
     return -1;
   auto [oBytes, lseBytes] =
       decodePartBytes(batch, heads, seq_q, head_dim_v, num_splits);

@@ -264,7 +264,7 @@ def attention_with_kvcache(q, k_cache, v_cache, k=None, v=None, cache_seqlens=No
     attending, and the sequences then hold cache_seqlens + SNEW keys. Query
     token s sits at key position s + length - SQ: causal, window_size (left,
     right; -1 unbounded) and softcap as in fa4.attention. num_splits: CTAs
-    per sequence and KV head over its keys, 0 for fa4's choice
+    per sequence and KV head over its keys (at most 64), 0 for fa4's choice
     (kvcache_splits). Returns out (B, SQ, H, Dv), and with return_lse the
     natural log-sum-exp of each row, float32 (B, H, SQ); rows that see no
     key (an empty cache) get out 0 and lse -inf. No gradient: inference
@@ -279,8 +279,8 @@ def attention_with_kvcache(q, k_cache, v_cache, k=None, v=None, cache_seqlens=No
         raise RuntimeError("fa4.attention_with_kvcache has no backward: it is for "
                            "inference; call it under torch.no_grad()")
     left, right = fa4._check_options(causal, softmax_scale, window_size, softcap)
-    if not isinstance(num_splits, int) or num_splits < 0 or num_splits > 1024:
-        raise ValueError("num_splits %r is not an int in [0, 1024] (0: fa4's choice)" %
+    if not isinstance(num_splits, int) or num_splits < 0 or num_splits > 64:
+        raise ValueError("num_splits %r is not an int in [0, 64] (0: fa4's choice)" %
                          (num_splits,))
     if plan is not None and not isinstance(plan, str):
         raise TypeError("plan must be a str of name=value pairs, not %s" %

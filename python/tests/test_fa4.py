@@ -272,8 +272,10 @@ class KvcacheChecks(unittest.TestCase):
                      q, kc, kc, k=bshd(2, 1, 2, 64))
         self.refuses(ValueError, "k (2, 1, 4, 64) does not match its cache", q, kc, kc,
                      k=bshd(2, 1, 4, 64), v=bshd(2, 1, 4, 64))
-        self.refuses(ValueError, "num_splits -1 is not an int in [0, 1024]", q, kc, kc,
+        self.refuses(ValueError, "num_splits -1 is not an int in [0, 64]", q, kc, kc,
                      num_splits=-1)
+        self.refuses(ValueError, "num_splits 65 is not an int in [0, 64]", q, kc, kc,
+                     num_splits=65)
         self.refuses(ValueError, "window_size (-2, 0) has a negative size", q, kc, kc,
                      window_size=(-2, 0))
         self.refuses(TypeError, "plan must be a str", q, kc, kc, plan=3)
@@ -318,10 +320,12 @@ class KvcacheChecks(unittest.TestCase):
         with self.assertRaises(_lib.Fa4Error) as raised:
             fa4.kvcache_splits(1, 30, 8, 1, 4096, 132)
         self.assertIn("heads 30 over 8", str(raised.exception))
-        # The parts' O (V's head dim padded to 64 columns) and LSE, f32.
+        # The parts' O (V's head dim padded to 64 columns) and each row's
+        # LSEs side by side (64 a row), f32.
         self.assertEqual(lib.fa4_attention_kvcache_workspace(2, 32, 1, 96, 16),
-                         16 * 2 * 32 * (128 + 1) * 4)
+                         (16 * 128 + 64) * 2 * 32 * 4)
         self.assertEqual(lib.fa4_attention_kvcache_workspace(2, 32, 1, 96, 0), -1)
+        self.assertEqual(lib.fa4_attention_kvcache_workspace(2, 32, 1, 96, 65), -1)
         with self.assertRaises(ValueError) as raised:
             fa4.prepare_kvcache(100)
         self.assertIn("head dim 100 of q and k_cache (head_dim)", str(raised.exception))

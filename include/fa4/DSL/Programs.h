@@ -165,8 +165,8 @@ buildAttentionBackwardDkDv(mlir::MLIRContext *context,
 /// hk: query token r % Sq of query head hk · G + r / Sq, R = G · Sq), the K
 /// and V caches with blocks of 1x1xNxD' over [B, Hkv, Smax, D],
 /// cache_seqlens i32 [B] (the keys in use), the parts O f32
-/// [P · B, Hkv, R, Dv'] (Dv' padded to 64 columns) and LSE f32
-/// [P · B, Hkv, R] (log2 units) as pointers. Program (x, hk, b) of a grid
+/// [P · B, Hkv, R, Dv'] (Dv' padded to 64 columns) and LSE f32 [B · Hkv ·
+/// R, 64] (log2 units, a row's parts side by side, P ≤ 64) as pointers. Program (x, hk, b) of a grid
 /// (cdiv(R, M) · P, Hkv, B) writes part x / cdiv(R, M) (an even share of
 /// the key blocks its rows see) of rows [M m, M m + M), m = x % cdiv(R, M).
 /// Null, with an error, for options it does not support.
@@ -175,11 +175,11 @@ buildAttentionDecode(mlir::MLIRContext *context,
                      const AttentionOptions &options);
 /// Decode's combine program, `@attention_decode_combine(o_partial,
 /// lse_partial, o, lse, rows, parts)`: the parts read flat (O a descriptor
-/// with blocks of 1xMx64 f32 over [P, N, Dv'], N = B · H · Sq, the LSE a
-/// pointer [P, N]), O a descriptor with blocks of Mx64 of the element type
-/// over [N, Dv], LSE f32 [N] (natural log). Program (m, c) of a grid
-/// (cdiv(N, M), Dv' / 64) merges columns [64 c, 64 c + 64) of rows
-/// [M m, M m + M) over the parts.
+/// with blocks of 1xMx64 f32 over [P, N, Dv'], N = B · H · Sq, the LSEs a
+/// descriptor with blocks of Mx64 over [N, 64]), O a descriptor with blocks
+/// of Mx64 of the element type over [N, Dv], LSE f32 [N] (natural log).
+/// Program (m, c) of a grid (cdiv(N, M), Dv' / 64) merges columns
+/// [64 c, 64 c + 64) of rows [M m, M m + M) over the parts.
 mlir::OwningOpRef<mlir::ModuleOp>
 buildAttentionDecodeCombine(mlir::MLIRContext *context,
                             const AttentionOptions &options);

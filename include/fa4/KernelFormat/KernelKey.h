@@ -83,6 +83,9 @@ struct KernelKey {
   /// (a multiple of 16, up to 128) that divide a page, so that a block is
   /// one TMA load; 0 for a page size that is not a multiple of 16.
   static int64_t decodePageBlock(int64_t pageSize);
+  /// The most parts decode splits a sequence's keys into: the combine reads
+  /// a row's LSEs of every part as one row of a tile this wide.
+  static constexpr int64_t kDecodeMaxSplits = 64;
   /// V's head dim.
   int64_t valueHeadDim() const { return headDimV ? headDimV : headDim; }
   /// Refuses what no program of the family can be built for: head dims off

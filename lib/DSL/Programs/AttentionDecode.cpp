@@ -31,6 +31,9 @@ using namespace fa4::dsl;
 /// one program).
 static constexpr int64_t kCombineColumns = 64;
 
+/// The columns of the LSE parts' rows (the most parts).
+static constexpr int64_t kMaxParts = fa4::KernelKey::kDecodeMaxSplits;
+
 int64_t fa4::dsl::attentionDecodeKvStages(int64_t blockN) {
   return blockN < 128 ? std::min<int64_t>(8, 256 / blockN) : 0;
 }
@@ -70,7 +73,10 @@ fa4::dsl::buildAttentionDecode(mlir::MLIRContext *context,
   if (options.paged)
     blockTable = p.ptr("block_table", i32, {q.dim(0), any});
   Ptr oPart = p.ptr("o_partial", f32, {any, q.dim(1), q.dim(2), dvp});
-  Ptr lsePart = p.ptr("lse_partial", f32, {oPart.dim(0), q.dim(1), q.dim(2)});
+  // The LSEs of a row's parts side by side (row n of [N, 64], N = B · Hkv ·
+  // R, part p at column p), for the combine to read a row's in one tile.
+  Ptr lsePart = p.ptr("lse_partial", f32,
+                      {q.dim(0) * q.dim(1) * q.dim(2), Extent(kMaxParts)});
   Index seqQ = p.index("seq_q");
   Index batch = p.index("batch", q.dim(0));
   Index kvHeads = p.index("kv_heads", q.dim(1));
@@ -187,9 +193,9 @@ fa4::dsl::buildAttentionDecode(mlir::MLIRContext *context,
   Desc od = p.makeDesc(oPart, {parts * batch * kvHeads, rows, dvp},
                        {rows * dvp, dvp, 1}, {1, bm, dvp});
   store(od, {slot, m, 0}, accF * (1.0 / lSafe).col());
-  Desc lsed = p.makeDesc(lsePart, {parts * batch * kvHeads, rows}, {rows, 1},
-                         {1, bm});
-  store(lsed, {slot, m}, mF + log2(lSafe));
+  Desc lsed = p.makeDesc(lsePart, {parts, batch * kvHeads, rows},
+                         {1, rows * kMaxParts, kMaxParts}, {1, 1, bm});
+  store(lsed, {part, b * kvHeads + hk, m}, mF + log2(lSafe));
   return p.finish();
 }
 
@@ -206,43 +212,47 @@ fa4::dsl::buildAttentionDecodeCombine(mlir::MLIRContext *context,
   const double ln2 = 0.693147182;
   const Extent any = Extent::any();
   Program p(context, "attention_decode_combine");
-  // The decode program's parts as [P, N, Dv'] and [P, N] f32 (N = B · H ·
-  // Sq rows: [P · B, Hkv, R, ...] read flat, contiguous), O [N, Dv] in the
-  // element type and the LSE [N] f32 (natural log): a (B, H, Sq, Dv) and a
-  // (B, H, Sq) tensor, contiguous, read flat.
+  // The decode program's parts as [P, N, Dv'] f32 (N = B · H · Sq rows:
+  // [P · B, Hkv, R, ...] read flat, contiguous) and the LSEs as [N, 64]
+  // (a row's parts side by side), O [N, Dv] in the element type and the
+  // LSE [N] f32 (natural log): a (B, H, Sq, Dv) and a (B, H, Sq) tensor,
+  // contiguous, read flat.
   Desc oPart = p.desc("o_partial", {1, bm, kCombineColumns}, f32,
                       {any, any, dvp});
-  Ptr lsePart = p.ptr("lse_partial", f32, {oPart.dim(0), oPart.dim(1)});
+  Desc lsePart =
+      p.desc("lse_partial", {bm, kMaxParts}, f32, {oPart.dim(1), kMaxParts});
   Desc o = p.desc("o", {bm, kCombineColumns}, type, {oPart.dim(1), dv});
   Ptr lse = p.ptr("lse", f32, {o.dim(0)});
   Index rows = p.index("rows", o.dim(0));
   Index parts = p.index("parts", oPart.dim(0));
   p.grid({cdiv(o.dim(0), bm), Extent(dvp / kCombineColumns)});
+  p.require(oPart.dim(0) <= kMaxParts);
 
   // Program (m, c) merges columns [64 c, 64 c + 64) of rows
   // [bm m, bm m + bm) over the parts: each part's O weighted by
-  // 2^(LSE_p − max), the weights' sum the divisor; parts that saw no key
-  // weigh 0. The rows are every head's and sequence's, packed: a program's
-  // loads hold whole rows of output, whatever the group. Each column block
-  // writes the rows' LSE (the same values).
+  // 2^(LSE_p − max) / Σ_p 2^(LSE_p − max), all parts' weights known from
+  // one tile of LSEs before the loop, so that the loop waits on nothing
+  // but its O loads; parts that saw no key weigh 0. The rows are every
+  // head's and sequence's, packed: a program's loads hold whole rows of
+  // output, whatever the group. Each column block writes the rows' LSE
+  // (the same values).
   Index m = p.programId(0), c = p.programId(1);
-  Desc lsed = p.makeDesc(lsePart, {parts, rows}, {rows, 1}, {1, bm});
-  auto [mF, lF, accF] = p.forLoop(
-      0, parts, 1,
-      {p.full({bm}, -inf, f32), p.zeros({bm}, f32),
-       p.zeros({bm, kCombineColumns}, f32)},
-      [&](Index j, Tile mI, Tile lI, Tile acc) -> Tiles<3> {
-        Tile lseJ = load(lsed, {j, m});
-        Tile mNew = max(mI, lseJ);
-        Tile mUse = where(mNew == -inf, 0.0, mNew);
-        Tile alpha = exp2(mI - mUse), weight = exp2(lseJ - mUse);
-        Tile accNew =
-            acc * alpha.col() + load(oPart, {j, m, c}) * weight.col();
-        return {mNew, lI * alpha + weight, accNew};
-      });
-  Tile lSafe = where(lF == 0.0, 1.0, lF);
-  store(o, {m, c}, (accF * (1.0 / lSafe).col()).to(type));
+  Tile partIds = p.iota({bm, kMaxParts}, 1);
+  Tile lseRows = where(partIds < parts, load(lsePart, {m, 0}), -inf);
+  Tile mMax = max(lseRows, 1);
+  Tile mUse = where(mMax == -inf, 0.0, mMax);
+  Tile weights = exp2(lseRows - mUse.col());
+  Tile lSum = sum(weights, 1);
+  Tile lSafe = where(lSum == 0.0, 1.0, lSum);
+  weights = weights * (1.0 / lSafe).col();
+  auto [accF] =
+      p.forLoop(0, parts, 1, {p.zeros({bm, kCombineColumns}, f32)},
+                [&](Index j, Tile acc) -> Tiles<1> {
+                  Tile weight = sum(where(partIds == j, weights, 0.0), 1);
+                  return {acc + load(oPart, {j, m, c}) * weight.col()};
+                });
+  store(o, {m, c}, accF.to(type));
   Desc lseOut = p.makeDesc(lse, {rows}, {1}, {bm});
-  store(lseOut, {m}, (mF + log2(lSafe)) * ln2);
+  store(lseOut, {m}, (mMax + log2(lSafe)) * ln2);
   return p.finish();
 }
