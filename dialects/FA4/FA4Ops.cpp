@@ -191,10 +191,23 @@ LogicalResult ProducerLoadOp::verify() {
     return emitOpError() << "tensor map of " << map.getElementType()
                          << " cannot fill a tile of " << tile.getElementType();
   ArrayRef<int64_t> box = map.getBox();
-  if (getCoords().size() != box.size())
+  // One coordinate group, or one per row of boxes (a gather).
+  int64_t rowBoxes =
+      tile.getRank() == 2 && box.size() >= 2 && box[box.size() - 2] > 0
+          ? tile.getDimSize(0) / box[box.size() - 2]
+          : 1;
+  size_t numCoords = getCoords().size();
+  if (numCoords != box.size() &&
+      (rowBoxes < 2 || numCoords != box.size() * size_t(rowBoxes)))
     return emitOpError() << "a tensor map of rank " << box.size() << " takes "
-                         << box.size() << " coordinates, got "
-                         << getCoords().size();
+                         << box.size() << " coordinates"
+                         << (rowBoxes > 1
+                                 ? ", or " +
+                                       std::to_string(box.size() * rowBoxes) +
+                                       " (one group per row of "
+                                       "boxes)"
+                                 : std::string())
+                         << ", got " << numCoords;
   // Leading box dimensions of extent 1 (batch, head) do not reach the tile.
   int64_t extra = static_cast<int64_t>(box.size()) - tile.getRank();
   if (extra < 0 || llvm::any_of(box.take_front(std::max<int64_t>(extra, 0)),

@@ -153,14 +153,19 @@ def FA4_ProducerLoadOp : FA4_SubStageOp<"producer.load", [AttrSizedOperandSegmen
     (`cp.async.bulk.tensor`, PTX ISA "Data Movement and Conversion
     Instructions: cp.async.bulk.tensor") that fill buffer `tile` of that
     sub-stage from the tensor map at the given element coordinates (outermost
-    first). When the tile is wider than the tensor map's box, the copies walk
-    the tile box by box. The copies' `complete_tx` completes the barrier
-    phase: there is no separate commit.
+    first). When the tile is wider or taller than the tensor map's box, the
+    copies walk the tile box by box. With one coordinate group per row of
+    boxes (the map's rank times the tile's rows over the box's), row of boxes
+    i is copied from group i instead of from the rows after the first: a
+    gather of row blocks, such as a key block from the pages of a paged KV
+    cache. The copies' `complete_tx` completes the barrier phase: there is
+    no separate commit.
 
     Example:
 
     ```mlir
     fa4.producer.load %k[%s] qk 1, %kmap[%row, %c64] : !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>, !fa4.tensor_map<bf16, box = [128, 64], swizzle = 128>
+    fa4.producer.load %k[%s], %pages[%p0, %h, %c0, %c0, %p1, %h, %c0, %c0] : !fa4.pipeline<k, kv = 3, qk = 1, memref<128x128xbf16, 3>>, !fa4.tensor_map<bf16, box = [1, 1, 64, 64], swizzle = 128>
     ```
   }];
   let arguments = (ins FA4_PipelineType:$pipeline, FA4_StateOperand:$state,

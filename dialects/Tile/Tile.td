@@ -159,9 +159,16 @@ def Tile_LoadOp : Tile_Op<"load", [MemoryEffects<[MemRead]>]> {
     zero. The tile has the block's shape, or that shape without its leading
     1s (a `1x128x64` block of a `[B·H, S, D]` tensor loads a `128x64` tile).
 
+    With N coordinate groups (N times the descriptor's rank), the load
+    gathers N blocks, each at its own coordinates, stacked along the
+    block's rows (its second-to-last dimension): the tile has N times the
+    block's rows, block i's rows after block i - 1's. A key block of a paged
+    KV cache is read so, a page's run of keys at a time.
+
     ```mlir
     %k = tile.load %kd[%j, %c0] : !tile.desc<128x128xbf16> -> tensor<128x128xbf16>
     %q = tile.load %qd[%h, %row, %c0] elements : !tile.desc<1x128x64xbf16> -> tensor<128x64xbf16>
+    %kp = tile.load %pages[%p0, %h, %c0, %c0, %p1, %h, %c0, %c0] : !tile.desc<1x1x64x128xbf16> -> tensor<128x128xbf16>
     ```
   }];
   let arguments = (ins Tile_DescriptorType:$desc, Variadic<Index>:$coords,

@@ -50,36 +50,55 @@ LogicalResult MakeDescOp::verify() {
 }
 
 /// A block access names one tile coordinate per descriptor dimension and
-/// moves a tensor of exactly the block's type.
+/// moves a tensor of exactly the block's type; a load of `groups` blocks
+/// stacked along the block's rows moves that many times the rows.
 static LogicalResult verifyBlockAccess(Operation *op, DescriptorType desc,
                                        size_t numCoords, Type tensor,
-                                       StringRef what) {
+                                       StringRef what, int64_t groups = 1) {
   size_t rank = desc.getBlockShape().size();
-  if (numCoords != rank)
+  if (numCoords != rank * groups)
     return op->emitOpError()
            << what << " a " << rank << "-d descriptor takes " << rank
            << " tile coordinates (one per dimension), got " << numCoords;
   // The block's leading unit dimensions may be dropped: a [1, 128, 64]
   // block of a [B·H, S, D] tensor moves a 128 x 64 tile.
-  ArrayRef<int64_t> block = desc.getBlockShape();
+  SmallVector<int64_t> block(desc.getBlockShape());
+  if (groups > 1)
+    block[rank - 2] *= groups;
+  auto blockType = RankedTensorType::get(block, desc.getElementType());
   auto type = dyn_cast<RankedTensorType>(tensor);
   bool matches = type && type.getElementType() == desc.getElementType() &&
                  !type.getEncoding();
   if (matches) {
     size_t dropped = block.size() - std::min(block.size(), size_t(type.getRank()));
-    matches = type.getShape() == block.drop_front(dropped) &&
-              llvm::all_of(block.take_front(dropped),
+    matches = type.getShape() == ArrayRef(block).drop_front(dropped) &&
+              llvm::all_of(ArrayRef(block).take_front(dropped),
                            [](int64_t size) { return size == 1; });
   }
   if (!matches)
     return op->emitOpError()
-           << "tile type " << tensor << " differs from the descriptor's block "
-           << desc.getBlockType() << " (leading 1s of the block may be dropped)";
+           << "tile type " << tensor << " differs from the "
+           << (groups > 1 ? "stacked blocks' " : "descriptor's block ")
+           << blockType << " (leading 1s of the block may be dropped)";
   return success();
 }
 
 LogicalResult LoadOp::verify() {
-  return verifyBlockAccess(*this, getDesc().getType(), getCoords().size(),
+  size_t rank = getDesc().getType().getBlockShape().size();
+  size_t numCoords = getCoords().size();
+  if (numCoords > rank) {
+    // Blocks stacked along the rows: one coordinate group per block.
+    if (rank < 2 || numCoords % rank != 0)
+      return emitOpError() << "loading " << numCoords << " coordinates from a "
+                           << rank
+                           << "-d descriptor: a gather of row blocks takes "
+                              "a whole group of "
+                           << rank << " per block, of a block of 2-d or more";
+    return verifyBlockAccess(*this, getDesc().getType(), numCoords,
+                             getResult().getType(), "loading",
+                             int64_t(numCoords / rank));
+  }
+  return verifyBlockAccess(*this, getDesc().getType(), numCoords,
                            getResult().getType(), "loading");
 }
 

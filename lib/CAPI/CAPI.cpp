@@ -464,21 +464,13 @@ decodeKeys(const fa4_attention_kvcache_args &args) {
     if (rt::Status s = key.plan.parse(args.plan); !s.ok())
       return rt::Status::error("plan '" + std::string(args.plan) +
                                "': " + s.message());
-  key.paged = args.block_table != 0;
-  if (key.paged) {
-    // A key block lies within a page.
+  if (args.block_table) {
+    // Key blocks gathered from the pages they span.
     int64_t pageSize = args.k_cache.shape[2];
-    int64_t rows = fa4::KernelKey::decodePageBlock(pageSize);
-    if (!rows)
+    key.pageRows = fa4::KernelKey::decodePageRows(pageSize);
+    if (!key.pageRows)
       return rt::Status::error("the pages hold " + std::to_string(pageSize) +
                                " keys; a paged cache takes a multiple of 16");
-    if (!key.plan.blockN)
-      key.plan.blockN = rows;
-    if (pageSize % *key.plan.blockN)
-      return rt::Status::error(
-          "plan block-n " + std::to_string(*key.plan.blockN) +
-          " does not divide the pages of " + std::to_string(pageSize) +
-          " keys: a key block must lie within one page");
   }
   if (rt::Status s = key.verify(); !s.ok())
     return s;

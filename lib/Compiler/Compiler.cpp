@@ -76,7 +76,7 @@ static ::fa4::dsl::AttentionOptions attentionOptions(MLIRContext &context,
   options.window = key.window;
   options.softcap = key.softcap;
   options.varlen = key.varlen;
-  options.paged = key.paged;
+  options.pageRows = key.pageRows;
   elementType = BFloat16Type::get(&context);
   if (key.dtype == ::fa4::DType::F16) {
     options.elementType = ::fa4::dsl::f16;

@@ -551,6 +551,46 @@ Tile fa4::dsl::load(const Desc &desc, ArrayRef<IndexArg> coords,
   return loadBlock(desc, coords, false, loc);
 }
 
+Tile fa4::dsl::loadRows(const Desc &desc,
+                        ArrayRef<SmallVector<IndexArg, 4>> blocks,
+                        SourceLoc loc) {
+  if (!desc.isValid())
+    return {};
+  Program *program = desc.getProgram();
+  ArrayRef<int64_t> block = desc.getBlockShape();
+  if (block.size() < 2 || blocks.empty()) {
+    program->emitError(loc)
+        << "loadRows gathers blocks of 2 or more "
+           "dimensions, one or more of them; got "
+        << blocks.size() << " of a " << block.size() << "-d block";
+    return {};
+  }
+  SmallVector<Value> values;
+  for (ArrayRef<IndexArg> coords : blocks) {
+    if (coords.size() != block.size()) {
+      program->emitError(loc)
+          << "loadRows: a block of a " << block.size() << "-d descriptor takes "
+          << block.size() << " coordinates, got " << coords.size();
+      return {};
+    }
+    std::optional<SmallVector<Value>> group = getCoords(*program, coords);
+    if (!group)
+      return {};
+    values.append(*group);
+  }
+  // The stacked blocks without their leading 1s.
+  SmallVector<int64_t> shape(block);
+  shape[shape.size() - 2] *= int64_t(blocks.size());
+  ArrayRef<int64_t> kept = shape;
+  while (kept.size() > 1 && kept.front() == 1)
+    kept = kept.drop_front();
+  auto type = RankedTensorType::get(
+      kept, llvm::cast<tile::DescriptorType>(desc.getValue().getType())
+                .getElementType());
+  return {program, program->create<tile::LoadOp>(loc, type, desc.getValue(),
+                                                 values, false)};
+}
+
 void fa4::dsl::store(const Desc &desc, ArrayRef<IndexArg> coords,
                      const Tile &tile, SourceLoc loc) {
   storeBlock(desc, coords, tile, false, loc);

@@ -25,12 +25,13 @@ bool KernelKey::backward() const {
          family == Family::AttentionBackwardDkDv;
 }
 
-int64_t KernelKey::decodePageBlock(int64_t pageSize) {
+int64_t KernelKey::decodePageRows(int64_t pageSize) {
   if (pageSize < kHeadDimStep || pageSize % kHeadDimStep)
     return 0;
-  for (int64_t rows = 128;; rows -= kHeadDimStep)
-    if (pageSize % rows == 0)
-      return rows;
+  int64_t rows = 128;
+  while (pageSize % rows)
+    rows /= 2;
+  return rows;
 }
 
 bool KernelKey::decode() const {
@@ -63,7 +64,7 @@ Status KernelKey::verify() const {
   if (family == Family::Gemm) {
     if (dtype != DType::BF16)
       return Status::error("the gemm program is bf16, not f16");
-    if (window || softcap || varlen || paged || headDimV)
+    if (window || softcap || varlen || paged() || headDimV)
       return Status::error("the gemm program has no window, softcap, packed "
                            "sequences or head dim of V");
     return Status::success();
@@ -91,8 +92,13 @@ Status KernelKey::verify() const {
           std::to_string(kMaxBackwardHeadDim) + " yet, not " +
           std::to_string(std::max(headDim, valueHeadDim())));
   }
-  if (paged && family != Family::AttentionDecode)
+  if (paged() && family != Family::AttentionDecode)
     return Status::error("only decode's main kernel reads a paged KV cache");
+  if (pageRows != 0 && (pageRows < kHeadDimStep || pageRows > 128 ||
+                        (pageRows & (pageRows - 1))))
+    return Status::error("page rows " + std::to_string(pageRows) +
+                         " is not a power of two in [16, 128] "
+                         "(KernelKey::decodePageRows)");
   if (decode() && varlen)
     return Status::error("attention decode reads a KV cache with "
                          "cache_seqlens, not packed sequences");
@@ -114,8 +120,8 @@ std::string KernelKey::name() const {
       name += "-f16";
     if (varlen)
       name += "-varlen";
-    if (paged)
-      name += "-paged";
+    if (paged())
+      name += "-paged" + std::to_string(pageRows);
     if (window)
       name += "-window";
     if (softcap)
@@ -134,7 +140,7 @@ std::string KernelKey::str() const {
           " dtype=" + (dtype == DType::F16 ? "f16" : "bf16") +
           " window=" + (window ? "1" : "0") +
           " softcap=" + (softcap ? "1" : "0") +
-          " varlen=" + (varlen ? "1" : "0") + " paged=" + (paged ? "1" : "0") +
-          " plan={" + plan.str() + "}";
+          " varlen=" + (varlen ? "1" : "0") +
+          " paged=" + std::to_string(pageRows) + " plan={" + plan.str() + "}";
   return text;
 }

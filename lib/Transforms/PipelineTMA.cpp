@@ -179,7 +179,10 @@ LogicalResult Pipelining::prepare(Load &load) {
     return op.emitOpError() << "loads " << descType
                             << ": fa4 loads 2-d blocks (with leading 1s)";
   Type element = descType.getElementType();
-  int64_t rows = block[rank - 2], cols = block[rank - 1];
+  // A gather of row blocks fills the stage with them, one after the other;
+  // the tensor map's box is one block's rows.
+  int64_t groups = int64_t(op.getCoords().size()) / rank;
+  int64_t rows = block[rank - 2] * groups, cols = block[rank - 1];
   int64_t span = spanColumns(element);
   if (cols % span != 0)
     return op.emitOpError() << "loads blocks of " << cols << " columns: TMA "
@@ -318,18 +321,22 @@ void Pipelining::threadStates() {
   }
 }
 
-/// The element coordinates of the block `load` names.
+/// The element coordinates of the block `load` names (of each block, one
+/// group after the other, for a gather of row blocks).
 static SmallVector<Value> elementCoords(ImplicitLocOpBuilder &b,
                                         Load &load) {
   if (load.op.getElements())
     return SmallVector<Value>(load.op.getCoords());
   SmallVector<Value> coords;
-  for (auto [coord, size] : llvm::zip(load.op.getCoords(), load.block))
+  size_t rank = load.block.size();
+  for (auto [i, coord] : llvm::enumerate(load.op.getCoords())) {
+    int64_t size = load.block[i % rank];
     coords.push_back(
         size == 1 ? coord
                   : arith::MulIOp::create(
                         b, coord, arith::ConstantIndexOp::create(b, size))
                         .getResult());
+  }
   return coords;
 }
 

@@ -51,11 +51,15 @@ static LogicalResult split(PipelineCreateOp create, int64_t stages) {
         ProducerAcquireOp::create(b, create, acquire.getState(), s);
       acquire.erase();
     } else if (auto load = dyn_cast<ProducerLoadOp>(user)) {
-      SmallVector<Value> coords(load.getCoords());
-      Value col = coords.back();
+      // The column of each coordinate group (one, or one per row of boxes
+      // of a gather) moves to the band's.
+      SmallVector<Value> cols(load.getCoords());
+      size_t rank = load.getMap().getType().getBox().size();
       for (int64_t s = 0; s < stages; ++s) {
-        coords.back() = arith::AddIOp::create(
-            b, col, arith::ConstantIndexOp::create(b, s * band));
+        SmallVector<Value> coords(cols);
+        for (size_t last = rank - 1; last < coords.size(); last += rank)
+          coords[last] = arith::AddIOp::create(
+              b, cols[last], arith::ConstantIndexOp::create(b, s * band));
         ProducerLoadOp::create(b, create, load.getState(), s, 0,
                                load.getMap(), coords);
       }

@@ -5,7 +5,8 @@
 rows of one tile (one read of K and V for the group) and each sequence's
 keys split over several CTAs (FlashDecoding), then a combine of the parts.
 A paged cache (vLLM's: pages of a multiple of 16 keys listed per sequence
-by a block table) is read a key block per TMA load, a block within a page.
+by a block table) is read in key blocks of 128 gathered from the pages they
+span, a TMA copy per run of keys within a page.
 New keys and values are written into the cache first, in place, with torch
 ops. On the current stream; capturable in a CUDA graph (the value checks
 of ``cache_seqlens``, which read it back, are skipped while capturing); a

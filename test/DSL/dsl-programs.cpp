@@ -165,10 +165,12 @@ static std::optional<AttentionOptions> parseAttention(llvm::StringRef name) {
 
 int main(int argc, char **argv) {
   if (argc != 2) {
-    llvm::errs() << "usage: fa4-dsl-programs attention-hd<D>[-f16][-window][-softcap] | "
-                    "attention-bwd-(preprocess|postprocess|dq|dkdv)-hd<D>[-f16] | "
-                    "attention-decode[-combine]-hd<D>[-f16][-window][-softcap][-paged] | gemm | split-sum | "
-                    "softmax-n<N>[-f16] | errors\n";
+    llvm::errs()
+        << "usage: fa4-dsl-programs attention-hd<D>[-f16][-window][-softcap] | "
+           "attention-bwd-(preprocess|postprocess|dq|dkdv)-hd<D>[-f16] | "
+           "attention-decode[-combine]-hd<D>[-f16][-window][-softcap][-paged<R>"
+           "] | gemm | split-sum | "
+           "softmax-n<N>[-f16] | errors\n";
     return 2;
   }
   mlir::MLIRContext context;
@@ -192,19 +194,27 @@ int main(int argc, char **argv) {
     }
     module = buildSoftmax(&context, options);
   } else if (name.starts_with("attention-decode-")) {
-    // attention-decode[-combine]-hd<D>[-f16][-window][-softcap].
+    // attention-decode[-combine]-hd<D>[-f16][-window][-softcap][-paged<R>]
+    // (pages of a multiple of R keys).
     bool combine = name.consume_front("attention-decode-combine-");
     if (!combine)
       name.consume_front("attention-decode-");
-    bool paged = name.consume_back("-paged");
+    int64_t pageRows = 0;
+    if (size_t at = name.rfind("-paged"); at != llvm::StringRef::npos) {
+      if (name.drop_front(at + 6).getAsInteger(10, pageRows) || pageRows < 1) {
+        llvm::errs() << "fa4-dsl-programs: no program '" << argv[1] << "'\n";
+        return 2;
+      }
+      name = name.take_front(at);
+    }
     std::optional<AttentionOptions> options =
         parseAttention(("attention-" + name).str());
     if (!options) {
       llvm::errs() << "fa4-dsl-programs: no program '" << argv[1] << "'\n";
       return 2;
     }
-    options->blockN = paged ? 64 : 128;
-    options->paged = paged;
+    options->blockN = 128;
+    options->pageRows = pageRows;
     module = combine ? buildAttentionDecodeCombine(&context, *options)
                      : buildAttentionDecode(&context, *options);
   } else if (name.starts_with("attention-bwd-")) {

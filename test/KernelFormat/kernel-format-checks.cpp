@@ -72,9 +72,11 @@ static int runKey() {
   keys.push_back(decode);
   decode.plan.kvStages = 3;
   keys.push_back(decode);
-  decode.paged = true;
+  decode.pageRows = 64;
   keys.push_back(decode);
-  decode.paged = false;
+  decode.pageRows = 16;
+  keys.push_back(decode);
+  decode.pageRows = 0;
   KernelKey combine;
   combine.family = Family::AttentionDecodeCombine;
   keys.push_back(combine);
@@ -125,11 +127,13 @@ static int runKey() {
   combine.window = true;
   std::printf("combine window: %s\n", combine.verify().message().c_str());
   KernelKey pagedForward;
-  pagedForward.paged = true;
+  pagedForward.pageRows = 64;
   std::printf("paged forward: %s\n", pagedForward.verify().message().c_str());
-  for (int64_t page : {16, 64, 96, 256, 24, 8})
-    std::printf("page %lld: block %lld\n", (long long)page,
-                (long long)KernelKey::decodePageBlock(page));
+  decode.pageRows = 48;
+  std::printf("page rows 48: %s\n", decode.verify().message().c_str());
+  for (int64_t page : {16, 64, 96, 256, 24, 8, 48, 80, 4096})
+    std::printf("page %lld: rows %lld\n", (long long)page,
+                (long long)KernelKey::decodePageRows(page));
   return failures ? 1 : 0;
 }
 

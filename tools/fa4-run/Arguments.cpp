@@ -670,8 +670,8 @@ Expected<Arguments> fa4::run::parseArguments(int argc,
       return page.status();
     if (*page % 16)
       return Status::error("--page-size = " + std::to_string(*page) +
-                           " is not a multiple of 16 (a key block of 16 rows "
-                           "or more must lie within one page)");
+                           " is not a multiple of 16 (a key block is gathered "
+                           "from its pages in runs of 16 keys or more)");
     args.pageSize = int64_t(*page);
   }
   if (Status s = readRunOptions(given, args); !s.ok())

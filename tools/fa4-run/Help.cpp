@@ -16,7 +16,8 @@
 #include <string>
 
 /// The fixed text; @PLAN_FIELDS@ stands for the plan fields' lines.
-static const char *const kHelp = R"(fa4-run: runs a compiled fa4 kernel on the GPU, checks its output against a
+static const char *const kHelp =
+    R"(fa4-run: runs a compiled fa4 kernel on the GPU, checks its output against a
 float64 CPU reference, and times it; or runs any fa4 kernel file on the
 tensors you give it.
 
@@ -191,8 +192,9 @@ OPTIONS
                          --head-dim-v, --dtype, --window and --softcap;
                          they run through libfa4 (fa4_attention_with_kvcache)
   --page-size N          --decode: the main kernel over a paged KV cache of
-                         pages of N keys (a multiple of 16), its key block
-                         the most rows up to 128 that divide a page
+                         pages of N keys (a multiple of 16), each key block
+                         gathered from the pages it spans in runs of the
+                         largest power of two up to 128 that divides N
   --dtype bf16|f16       the element type of fa4's own kernel (default
                          bf16); with --kernel, must be the kernel file's
   --emit=STAGE           print a stage of fa4's own kernel (above)

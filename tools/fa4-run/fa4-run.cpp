@@ -368,10 +368,8 @@ static int compileDecodeKernels(const run::Arguments &args) {
     key.plan = main ? args.plan : Plan();
     key.window = main && args.attention.hasWindow();
     key.softcap = main && args.attention.softcap > 0;
-    // Paged: the key block that lies within a page, unless the plan says.
-    key.paged = main && args.pageSize;
-    if (key.paged && !key.plan.blockN)
-      key.plan.blockN = KernelKey::decodePageBlock(args.pageSize);
+    // Paged: key blocks gathered from the pages they span.
+    key.pageRows = main ? KernelKey::decodePageRows(args.pageSize) : 0;
     keys.push_back(key);
   }
   std::vector<runtime::KernelFile> files;

@@ -205,6 +205,14 @@ Tile splat(const Bool &value, llvm::ArrayRef<int64_t> shape,
 /// leading 1s (a `1x128x64` block loads a 128x64 tile).
 Tile load(const Desc &desc, llvm::ArrayRef<IndexArg> coords,
           SourceLoc loc = SourceLoc::current());
+/// The blocks of `desc` at each of `blocks` (a coordinate list each, as for
+/// `load`) stacked along the block's rows (`tile.load` of coordinate
+/// groups): a gather of row blocks, one TMA copy each, into one tile of
+/// blocks.size() times the block's rows, such as a key block of a paged KV
+/// cache read from its pages.
+Tile loadRows(const Desc &desc,
+              llvm::ArrayRef<llvm::SmallVector<IndexArg, 4>> blocks,
+              SourceLoc loc = SourceLoc::current());
 /// Write `tile` to block `coords` of `desc` (`tile.store`).
 void store(const Desc &desc, llvm::ArrayRef<IndexArg> coords, const Tile &tile,
            SourceLoc loc = SourceLoc::current());

@@ -51,8 +51,10 @@ struct AttentionOptions {
   /// a kernel of its own, with Q, K, V and O of rank 3.
   bool varlen = false;
   /// Decode: the K and V caches in pages ([pages, Hkv, page_size, D]) that
-  /// a block table ([B, max_pages] i32) lists per sequence.
-  bool paged = false;
+  /// a block table ([B, max_pages] i32) lists per sequence, page_size a
+  /// multiple of this many keys (a power of two up to 128; 0: a contiguous
+  /// cache).
+  int64_t pageRows = 0;
 };
 
 /// Whether attention for `options` rescales O only when the running max

@@ -54,8 +54,12 @@ struct KernelKey {
   bool softcap = false;
   /// Attention: packed sequences of variable lengths.
   bool varlen = false;
-  /// Decode: a paged KV cache read through a block table.
-  bool paged = false;
+  /// Decode over a paged KV cache read through a block table (0: a
+  /// contiguous cache): its pages hold a multiple of this many keys, the
+  /// largest power of two up to 128 that divides their size
+  /// (decodePageRows). A key block is gathered from the pages it spans,
+  /// in runs of this many keys or of the block's rows, the fewer.
+  int64_t pageRows = 0;
   Plan plan;
 
   /// The smallest and largest head dim, and their step.
@@ -79,10 +83,12 @@ struct KernelKey {
   /// The largest head dim the backward's kernels take (their tiles at 256
   /// do not fit in shared memory yet).
   static constexpr int64_t kMaxBackwardHeadDim = 128;
-  /// The key block of decode over pages of `pageSize` keys: the most rows
-  /// (a multiple of 16, up to 128) that divide a page, so that a block is
-  /// one TMA load; 0 for a page size that is not a multiple of 16.
-  static int64_t decodePageBlock(int64_t pageSize);
+  /// Whether decode reads a paged KV cache.
+  bool paged() const { return pageRows != 0; }
+  /// The page rows (`pageRows`) of pages of `pageSize` keys: the largest
+  /// power of two up to 128 that divides it; 0 for a page size that is not
+  /// a multiple of 16.
+  static int64_t decodePageRows(int64_t pageSize);
   /// The most parts decode splits a sequence's keys into: the combine reads
   /// a row's LSEs of every part as one row of a tile this wide.
   static constexpr int64_t kDecodeMaxSplits = 64;

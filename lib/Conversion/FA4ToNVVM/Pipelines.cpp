@@ -173,18 +173,30 @@ struct LoadLowering : public ConvertOpToLLVMPattern<ProducerLoadOp> {
                                            NVVM::MemScopeKind::CTA,
                                            /*relaxed=*/false, Value());
 
-    // TMA coordinates are innermost first, in i32.
-    SmallVector<Value> coords;
-    for (Value coord : llvm::reverse(adaptor.getCoords()))
-      coords.push_back(LLVM::TruncOp::create(b, b.getI32Type(), coord));
+    // TMA coordinates are innermost first, in i32; a gather has a group
+    // for each row of boxes.
+    size_t rank = box.size();
+    bool gather = adaptor.getCoords().size() > rank;
+    auto rowCoords = [&](int64_t i) {
+      ValueRange group = adaptor.getCoords();
+      if (gather)
+        group = group.slice(i * rank, rank);
+      SmallVector<Value> coords;
+      for (Value coord : llvm::reverse(group))
+        coords.push_back(LLVM::TruncOp::create(b, b.getI32Type(), coord));
+      return coords;
+    };
     auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
+    SmallVector<Value> coords = rowCoords(0);
     for (int64_t i = 0; i < rows / boxRows; ++i) {
+      if (gather && i)
+        coords = rowCoords(i);
       for (int64_t j = 0; j < cols / boxCols; ++j) {
         SmallVector<Value> boxCoords(coords);
         if (j)
           boxCoords[0] =
               LLVM::AddOp::create(b, coords[0], i32Const(b, j * boxCols));
-        if (i)
+        if (i && !gather)
           boxCoords[1] =
               LLVM::AddOp::create(b, coords[1], i32Const(b, i * boxRows));
         int64_t offset =

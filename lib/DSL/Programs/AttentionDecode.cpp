@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 
 using namespace fa4::dsl;
 
@@ -57,20 +58,23 @@ fa4::dsl::buildAttentionDecode(mlir::MLIRContext *context,
   // the K and V caches are [B, Hkv, Smax, D] (any strides with contiguous
   // rows: (B, Smax, Hkv, D) memory is such a view), batch b's first
   // cache_seqlens[b] keys in use. The parts are [P · B, Hkv, R, Dv'] f32 (Dv'
-  // the head dim of V padded to 64 columns) and [P · B, Hkv, R] f32, part p
-  // of batch b at p · B + b, both contiguous.
+  // the head dim of V padded to 64 columns, part p of batch b at p · B + b)
+  // and [B · Hkv · R, 64] f32, contiguous.
   Desc q = p.desc("q", {1, 1, bm, dp}, type, {any, any, any, d});
   // A paged cache is [pages, Hkv, page_size, D] ((pages, page_size, Hkv,
   // D) memory viewed so), key j of batch b in page block_table[b, j /
-  // page_size] at row j % page_size; a key block lies within one page (the
-  // page size a multiple of bn), so each block is one TMA load.
-  Desc k = p.desc("k", {1, 1, bn, dp}, type,
-                  {options.paged ? any : q.dim(0), q.dim(1), any, d});
-  Desc v = p.desc("v", {1, 1, bn, dvp}, type,
-                  {k.dim(0), q.dim(1), k.dim(2), dv});
+  // page_size] at row j % page_size, page_size a multiple of pageRows: a
+  // key block is gathered from the pages it spans in runs of `run` keys
+  // (one TMA copy each; one run when a page holds whole blocks).
+  const bool paged = options.pageRows != 0;
+  const int64_t run = paged ? std::gcd(options.pageRows, bn) : bn;
+  Desc k = p.desc("k", {1, 1, run, dp}, type,
+                  {paged ? any : q.dim(0), q.dim(1), any, d});
+  Desc v =
+      p.desc("v", {1, 1, run, dvp}, type, {k.dim(0), q.dim(1), k.dim(2), dv});
   Ptr cacheSeqlens = p.ptr("cache_seqlens", i32, {q.dim(0)});
   Ptr blockTable;
-  if (options.paged)
+  if (paged)
     blockTable = p.ptr("block_table", i32, {q.dim(0), any});
   Ptr oPart = p.ptr("o_partial", f32, {any, q.dim(1), q.dim(2), dvp});
   // The LSEs of a row's parts side by side (row n of [N, 64], N = B · Hkv ·
@@ -84,10 +88,10 @@ fa4::dsl::buildAttentionDecode(mlir::MLIRContext *context,
   Index rowBlocks = p.index("row_blocks", cdiv(q.dim(2), bm));
   Index parts = p.index("parts", oPart.dim(0) / q.dim(0));
   Index pageSize, maxPages;
-  if (options.paged) {
+  if (paged) {
     pageSize = p.index("page_size", k.dim(2));
     maxPages = p.index("max_pages", blockTable.dim(1));
-    p.require(k.dim(2) % bn == 0);
+    p.require(k.dim(2) % options.pageRows == 0);
   }
   Scalar scaleLog2 = p.f32("scale_log2");
   Bool causal = p.i32("causal") != 0;
@@ -134,12 +138,33 @@ fa4::dsl::buildAttentionDecode(mlir::MLIRContext *context,
                                : min(blocks, part * perPart);
   Index end = min(blocks, first + perPart);
   Tile qTile = load(q, {b, hk, m, 0});
-  auto loadKV = [&](const Desc &kv, const Index &j) {
-    if (!options.paged)
-      return load(kv, {b, hk, j, 0});
-    Index key0 = j * bn;
-    Index page = load(blockTable, b * maxPages + key0 / pageSize);
-    return load(kv, {page, hk, (key0 % pageSize) / bn, 0});
+  // A run past the sequence's last key (in its last block) reads the last
+  // page again: its keys are masked, and the table is read only where the
+  // sequence reaches.
+  Index lastPage;
+  if (paged && run < bn)
+    lastPage = max(seqK - 1, 0) / pageSize;
+  // Block j's runs: the block coordinates of each in the cache (K's and
+  // V's alike).
+  using Runs = llvm::SmallVector<llvm::SmallVector<IndexArg, 4>>;
+  auto blockRuns = [&](const Index &j) {
+    Runs runs;
+    if (!paged) {
+      runs.push_back({b, hk, j, 0});
+      return runs;
+    }
+    for (int64_t i = 0; i < bn / run; ++i) {
+      Index key = j * bn + i * run;
+      Index nth = key / pageSize;
+      if (run < bn)
+        nth = min(nth, lastPage);
+      Index page = load(blockTable, b * maxPages + nth);
+      runs.push_back({page, hk, (key % pageSize) / run, 0});
+    }
+    return runs;
+  };
+  auto loadKV = [&](const Desc &kv, const Runs &runs) {
+    return runs.size() == 1 ? load(kv, runs.front()) : loadRows(kv, runs);
   };
 
   // Row r's query token and the end of the keys it sees (relative to the
@@ -151,8 +176,8 @@ fa4::dsl::buildAttentionDecode(mlir::MLIRContext *context,
       first, end, 1,
       {p.full({bm}, -inf, f32), p.zeros({bm}, f32), p.zeros({bm, dvp}, f32)},
       [&](Index j, Tile mI, Tile lI, Tile acc) -> Tiles<3> {
-        Tile s = dot(qTile, trans(loadKV(k, j)),
-                     p.zeros({bm, bn}, f32));
+        Runs runs = blockRuns(j);
+        Tile s = dot(qTile, trans(loadKV(k, runs)), p.zeros({bm, bn}, f32));
         if (options.softcap)
           s = tanh(s * capUnit) * capUnitInverse;
         Index key0 = j * bn;
@@ -181,9 +206,9 @@ fa4::dsl::buildAttentionDecode(mlir::MLIRContext *context,
               return where(valid, s, -inf);
             },
             [&] { return s; });
-        return onlineSoftmaxStep(s, scaleLog2, mI, lI, acc, type,
-                                 [&] { return loadKV(v, j); },
-                                 /*conditionalRescale=*/false);
+        return onlineSoftmaxStep(
+            s, scaleLog2, mI, lI, acc, type, [&] { return loadKV(v, runs); },
+            /*conditionalRescale=*/false);
       });
 
   // The part's O = acc / l (zeros where it saw no key) and its LSE in log2

@@ -59,6 +59,33 @@ func.func @v_load(%v: !V, %stage: i32, %phase: i32, %map: !fa4.tensor_map<bf16, 
   return
 }
 
+// CHECK-LABEL: llvm.func @gather_load
+func.func @gather_load(%v: !V, %stage: i32, %phase: i32, %map: !fa4.tensor_map<bf16, box = [1, 64, 64], swizzle = 128>, %p0: index, %r0: index, %p1: index, %r1: index) {
+  %c0 = arith.constant 0 : index
+  // A gather: the 128 x 128 tile's two rows of 64 x 64 boxes, each row from
+  // its own coordinates (innermost first: column, row, page); the tile's
+  // bytes announced once. Column block j of box row i lands at
+  // (j * 128 + i * 64) rows of 128 B: 0, 16384, 8192, 24576.
+  // CHECK: llvm.getelementptr %arg0[%{{.*}}] : (!llvm.ptr<3>, i32)
+  // CHECK-NEXT: %[[BYTES:.*]] = llvm.mlir.constant(32768 : i32) : i32
+  // CHECK-NEXT: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %[[BYTES]] : !llvm.ptr<3>, i32
+  // CHECK: %[[C0:.*]] = llvm.trunc %{{.*}} : i64 to i32
+  // CHECK: %[[R0:.*]] = llvm.trunc %arg5 : i64 to i32
+  // CHECK: %[[P0:.*]] = llvm.trunc %arg4 : i64 to i32
+  // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%[[C0]], %[[R0]], %[[P0]]]
+  // CHECK: llvm.getelementptr %{{.*}}[16384]
+  // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %[[R0]], %[[P0]]]
+  // CHECK: %[[R1:.*]] = llvm.trunc %arg7 : i64 to i32
+  // CHECK: %[[P1:.*]] = llvm.trunc %arg6 : i64 to i32
+  // CHECK: llvm.getelementptr %{{.*}}[8192]
+  // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %[[R1]], %[[P1]]]
+  // CHECK: llvm.getelementptr %{{.*}}[24576]
+  // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %[[R1]], %[[P1]]]
+  // CHECK-NOT: nvvm.cp.async.bulk.tensor
+  fa4.producer.load %v[%stage, %phase], %map[%p0, %r0, %c0, %p1, %r1, %c0] : !V, !fa4.tensor_map<bf16, box = [1, 64, 64], swizzle = 128>
+  return
+}
+
 // CHECK-LABEL: llvm.func @consumer
 func.func @consumer(%k: !K, %q: !fa4.pipeline<q, kv = 1, qk = 1, memref<64x128xbf16, 3>>,
                     %stage: i32, %phase: i32, %r: index, %c: index) {

@@ -114,6 +114,17 @@ func.func @f(%k: !K, %m: !M, %i: index) {
 // -----
 
 !K = !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
+!M = !fa4.tensor_map<bf16, box = [1, 32, 64], swizzle = 128>
+func.func @f(%k: !K, %m: !M, %i: index) {
+  %s = fa4.pipeline.start %k producer : !K
+  // expected-error @below {{a tensor map of rank 3 takes 3 coordinates, or 12 (one group per row of boxes), got 6}}
+  fa4.producer.load %k[%s], %m[%i, %i, %i, %i, %i, %i] : !K, !M
+  return
+}
+
+// -----
+
+!K = !fa4.pipeline<k, kv = 3, qk = 2, memref<128x64xbf16, 3>>
 !M = !fa4.tensor_map<bf16, box = [2, 128, 64], swizzle = 128>
 func.func @f(%k: !K, %m: !M, %i: index) {
   %s = fa4.pipeline.start %k producer : !K

@@ -59,6 +59,30 @@ func.func @f(%d: !tile.desc<64x64xbf16>, %i: index) {
 
 // -----
 
+func.func @f(%d: !tile.desc<1x64x64xbf16>, %i: index) {
+  // expected-error @below {{loading 5 coordinates from a 3-d descriptor: a gather of row blocks takes a whole group of 3 per block, of a block of 2-d or more}}
+  %t = tile.load %d[%i, %i, %i, %i, %i] : !tile.desc<1x64x64xbf16> -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%d: !tile.desc<1x64x64xbf16>, %i: index) {
+  // expected-error @below {{tile type 'tensor<64x64xbf16>' differs from the stacked blocks' 'tensor<1x128x64xbf16>' (leading 1s of the block may be dropped)}}
+  %t = tile.load %d[%i, %i, %i, %i, %i, %i] : !tile.desc<1x64x64xbf16> -> tensor<64x64xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%d: !tile.desc<64xf32>, %i: index) {
+  // expected-error @below {{loading 2 coordinates from a 1-d descriptor: a gather of row blocks takes a whole group of 1 per block, of a block of 2-d or more}}
+  %t = tile.load %d[%i, %i] : !tile.desc<64xf32> -> tensor<128xf32>
+  return
+}
+
+// -----
+
 func.func @f(%d: !tile.desc<64x64xbf16>, %t: tensor<64x64xbf16>, %i: index) {
   // expected-error @below {{storing a 2-d descriptor takes 2 tile coordinates (one per dimension), got 3}}
   tile.store %t, %d[%i, %i, %i] : tensor<64x64xbf16>, !tile.desc<64x64xbf16>

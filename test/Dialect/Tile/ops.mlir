@@ -67,6 +67,15 @@ func.func @loop(%kd: !tile.desc<64x128xbf16>, %n: index) -> tensor<64x128xf32> {
   return %r : tensor<64x128xf32>
 }
 
+// A gather: two [1, 64, 64] blocks, each at its own coordinates, stacked
+// along the rows into a 128 x 64 tile.
+// CHECK-LABEL: func.func @gather_rows
+func.func @gather_rows(%d: !tile.desc<1x64x64xbf16>, %p: index, %q: index, %i: index) {
+  // CHECK: tile.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : !tile.desc<1x64x64xbf16> -> tensor<128x64xbf16>
+  %t = tile.load %d[%p, %i, %i, %q, %i, %i] : !tile.desc<1x64x64xbf16> -> tensor<128x64xbf16>
+  return
+}
+
 // A [1, 128, 64] block of a [B·H, S, D] tensor moves a 128 x 64 tile.
 // CHECK-LABEL: func.func @unit_leading
 func.func @unit_leading(%d: !tile.desc<1x128x64xbf16>, %i: index) {
