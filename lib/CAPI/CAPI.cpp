@@ -416,11 +416,6 @@ rt::Status bindLocked(Loaded &loaded, const fa4_attention_args &args) {
   return rt::Status::success();
 }
 
-/// The tile rows of decode's main kernel: two consumer warpgroups.
-constexpr int64_t kDecodeRows = 128;
-/// The key block decode's splits are counted in.
-constexpr int64_t kDecodeKeyBlock = 128;
-
 /// The parts' bytes of O and of the LSE.
 std::pair<int64_t, int64_t> decodePartBytes(int64_t batch, int64_t heads,
                                             int64_t seqQ, int64_t dv,
@@ -823,25 +818,8 @@ int fa4_attention_kvcache_splits(int64_t batch, int64_t heads,
           std::to_string(num_sms) +
           ": sizes must be positive (max_seq_k 0 or more), heads a multiple "
           "of kv_heads");
-    int64_t rows = heads / kv_heads * seq_q;
-    int64_t tiles = batch * kv_heads * ((rows + kDecodeRows - 1) / kDecodeRows);
-    int64_t blocks = (max_seq_k + kDecodeKeyBlock - 1) / kDecodeKeyBlock;
-    int64_t most = std::max<int64_t>(
-        1, std::min(blocks, fa4::KernelKey::kDecodeMaxSplits));
-    // Wave efficiency: CTAs over whole waves of num_sms.
-    auto efficiency = [&](int64_t n) {
-      int64_t ctas = tiles * n, waves = (ctas + num_sms - 1) / num_sms;
-      return double(ctas) / double(waves * num_sms);
-    };
-    int64_t chosen = 1;
-    if (tiles * 5 < num_sms * 4) {
-      double best = 0;
-      for (int64_t n = 1; n <= most; ++n)
-        best = std::max(best, efficiency(n));
-      for (chosen = 1; chosen < most && efficiency(chosen) < 0.95 * best;)
-        ++chosen;
-    }
-    *splits = int32_t(chosen);
+    *splits = int32_t(fa4::KernelKey::decodeSplits(batch, heads, kv_heads,
+                                                   seq_q, max_seq_k, num_sms));
     return 0;
   });
 }

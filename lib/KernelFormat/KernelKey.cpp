@@ -34,6 +34,31 @@ int64_t KernelKey::decodePageRows(int64_t pageSize) {
   return rows;
 }
 
+int64_t KernelKey::decodeSplits(int64_t batch, int64_t heads, int64_t kvHeads,
+                                int64_t seqQ, int64_t maxSeqK, int64_t numSms) {
+  // The main kernel's tiles of 128 rows (two consumer warpgroups) and key
+  // blocks of 128.
+  constexpr int64_t kRows = 128, kKeyBlock = 128;
+  int64_t rows = heads / kvHeads * seqQ;
+  int64_t tiles = batch * kvHeads * ((rows + kRows - 1) / kRows);
+  int64_t blocks = (maxSeqK + kKeyBlock - 1) / kKeyBlock;
+  int64_t most = std::max<int64_t>(1, std::min(blocks, kDecodeMaxSplits));
+  // Wave efficiency: CTAs over whole waves of numSms.
+  auto efficiency = [&](int64_t n) {
+    int64_t ctas = tiles * n, waves = (ctas + numSms - 1) / numSms;
+    return double(ctas) / double(waves * numSms);
+  };
+  if (tiles * 5 >= numSms * 4)
+    return 1;
+  double best = 0;
+  for (int64_t n = 1; n <= most; ++n)
+    best = std::max(best, efficiency(n));
+  int64_t chosen = 1;
+  while (chosen < most && efficiency(chosen) < 0.95 * best)
+    ++chosen;
+  return chosen;
+}
+
 bool KernelKey::decode() const {
   return family == Family::AttentionDecode ||
          family == Family::AttentionDecodeCombine;

@@ -65,6 +65,8 @@ static constexpr OptionSpec kOptions[] = {
     {"backward", false, Scope::Attention},
     {"decode", false, Scope::Attention},
     {"page-size", true, Scope::Attention},
+    {"cache-seqlens", true, Scope::Attention},
+    {"splits", true, Scope::Attention},
     {"dtype", true, Scope::Any},
     {"kv-stages", true, Scope::Any},
     {"qk-stages", true, Scope::Any},
@@ -661,10 +663,49 @@ Expected<Arguments> fa4::run::parseArguments(int argc,
   if (args.decode && args.backward)
     return Status::error("--decode and --backward are different kernels; "
                          "give one");
+  for (const char *name : {"page-size", "cache-seqlens", "splits"})
+    if (given.count(name) && !args.decode)
+      return Status::error("--" + std::string(name) +
+                           " is decode's (--decode): " +
+                           (name[0] == 'p'   ? "the pages of a paged KV cache"
+                            : name[0] == 'c' ? "the keys in use per sequence"
+                                             : "the CTAs a sequence's keys "
+                                               "are split over"));
+  if (args.decode) {
+    // Decode runs random inputs: a KV cache of --seq-k keys a sequence,
+    // each using --cache-seqlens of them (default all).
+    for (const char *name : {"q", "out", "lse", "seqlens", "cu-seqlens-q"})
+      if (given.count(name))
+        return Status::error("--decode runs random inputs of the sizes "
+                             "given (--seq-k the cache's length); --" +
+                             std::string(name) + " is not among its options");
+    if (args.attention.layout != runner::AttentionLayout::BHSD)
+      return Status::error("--decode runs the (B, H, S, D) layout");
+  }
+  if (given.count("cache-seqlens")) {
+    Expected<std::vector<uint64_t>> used = lengths(given, "cache-seqlens");
+    if (!used.ok())
+      return used.status();
+    if (used->size() != args.attention.batch)
+      return Status::error(
+          "--cache-seqlens lists " + std::to_string(used->size()) +
+          " lengths for a batch of " + std::to_string(args.attention.batch) +
+          "; give one a sequence");
+    for (uint64_t length : *used)
+      if (length > args.attention.seqK)
+        return Status::error("--cache-seqlens: " + std::to_string(length) +
+                             " keys in use in a cache of --seq-k " +
+                             std::to_string(args.attention.seqK));
+    args.cacheSeqlens.assign(used->begin(), used->end());
+  }
+  if (given.count("splits")) {
+    Expected<uint64_t> splits =
+        integer(given, "splits", 1, uint64_t(KernelKey::kDecodeMaxSplits));
+    if (!splits.ok())
+      return splits.status();
+    args.splits = int64_t(*splits);
+  }
   if (given.count("page-size")) {
-    if (!args.decode)
-      return Status::error("--page-size is decode's (--decode): the pages of "
-                           "a paged KV cache");
     Expected<uint64_t> page = integer(given, "page-size", 16, 1 << 20);
     if (!page.ok())
       return page.status();

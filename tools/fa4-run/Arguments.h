@@ -52,12 +52,18 @@ struct Arguments {
   /// --backward: the attention backward's three kernels (D, dQ, dK/dV),
   /// checked against float64 gradients.
   bool backward = false;
-  /// --decode: compiles decode's two kernels (the main one, split over the
-  /// keys of a KV cache, and the combine of its parts).
+  /// --decode: decode's two kernels (the main one, split over the keys of a
+  /// KV cache, and the combine of its parts), checked against float64.
   bool decode = false;
   /// --page-size: decode over a paged KV cache of pages of this many keys
   /// (0: a contiguous cache).
   int64_t pageSize = 0;
+  /// --cache-seqlens: decode's keys in use per sequence (empty: --seq-k,
+  /// the whole cache).
+  std::vector<int64_t> cacheSeqlens;
+  /// --splits: decode's CTAs per sequence and KV head (0: fa4's choice,
+  /// KernelKey::decodeSplits).
+  int64_t splits = 0;
   /// Attention of packed sequences: .npy files of the query and key
   /// offsets (cu_seqlens; the key file is the query file when not given).
   /// With --seqlens the lengths are in `attention` already.

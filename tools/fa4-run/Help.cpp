@@ -185,16 +185,28 @@ OPTIONS
                          each kernel and their sum. Dense (B, H, S, D) only
                          (with --window and --softcap), one head dim up to
                          128
-  --decode               attention: compile decode's two kernels instead
-                         (attention over a KV cache, split over its keys,
-                         and the combine of the parts; each written under
+  --decode               attention: decode's two kernels instead (attention
+                         over a KV cache, split over its keys, and the
+                         combine of the parts; each written under
                          --dump-dir/<kernel> when given) for --head-dim,
-                         --head-dim-v, --dtype, --window and --softcap;
-                         they run through libfa4 (fa4_attention_with_kvcache)
-  --page-size N          --decode: the main kernel over a paged KV cache of
-                         pages of N keys (a multiple of 16), each key block
-                         gathered from the pages it spans in runs of the
-                         largest power of two up to 128 that divides N
+                         --head-dim-v, --dtype, --window, --softcap and
+                         --page-size, run as libfa4's
+                         fa4_attention_with_kvcache runs them: --seq-q query
+                         tokens of --heads heads per sequence against a
+                         random cache of --seq-k keys of --kv-heads heads,
+                         query token s at key position s + length - SQ;
+                         O and the LSE checked against float64, timed with
+                         --bench (K and V bytes read per second)
+  --cache-seqlens L,...  --decode: the keys in use in each sequence's cache
+                         (one per --batch, each 0 to --seq-k; default all)
+  --splits N             --decode: the CTAs each sequence's keys are split
+                         over, 1 to 64 (default: fa4's choice, the fewest
+                         that fill the SMs in whole waves)
+  --page-size N          --decode: a paged KV cache of pages of N keys (a
+                         multiple of 16) in a shuffled order, listed by a
+                         block table; each key block is gathered from the
+                         pages it spans in runs of the largest power of two
+                         up to 128 that divides N
   --dtype bf16|f16       the element type of fa4's own kernel (default
                          bf16); with --kernel, must be the kernel file's
   --emit=STAGE           print a stage of fa4's own kernel (above)

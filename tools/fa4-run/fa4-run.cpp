@@ -13,6 +13,7 @@
 #include "Arguments.h"
 #include "Backward.h"
 #include "Compile.h"
+#include "Decode.h"
 
 #include "fa4/KernelFormat/Files.h"
 #include "fa4/KernelFormat/KernelCache.h"
@@ -271,6 +272,20 @@ static int compileKeys(const std::vector<KernelKey> &keys,
   return kPassed;
 }
 
+/// A directory for the tensors of a run (--backward's, --decode's) under
+/// the temporary directory, named by `mode` and the process, or an error.
+static Expected<std::filesystem::path> workDirectory(const char *mode) {
+  std::error_code error;
+  std::filesystem::path work =
+      std::filesystem::temp_directory_path(error) /
+      ("fa4-run-" + std::string(mode) + "-" + std::to_string(getpid()));
+  std::filesystem::create_directories(work, error);
+  if (error)
+    return Status::error("cannot make a directory for the " +
+                         std::string(mode) + "'s tensors: " + error.message());
+  return work;
+}
+
 /// --backward: compiles the attention backward's three kernels for the
 /// problem of `args` (each in a directory of its own under --dump-dir when
 /// given), and with a GPU runs and checks them (Backward.h).
@@ -315,24 +330,21 @@ static int runBackwardKernels(const run::Arguments &args) {
                                         (*driver)->device());
         !s.ok())
       return fail(kRefused, s.message());
-  std::error_code error;
-  std::filesystem::path work = std::filesystem::temp_directory_path(error) /
-                               ("fa4-run-backward-" + std::to_string(getpid()));
-  std::filesystem::create_directories(work, error);
-  if (error)
-    return fail(kRefused, "cannot make a directory for the backward's "
-                          "tensors: " + error.message());
+  Expected<std::filesystem::path> work = workDirectory("backward");
+  if (!work.ok())
+    return fail(kRefused, work.status().message());
   std::printf("backward of %s\n", runner::describe(args.attention).c_str());
   Expected<run::BackwardOutcome> outcome =
       Status::error("the backward did not run");
+  std::error_code error;
   try {
-    outcome = run::runBackward(args, **driver, files, work.string());
+    outcome = run::runBackward(args, **driver, files, work->string());
   } catch (const std::bad_alloc &) {
-    std::filesystem::remove_all(work, error);
+    std::filesystem::remove_all(*work, error);
     return fail(kRefused, "out of host memory for the inputs and the "
                           "reference of this problem");
   }
-  std::filesystem::remove_all(work, error);
+  std::filesystem::remove_all(*work, error);
   if (!outcome.ok())
     return fail(kCudaError, outcome.status().message());
   for (const std::string &line : outcome->lines)
@@ -341,15 +353,19 @@ static int runBackwardKernels(const run::Arguments &args) {
 }
 
 /// --decode: compiles decode's two kernels for the head dims, element type,
-/// window and softcap of `args` (each in a directory of its own under
-/// --dump-dir when given). They run through libfa4's
-/// fa4_attention_with_kvcache (the Python package's
-/// fa4.attention_with_kvcache), which python/tests/test_gpu_decode.py
-/// checks against float64.
-static int compileDecodeKernels(const run::Arguments &args) {
+/// window, softcap and pages of `args` (each in a directory of its own
+/// under --dump-dir when given), and with a GPU runs them on a random KV
+/// cache as libfa4's fa4_attention_with_kvcache does and checks them
+/// against float64 (Decode.h).
+static int runDecodeKernels(const run::Arguments &args) {
   if (!args.kernelPath.empty())
     return fail(kRefused, "--decode compiles fa4's own kernels; it takes "
                           "no --kernel");
+  if (args.attention.heads % args.attention.keyHeads())
+    return fail(kRefused, "--decode: " + std::to_string(args.attention.heads) +
+                              " query heads are not a multiple of the " +
+                              std::to_string(args.attention.keyHeads()) +
+                              " heads of the KV cache (--kv-heads)");
   KernelKey key;
   key.headDim = int64_t(args.attention.headDim);
   if (args.attention.valueHeadDim() != args.attention.headDim)
@@ -372,13 +388,42 @@ static int compileDecodeKernels(const run::Arguments &args) {
     key.pageRows = main ? KernelKey::decodePageRows(args.pageSize) : 0;
     keys.push_back(key);
   }
-  std::vector<runtime::KernelFile> files;
-  if (int status = compileKeys(keys, args, "--decode", files);
+  std::vector<runtime::KernelFile> compiled;
+  if (int status = compileKeys(keys, args, "--decode", compiled);
       status != kPassed)
     return status;
-  for (const KernelKey &key : keys)
-    std::printf("%s: compiled\n", key.name().c_str());
-  return kPassed;
+  for (const KernelKey &each : keys)
+    std::printf("%s: compiled\n", each.name().c_str());
+  std::array<runtime::KernelFile, 2> files = {std::move(compiled[0]),
+                                              std::move(compiled[1])};
+  Expected<std::unique_ptr<runtime::Driver>> driver =
+      runtime::Driver::load(args.driverLibrary);
+  if (!driver.ok())
+    return fail(kNoGpu,
+                "no usable GPU, nothing ran: " + driver.status().message());
+  for (const runtime::KernelFile &file : files)
+    if (Status s = runtime::checkTarget(file.entry, file.target, file.format,
+                                        (*driver)->device());
+        !s.ok())
+      return fail(kRefused, s.message());
+  Expected<std::filesystem::path> work = workDirectory("decode");
+  if (!work.ok())
+    return fail(kRefused, work.status().message());
+  Expected<run::DecodeOutcome> outcome = Status::error("decode did not run");
+  std::error_code error;
+  try {
+    outcome = run::runDecode(args, **driver, files, work->string());
+  } catch (const std::bad_alloc &) {
+    std::filesystem::remove_all(*work, error);
+    return fail(kRefused, "out of host memory for the inputs and the "
+                          "reference of this problem");
+  }
+  std::filesystem::remove_all(*work, error);
+  if (!outcome.ok())
+    return fail(kCudaError, outcome.status().message());
+  for (const std::string &line : outcome->lines)
+    std::printf("%s\n", line.c_str());
+  return outcome->passed ? kPassed : kCheckFailed;
 }
 
 int main(int argc, char **argv) {
@@ -446,7 +491,7 @@ int main(int argc, char **argv) {
   if (!args->emit.empty())
     return emitStage(*args);
   if (args->decode)
-    return compileDecodeKernels(*args);
+    return runDecodeKernels(*args);
   if (args->backward) {
     if (Status s = runner::checkProblem(attention); !s.ok())
       return fail(kRefused, s.message());

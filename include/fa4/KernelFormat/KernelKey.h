@@ -92,6 +92,15 @@ struct KernelKey {
   /// The most parts decode splits a sequence's keys into: the combine reads
   /// a row's LSEs of every part as one row of a tile this wide.
   static constexpr int64_t kDecodeMaxSplits = 64;
+  /// fa4's number of splits for decode of `batch` sequences of `seqQ`
+  /// tokens of `heads` query heads over `kvHeads` (a divisor) and at most
+  /// `maxSeqK` keys on `numSms` SMs (all positive, `maxSeqK` 0 or more):
+  /// the fewest that fill the SMs in whole waves of the main kernel's CTAs
+  /// (tiles of 128 rows, split over key blocks of 128) within 95 % of the
+  /// best wave efficiency, never more than the key blocks or 64; 1 when the
+  /// tiles fill four fifths of the SMs already.
+  static int64_t decodeSplits(int64_t batch, int64_t heads, int64_t kvHeads,
+                              int64_t seqQ, int64_t maxSeqK, int64_t numSms);
   /// V's head dim.
   int64_t valueHeadDim() const { return headDimV ? headDimV : headDim; }
   /// Refuses what no program of the family can be built for: head dims off
