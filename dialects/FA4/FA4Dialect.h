@@ -204,11 +204,13 @@ constexpr int64_t kTurnBarrierId = 1;
 constexpr int64_t kEpilogueBarrierId = kTurnBarrierId + kMaxConsumerWarpgroups;
 
 /// The registers per thread a kernel of `threads` threads starts with: the
-/// register file shared evenly, in the multiples of 8 that setmaxnreg uses.
+/// register file shared evenly, in the multiples of 8 that setmaxnreg uses,
+/// at most 248 (the launch bound `.maxnreg` declares it, and takes 255 at
+/// most: a kernel of 256 threads or fewer starts with 248).
 inline int64_t getEntryRegisters(int64_t threads) {
   if (threads <= 0)
     return 0;
-  return std::min<int64_t>(65536 / threads / 8 * 8, 256);
+  return std::min<int64_t>(65536 / threads / 8 * 8, 248);
 }
 
 /// The per-thread vector type of a register tile with an fa4 layout, or null

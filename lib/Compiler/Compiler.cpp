@@ -176,6 +176,12 @@ static OwningOpRef<ModuleOp> buildAttentionDecodeProgram(MLIRContext &context,
   // attention's 16-bit K and V tiles, leaves no room for three).
   if (combine && !plan.kvStages)
     plan.kvStages = key.valueHeadDim() <= 128 ? 3 : 2;
+  // The combine's tiles of 64 rows, one consumer warpgroup: its loop's cost
+  // is the rows' work per part, and a decode step has few rows (32 at one
+  // sequence of 32 query heads). Measured on the H200 (bench/RESULTS.md,
+  // 2026-12-04): 16 parts in 5.5 us, 8.2 with tiles of 128.
+  if (combine && !plan.consumerWarpgroups)
+    plan.consumerWarpgroups = 1;
   if (!combine && !plan.kvStages && plan.blockN)
     if (int64_t stages = ::fa4::dsl::attentionDecodeKvStages(*plan.blockN))
       plan.kvStages = stages;

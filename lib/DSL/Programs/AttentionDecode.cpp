@@ -29,7 +29,7 @@ using namespace fa4::dsl;
 /// element type. A program's loop is a chain of its parts' loads and
 /// merges; narrow programs split the chain's work over more SMs (measured on
 /// the H200, 2026-12-04: 0.8 us a part with the whole head dim of 128 in
-/// one program).
+/// one program, 0.45 with 64 columns, 0.3 with 64 columns of 64 rows).
 static constexpr int64_t kCombineColumns = 64;
 
 /// The columns of the LSE parts' rows (the most parts).
