@@ -12,12 +12,14 @@ a sum over 4 GiB of bf16 timed the same way in the same run (the read
 bandwidth the card gives a streaming kernel).
 
     python3 bench/decode.py [--quick] [--plan FIELDS]... [--splits N] [--out table.md]
+                            [--csv figures.csv]
 
 --plan times fa4 with the main kernel's plan fields given (a row each,
 "" the derived plan); --splits fixes the number of splits; --page-size N
 times fa4 on the same keys in a paged cache too (pages of N keys in a
 shuffled order, a block table), a row for each plan, "paged" in its plan
-column.
+column. --csv writes every time as a row (b, s, impl, us, tbps; impl
+"read" is the reference's bandwidth), which bench/plot_decode.py draws.
 """
 
 import argparse
@@ -81,6 +83,7 @@ def main():
     parser.add_argument("--shapes", help="B:S,B:S,... instead of the sweep")
     parser.add_argument("--page-size", type=int, default=0)
     parser.add_argument("--out")
+    parser.add_argument("--csv")
     args = parser.parse_args()
     h, hkv, d = 32, 8, 128
     read = read_bandwidth()
@@ -95,6 +98,7 @@ def main():
     if args.shapes:
         shapes = [tuple(int(x) for x in item.split(":")) for item in args.shapes.split(",")]
     plans = args.plan or [""]
+    rows = []
     for b, s in shapes:
         q = torch.randn(b, 1, h, d, device="cuda", dtype=torch.bfloat16)
         kc = torch.randn(b, s, hkv, d, device="cuda", dtype=torch.bfloat16)
@@ -135,6 +139,10 @@ def main():
         def cols(name):
             t = times.get(name)
             return ("%.1f" % (t * 1e6), "%.2f" % (nbytes / t / 1e12)) if t else ("-", "-")
+        for name, t in times.items():
+            if t:
+                rows.append((b, s, name.strip(), t * 1e6, nbytes / t / 1e12))
+        rows.append((b, s, "read", nbytes / read * 1e6, read / 1e12))
         splits = args.splits or fa4.kvcache_splits(b, h, hkv, 1, s)
         for plan in plans + (["paged " + plan for plan in plans] if args.page_size else []):
             ours_t = times.get("fa4 " + plan)
@@ -150,6 +158,11 @@ def main():
     if args.out:
         with open(args.out, "w") as f:
             f.write("\n".join(lines) + "\n")
+    if args.csv:
+        with open(args.csv, "w") as f:
+            f.write("b,s,impl,us,tbps\n")
+            for row in rows:
+                f.write("%d,%d,%s,%.3f,%.4f\n" % row)
 
 
 if __name__ == "__main__":
