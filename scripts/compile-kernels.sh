@@ -113,7 +113,11 @@ compile_family backward 3 "64" "96" "128" "128 --dtype f16" "64 --window 64,0" \
   "128 --window 64,0" "128 --softcap 30" "128 --window 64,0 --softcap 30"
 
 # Decode's two kernels (over a KV cache, and the combine of its parts) at
-# the head dims and options the GPU tests and the benchmark run.
-compile_family decode 2 "64" "96 --dtype f16" "128" "192 --head-dim-v 128" \
-  "128 --window 64,0" "128 --window 64,0 --softcap 30" "128 --page-size 16" \
-  "128 --page-size 64" "128 --page-size 256" "256 --window 64,0 --softcap 30"
+# the head dims and options the GPU tests and the benchmark run: the main
+# kernel with tiles of 128 rows, and of 64 (libfa4's choice when a KV head's
+# query rows fit in 64).
+decode_specs=("64" "96 --dtype f16" "128" "192 --head-dim-v 128"
+  "128 --window 64,0" "128 --window 64,0 --softcap 30" "128 --page-size 16"
+  "128 --page-size 64" "128 --page-size 256" "256 --window 64,0 --softcap 30")
+compile_family decode 2 "${decode_specs[@]}"
+compile_family decode 2 "${decode_specs[@]/%/ --plan consumer-warpgroups=1}"

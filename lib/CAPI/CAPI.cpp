@@ -459,6 +459,14 @@ decodeKeys(const fa4_attention_kvcache_args &args) {
     if (rt::Status s = key.plan.parse(args.plan); !s.ok())
       return rt::Status::error("plan '" + std::string(args.plan) +
                                "': " + s.message());
+  // Tiles of 64 rows (one consumer warpgroup) when a KV head's query rows
+  // fit in one, unless the plan says: measured on the H200 (bench/RESULTS.md,
+  // 2026-12-04), 2-16 % ahead of 128-row tiles at 32 rows; with more rows,
+  // 128-row tiles read K and V fewer times.
+  int64_t kvHeads = args.k_cache.shape[1];
+  if (!key.plan.consumerWarpgroups && kvHeads > 0 &&
+      args.q.shape[1] / kvHeads * args.q.shape[2] <= 64)
+    key.plan.consumerWarpgroups = 1;
   if (args.block_table) {
     // Key blocks gathered from the pages they span.
     int64_t pageSize = args.k_cache.shape[2];
