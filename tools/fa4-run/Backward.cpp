@@ -127,7 +127,7 @@ Reference reference(const Sizes &n, const std::vector<double> &q,
 
 } // namespace
 
-Expected<BackwardOutcome>
+Expected<RunOutcome>
 fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
                       const std::array<runtime::KernelFile, 3> &files,
                       const std::string &work) {
@@ -181,9 +181,8 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
       !s.ok())
     return s;
 
-  BackwardOutcome outcome;
+  RunOutcome outcome;
   std::vector<double> dq, dk, dv;
-  double totalMs = 0;
   const char *kernels[3] = {"D", "dQ", "dK/dV"};
   for (int which = 0; which < 3; ++which) {
     const runtime::KernelFile &file = files[which];
@@ -201,42 +200,17 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
       spec.path = path(tensor.name.c_str());
       specs.push_back(spec);
     }
-    for (auto [name, value] :
-         {std::pair{"softmax_scale", scale},
-          std::pair{"causal", a.causal ? 1.0 : 0.0},
-          std::pair{"window_left", double(a.windowLeft)},
-          std::pair{"window_right", double(a.windowRight)},
-          std::pair{"softcap", a.softcap}})
-      if (file.findParam(name)) {
-        runner::ArgumentSpec spec;
-        spec.name = name;
-        spec.number = value;
-        specs.push_back(spec);
-      }
-    Expected<runner::KernelInputs> inputs =
-        runner::prepareInputs(file, specs, args.options.seed);
-    if (!inputs.ok())
-      return Status::error(std::string(kernels[which]) + " kernel '" +
-                           file.entry + "': " + inputs.status().message());
-    Expected<runtime::Kernel> kernel = runtime::Kernel::load(driver, file);
-    if (!kernel.ok())
-      return kernel.status();
+    addScalars(file,
+               {{"softmax_scale", scale},
+                {"causal", a.causal ? 1.0 : 0.0},
+                {"window_left", double(a.windowLeft)},
+                {"window_right", double(a.windowRight)},
+                {"softcap", a.softcap}},
+               specs);
     Expected<runner::KernelRunResult> result =
-        runner::runKernel(*kernel, file, *inputs, args.options);
+        runStage(driver, file, specs, args.options, kernels[which], outcome);
     if (!result.ok())
       return result.status();
-    for (const std::string &line : result->failure) {
-      outcome.lines.push_back(std::string(kernels[which]) + ": " + line);
-      outcome.passed = false;
-    }
-    if (result->medianMs) {
-      totalMs += *result->medianMs;
-      char line[160];
-      std::snprintf(line, sizeof line, "%s kernel '%s': grid %s, time=%.3f ms",
-                    kernels[which], file.entry.c_str(),
-                    result->grid.str().c_str(), *result->medianMs);
-      outcome.lines.push_back(line);
-    }
     if (which == 0) {
       const runner::HostTensor *delta = find(*result, "delta");
       if (!delta)
@@ -279,7 +253,7 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
   if (stray)
     outcome.passed = false;
   outcome.lines.push_back(line + (outcome.passed ? ": PASS" : ": FAIL"));
-  if (totalMs > 0) {
+  if (outcome.totalMs > 0) {
     // The forward's 4 B H SQ SK D, halved when causal with SQ == SK (the
     // benchmarks' convention), times 2.5 for the backward's five products;
     // with a window, 4 D per (query, key) pair the window holds.
@@ -302,7 +276,7 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
     double flops = 2.5 * 4.0 * double(n.b * n.h) * pairs * double(n.d);
     char text[128];
     std::snprintf(text, sizeof text, "backward time=%.3f ms, %.1f TFLOP/s",
-                  totalMs, flops / (totalMs * 1e-3) / 1e12);
+                  outcome.totalMs, flops / (outcome.totalMs * 1e-3) / 1e12);
     outcome.lines.push_back(text);
   }
   return outcome;

@@ -9,6 +9,7 @@
 #define FA4_TOOLS_FA4RUN_BACKWARD_H
 
 #include "Arguments.h"
+#include "Outputs.h"
 
 #include "fa4/KernelFormat/KernelFile.h"
 #include "fa4/Runtime/Driver.h"
@@ -18,20 +19,13 @@
 
 namespace fa4::run {
 
-/// What one backward run found: each line to print, and whether every
-/// gradient is within its tolerance (1e-2 relative, no NaN, zeros for rows
-/// that see no key).
-struct BackwardOutcome {
-  std::vector<std::string> lines;
-  bool passed = true;
-};
-
 /// Runs the backward's kernels (`files`: D, dQ, dK/dV) for the problem of
 /// `args` on `driver`'s GPU: Q, K, V and dO drawn at random, O and the LSE
 /// from a float64 forward, D from the first kernel; dQ, dK and dV checked
+/// (1e-2 relative, no NaN, dQ zero for rows that see no key)
 /// against float64 gradients; with --bench each kernel timed. The kernels'
 /// inputs and outputs pass through .npy files in `work`.
-runtime::Expected<BackwardOutcome>
+runtime::Expected<RunOutcome>
 runBackward(const Arguments &args, runtime::Driver &driver,
             const std::array<runtime::KernelFile, 3> &files,
             const std::string &work);

@@ -106,7 +106,7 @@ std::vector<uint64_t> shapeOf(std::initializer_list<int64_t> dims) {
 }
 } // namespace
 
-Expected<DecodeOutcome>
+Expected<RunOutcome>
 fa4::run::runDecode(const Arguments &args, runtime::Driver &driver,
                     const std::array<runtime::KernelFile, 2> &files,
                     const std::string &work) {
@@ -201,7 +201,7 @@ fa4::run::runDecode(const Arguments &args, runtime::Driver &driver,
   std::vector<double> refO, refLse;
   reference(n, lengths, q, k, v, scale, a, refO, refLse);
 
-  DecodeOutcome outcome;
+  RunOutcome outcome;
   char line[256];
   std::snprintf(line, sizeof line,
                 "decode of b=%lld h=%lld/%lld sq=%lld d=%lld dv=%lld: a cache "
@@ -214,7 +214,6 @@ fa4::run::runDecode(const Arguments &args, runtime::Driver &driver,
                 (long long)longest, (long long)splits, splits > 1 ? "s" : "");
   outcome.lines.push_back(line);
 
-  double totalMs = 0;
   std::vector<double> o, lse;
   const char *kernels[2] = {"main", "combine"};
   for (int which = 0; which < 2; ++which) {
@@ -240,46 +239,22 @@ fa4::run::runDecode(const Arguments &args, runtime::Driver &driver,
              {splits * n.b, n.hkv, rows, width});
       tensor("lse_partial", runner::ArgumentSpec::Kind::Random,
              {flat, KernelKey::kDecodeMaxSplits});
-      for (auto [name, value] :
-           {std::pair{"seq_q", double(n.sq)},
-            std::pair{"scale_log2", double(float(scale * M_LOG2E))},
-            std::pair{"causal", a.causal ? 1.0 : 0.0},
-            std::pair{"window_left", double(a.windowLeft)},
-            std::pair{"window_right", double(a.windowRight)},
-            std::pair{"softcap", a.softcap}})
-        if (file.findParam(name)) {
-          runner::ArgumentSpec spec;
-          spec.name = name;
-          spec.number = value;
-          specs.push_back(spec);
-        }
+      addScalars(file,
+                 {{"seq_q", double(n.sq)},
+                  {"scale_log2", double(float(scale * M_LOG2E))},
+                  {"causal", a.causal ? 1.0 : 0.0},
+                  {"window_left", double(a.windowLeft)},
+                  {"window_right", double(a.windowRight)},
+                  {"softcap", a.softcap}},
+                 specs);
     } else {
       tensor("o_partial", runner::ArgumentSpec::Kind::File);
       tensor("lse_partial", runner::ArgumentSpec::Kind::File);
     }
-    Expected<runner::KernelInputs> inputs =
-        runner::prepareInputs(file, specs, args.options.seed);
-    if (!inputs.ok())
-      return Status::error(std::string(kernels[which]) + " kernel '" +
-                           file.entry + "': " + inputs.status().message());
-    Expected<runtime::Kernel> kernel = runtime::Kernel::load(driver, file);
-    if (!kernel.ok())
-      return kernel.status();
     Expected<runner::KernelRunResult> result =
-        runner::runKernel(*kernel, file, *inputs, args.options);
+        runStage(driver, file, specs, args.options, kernels[which], outcome);
     if (!result.ok())
       return result.status();
-    for (const std::string &failure : result->failure) {
-      outcome.lines.push_back(std::string(kernels[which]) + ": " + failure);
-      outcome.passed = false;
-    }
-    if (result->medianMs) {
-      totalMs += *result->medianMs;
-      std::snprintf(line, sizeof line, "%s kernel '%s': grid %s, time=%.4f ms",
-                    kernels[which], file.entry.c_str(),
-                    result->grid.str().c_str(), *result->medianMs);
-      outcome.lines.push_back(line);
-    }
     if (which == 0) {
       // The parts as the combine reads them: O [P, N, Dv'] and the LSEs
       // [N, 64], flat over every head and token.
@@ -336,15 +311,16 @@ fa4::run::runDecode(const Arguments &args, runtime::Driver &driver,
                 (unsigned long long)unseen, (unsigned long long)stray,
                 outcome.passed ? "PASS" : "FAIL");
   outcome.lines.push_back(line);
-  if (totalMs > 0) {
+  if (outcome.totalMs > 0) {
     // Decode reads each used key of K and V once.
     double bytes = 0;
     for (int64_t length : lengths)
       bytes += double(length) * double(n.hkv) * double(n.d + n.dv) *
                double(runtime::elementSize(type));
     std::snprintf(line, sizeof line,
-                  "decode time=%.4f ms, K and V %.1f MiB at %.2f TB/s", totalMs,
-                  bytes / double(1 << 20), bytes / (totalMs * 1e-3) / 1e12);
+                  "decode time=%.4f ms, K and V %.1f MiB at %.2f TB/s",
+                  outcome.totalMs, bytes / double(1 << 20),
+                  bytes / (outcome.totalMs * 1e-3) / 1e12);
     outcome.lines.push_back(line);
   }
   return outcome;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 using namespace fa4;
@@ -47,4 +48,51 @@ const runner::HostTensor *run::find(const runner::KernelRunResult &result,
     if (tensor.name == name)
       return &tensor;
   return nullptr;
+}
+
+void run::addScalars(
+    const runtime::KernelFile &file,
+    std::initializer_list<std::pair<const char *, double>> scalars,
+    std::vector<runner::ArgumentSpec> &specs) {
+  for (auto [name, value] : scalars)
+    if (file.findParam(name)) {
+      runner::ArgumentSpec spec;
+      spec.name = name;
+      spec.number = value;
+      specs.push_back(spec);
+    }
+}
+
+runtime::Expected<runner::KernelRunResult>
+run::runStage(runtime::Driver &driver, const runtime::KernelFile &file,
+              const std::vector<runner::ArgumentSpec> &specs,
+              const runner::RunOptions &options, const char *label,
+              RunOutcome &outcome) {
+  runtime::Expected<runner::KernelInputs> inputs =
+      runner::prepareInputs(file, specs, options.seed);
+  if (!inputs.ok())
+    return runtime::Status::error(std::string(label) + " kernel '" +
+                                  file.entry +
+                                  "': " + inputs.status().message());
+  runtime::Expected<runtime::Kernel> kernel =
+      runtime::Kernel::load(driver, file);
+  if (!kernel.ok())
+    return kernel.status();
+  runtime::Expected<runner::KernelRunResult> result =
+      runner::runKernel(*kernel, file, *inputs, options);
+  if (!result.ok())
+    return result.status();
+  for (const std::string &line : result->failure) {
+    outcome.lines.push_back(std::string(label) + ": " + line);
+    outcome.passed = false;
+  }
+  if (result->medianMs) {
+    outcome.totalMs += *result->medianMs;
+    char line[192];
+    std::snprintf(line, sizeof line, "%s kernel '%s': grid %s, time=%.3f ms",
+                  label, file.entry.c_str(), result->grid.str().c_str(),
+                  *result->medianMs);
+    outcome.lines.push_back(line);
+  }
+  return result;
 }

@@ -334,8 +334,7 @@ static int runBackwardKernels(const run::Arguments &args) {
   if (!work.ok())
     return fail(kRefused, work.status().message());
   std::printf("backward of %s\n", runner::describe(args.attention).c_str());
-  Expected<run::BackwardOutcome> outcome =
-      Status::error("the backward did not run");
+  Expected<run::RunOutcome> outcome = Status::error("the backward did not run");
   std::error_code error;
   try {
     outcome = run::runBackward(args, **driver, files, work->string());
@@ -409,7 +408,7 @@ static int runDecodeKernels(const run::Arguments &args) {
   Expected<std::filesystem::path> work = workDirectory("decode");
   if (!work.ok())
     return fail(kRefused, work.status().message());
-  Expected<run::DecodeOutcome> outcome = Status::error("decode did not run");
+  Expected<run::RunOutcome> outcome = Status::error("decode did not run");
   std::error_code error;
   try {
     outcome = run::runDecode(args, **driver, files, work->string());
