@@ -65,10 +65,11 @@ LogicalResult FA4Dialect::verifyOperationAttribute(Operation *op,
                              << "' must be a #fa4.config attribute";
     return success();
   }
-  if (attr.getName() == kKernelAttrName) {
+  if (attr.getName() == kKernelAttrName ||
+      attr.getName() == kProgrammaticLaunchAttrName) {
     if (!isa<UnitAttr>(attr.getValue()))
-      return op->emitError()
-             << "'" << kKernelAttrName << "' must be a unit attribute";
+      return op->emitError() << "'" << attr.getName().getValue()
+                             << "' must be a unit attribute";
     return success();
   }
   if (attr.getName() == kTileLoopAttrName) {

@@ -170,6 +170,15 @@ constexpr StringLiteral kElementTypeArgAttrName = "fa4.element_type";
 constexpr StringLiteral kGridGroupAttrName = "fa4.grid_group";
 constexpr StringLiteral kCounterArgAttrName = "fa4.counter";
 
+/// On a kernel: its launch may overlap the end of the kernel before it in
+/// its stream (programmatic dependent launch). fa4-lower-warp-roles makes
+/// every thread wait for that kernel's completion and memory
+/// (`griddepcontrol.wait`) before it touches global memory, and lets the
+/// kernel after it start launching once every CTA has begun
+/// (`griddepcontrol.launch_dependents`); the kernel file says `launch =
+/// programmatic`, and the runtime launches it so.
+constexpr StringLiteral kProgrammaticLaunchAttrName = "fa4.programmatic_launch";
+
 /// The threads of a kernel's block, set by fa4-lower-warp-roles.
 constexpr StringLiteral kThreadsAttrName = "fa4.threads";
 

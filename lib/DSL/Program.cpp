@@ -290,6 +290,14 @@ void Program::require(const Extent &condition, SourceLoc loc) {
     requirements.push_back(builder.getStringAttr(condition.str()));
 }
 
+void Program::programmaticLaunch(SourceLoc loc) {
+  if (kernel->hasAttr("fa4.programmatic_launch")) {
+    emitError(loc) << "the programmatic launch is declared twice";
+    return;
+  }
+  kernel->setAttr("fa4.programmatic_launch", builder.getUnitAttr());
+}
+
 /// The kernel-file name of `handle`, an argument of the kernel; reports at
 /// `loc` and gives nothing otherwise.
 static std::optional<std::string>

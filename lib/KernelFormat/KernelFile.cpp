@@ -472,7 +472,8 @@ fa4::runtime::serializeKernelFile(const KernelFile &file) {
   if (Status s = verifyKernelFile(file); !s.ok())
     return s;
   std::ostringstream os;
-  os << kMagic << " " << kKernelFileVersion << "\n";
+  // The lowest version that holds the file's fields.
+  os << kMagic << " " << (file.programmaticLaunch ? 3 : 2) << "\n";
   os << "entry = " << file.entry << "\n";
   os << "target = " << file.target << "\n";
   os << "format = " << binaryFormatName(file.format) << "\n";
@@ -480,6 +481,8 @@ fa4::runtime::serializeKernelFile(const KernelFile &file) {
   if (!file.grid.empty())
     os << "grid = " << joined(file.grid, ", ") << "\n";
   os << "dynamic-shared-bytes = " << file.dynamicSharedBytes << "\n";
+  if (file.programmaticLaunch)
+    os << "launch = programmatic\n";
   for (const KernelTensor &tensor : file.tensors)
     os << "tensor = " << tensorText(tensor) << "\n";
   for (const KernelParam &param : file.params)
@@ -801,6 +804,11 @@ static Status parseField(std::string_view key, std::string_view value,
       return Status::error("'dynamic-shared-bytes' needs an integer, got '" +
                            std::string(value) + "'");
     file.dynamicSharedBytes = *bytes;
+  } else if (key == "launch" && file.version >= 3) {
+    if (value != "programmatic")
+      return Status::error("'launch' takes 'programmatic', got '" +
+                           std::string(value) + "'");
+    file.programmaticLaunch = true;
   } else if (key == "param") {
     Expected<KernelParam> param = parseParam(value);
     if (!param.ok())

@@ -512,6 +512,7 @@ Status Launcher::prepareArguments() {
   launchConfig.grid = last.grid;
   launchConfig.block = bound.file().block;
   launchConfig.dynamicSharedBytes = bound.file().dynamicSharedBytes;
+  launchConfig.programmatic = bound.file().programmaticLaunch;
   preparedGeneration = bound.generation();
   return Status::success();
 }

@@ -123,6 +123,13 @@ Status fa4::runtime::launch(const Kernel &kernel, const LaunchConfig &config,
   cuConfig.blockDimZ = config.block.z;
   cuConfig.sharedMemBytes = config.dynamicSharedBytes;
   cuConfig.hStream = config.stream;
+  CUlaunchAttribute programmatic = {};
+  if (config.programmatic) {
+    programmatic.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    programmatic.value.programmaticStreamSerializationAllowed = 1;
+    cuConfig.attrs = &programmatic;
+    cuConfig.numAttrs = 1;
+  }
   std::vector<void *> params = args.pointers();
   // The message is built only on failure: a launch is on the hot path.
   CUresult result = kernel.driver().api().cuLaunchKernelExFn(

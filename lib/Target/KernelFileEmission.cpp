@@ -305,6 +305,7 @@ mlir::fa4::describeKernel(ModuleOp module, const TargetOptions &options) {
     return failure();
   file.block = *block;
   file.dynamicSharedBytes = *sharedBytes;
+  file.programmaticLaunch = (*kernel)->hasAttr(kProgrammaticLaunchAttrName);
   // An attention kernel is compiled for one head dim; the runner checks it.
   if (ConfigAttr config = lookupConfig(*kernel)) {
     file.metadata["head_dim"] = std::to_string(config.getHeadDim());

@@ -255,7 +255,7 @@ static int runKernelFile(const std::string &path) {
   reportParse("elf-file", std::string("\x7f"
                                       "ELF\x02\x01\x01\0\0\0",
                                       10));
-  reportParse("bad-version", replaced(good, "fa4-kernel 2", "fa4-kernel 3"));
+  reportParse("bad-version", replaced(good, "fa4-kernel 2", "fa4-kernel 4"));
   reportParse("missing-target", replaced(good, "target = sm_90a\n", ""));
   reportParse("repeated-field",
               replaced(good, "format = ptx\n", "format = ptx\nentry = b\n"));
@@ -301,6 +301,25 @@ static int runKernelFile(const std::string &path) {
                 old->grid[2].c_str(), old->tensors.size(),
                 old->tensors[0].name.c_str(), old->tensors[0].rank,
                 elementTypeName(old->tensors[0].elementType));
+
+  // A programmatic launch: written as version 3 with its line, read back
+  // identical; the line needs version 3 and takes one value.
+  KernelFile programmatic = file;
+  programmatic.programmaticLaunch = true;
+  Expected<std::string> v3 = serializeKernelFile(programmatic);
+  Expected<KernelFile> v3read =
+      v3.ok() ? parseKernelFile(*v3) : Expected<KernelFile>(v3.status());
+  report("programmatic", v3read.status());
+  if (v3read.ok())
+    std::printf(
+        "programmatic: %s, version %u, launch line %s\n",
+        *v3read == programmatic ? "identical" : "DIFFERENT", v3read->version,
+        v3->find("\nlaunch = programmatic\n") != std::string::npos ? "written"
+                                                                   : "MISSING");
+  reportParse("launch-in-version-2",
+              replaced(*v3, "fa4-kernel 3", "fa4-kernel 2"));
+  reportParse("bad-launch",
+              replaced(*v3, "launch = programmatic", "launch = early"));
 
   KernelFile spaced = file;
   spaced.params[1].name = "my output";

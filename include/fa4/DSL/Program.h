@@ -117,6 +117,13 @@ public:
   /// A condition a launch must meet, e.g. `n % 128 == 0`; a launch where it
   /// is 0 is refused with the condition and its values.
   void require(const Extent &condition, SourceLoc loc = SourceLoc::current());
+  /// Launch the kernel programmatically (CUDA's programmatic dependent
+  /// launch): it may start while the kernel before it in its stream
+  /// finishes, waiting for that kernel's memory before it touches global
+  /// memory, and lets the kernel after it start the same way. Kernels that
+  /// follow one another closely gain their launch and setup, such as a
+  /// split computation's parts and their combine.
+  void programmaticLaunch(SourceLoc loc = SourceLoc::current());
 
   //===--------------------------------------------------------------------===//
   // Values without operands

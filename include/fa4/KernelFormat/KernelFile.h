@@ -9,9 +9,9 @@
 // shared memory, and free-form metadata. A runtime launches the kernel from
 // the description alone (Binding.h).
 //
-// Format, version 2: a text header of lines ending in '\n', then the binary.
+// Format, version 3: a text header of lines ending in '\n', then the binary.
 //
-//   fa4-kernel 2
+//   fa4-kernel 3
 //   entry = attention
 //   target = sm_90a
 //   format = cubin
@@ -39,15 +39,21 @@
 //   strides must be the row-major ones.
 // - `param` lines, in the kernel's parameter order, give the kind (pointer,
 //   tensor_map, i32, i64 or f32) and the name. A tensor_map also gives
-//   tensor= (the tensor it views), type= (bf16, f16, f32 or i32), box= (box dims,
-//   innermost first as cuTensorMapEncodeTiled takes them, comma separated),
-//   swizzle= (0, 32, 64 or 128 bytes), and optionally dims= (which tensor
-//   dimension each map dimension is, innermost first; default the reverse
-//   order) and fill= (zero or nan, default zero). A pointer may give tensor=
-//   (a pointer to that tensor; without it the caller gives the address); an
-//   i32 or i64 may give value= (a rule; without it the caller gives it).
+//   tensor= (the tensor it views), type= (bf16, f16, f32 or i32), box= (box
+//   dims, innermost first as cuTensorMapEncodeTiled takes them, comma
+//   separated), swizzle= (0, 32, 64 or 128 bytes), and optionally dims= (which
+//   tensor dimension each map dimension is, innermost first; default the
+//   reverse order) and fill= (zero or nan, default zero). A pointer may give
+//   tensor= (a pointer to that tensor; without it the caller gives the
+//   address); an i32 or i64 may give value= (a rule; without it the caller
+//   gives it).
 // - `require = <rule>` lines state what a launch needs beyond the shapes
 //   (e.g. `n%128==0`); the launch is refused unless each rule is nonzero.
+// - `launch = programmatic` (version 3), at most once: the kernel may be
+//   launched while the kernel before it in its stream finishes
+//   (programmatic dependent launch; it waits for that kernel's memory
+//   itself), and the runtime launches it so; without the line, in stream
+//   order.
 // - `meta = <key> <value>` lines hold metadata; the value is the rest of the
 //   line (no newline). The keys are fa4's (`head_dim`, `head_dim_v`: the
 //   kernel's head dims; `problem`: a description) or a caller's own, which
@@ -58,10 +64,12 @@
 // - Names, keys, the entry and the target are non-empty, without whitespace
 //   or '='. Spaces around '=' are optional. Any other key is an error: a new
 //   field means a new version.
-// - Version 1 files (no tensor lines, no rules, a grid of three integers)
-//   still load; their tensor maps' tensors are taken as tensors of the map's
-//   rank and type, and without a grid they cannot be launched from the
-//   description.
+// - A file is written in the lowest version that holds its fields (2
+//   without a `launch` line), so that older runtimes read what they can
+//   launch. Version 1 files (no tensor lines, no rules, a grid of three
+//   integers) still load; their tensor maps' tensors are taken as tensors of
+//   the map's rank and type, and without a grid they cannot be launched from
+//   the description.
 //
 //===----------------------------------------------------------------------===//
 
@@ -81,8 +89,8 @@
 
 namespace fa4::runtime {
 
-/// The kernel-file format version this runtime reads and writes.
-inline constexpr unsigned kKernelFileVersion = 2;
+/// The newest kernel-file format version this runtime reads and writes.
+inline constexpr unsigned kKernelFileVersion = 3;
 
 /// How a kernel uses a tensor.
 enum class TensorAccess { Input, Output, InOut };
@@ -149,7 +157,8 @@ struct KernelParam {
 
 /// A compiled kernel and its launch metadata.
 struct KernelFile {
-  /// The format version the file was read from (written: the current one).
+  /// The format version the file was read from (written: the lowest that
+  /// holds its fields).
   unsigned version = kKernelFileVersion;
   std::string entry;
   /// Architecture the binary is for, e.g. "sm_90a".
@@ -159,6 +168,10 @@ struct KernelFile {
   /// Empty, or the rules of grid x, y and z.
   std::vector<std::string> grid;
   uint32_t dynamicSharedBytes = 0;
+  /// Launched with programmatic stream serialization (`launch =
+  /// programmatic`): the kernel may start while the one before it in its
+  /// stream finishes, and waits for that kernel's memory itself.
+  bool programmaticLaunch = false;
   std::vector<KernelTensor> tensors;
   std::vector<KernelParam> params;
   /// Rules that must be nonzero for a launch.
@@ -171,6 +184,7 @@ struct KernelFile {
     return a.entry == b.entry && a.target == b.target && a.format == b.format &&
            a.block == b.block && a.grid == b.grid &&
            a.dynamicSharedBytes == b.dynamicSharedBytes &&
+           a.programmaticLaunch == b.programmaticLaunch &&
            a.tensors == b.tensors && a.params == b.params &&
            a.requirements == b.requirements && a.metadata == b.metadata &&
            a.binary == b.binary;

@@ -71,6 +71,10 @@ struct LaunchConfig {
   uint32_t dynamicSharedBytes = 0;
   /// Null for the default stream.
   CUstream stream = nullptr;
+  /// Launch with programmatic stream serialization: the kernel may start
+  /// while the one before it in the stream finishes (a kernel file's
+  /// `launch = programmatic`; the kernel waits for that one's memory).
+  bool programmatic = false;
 };
 
 /// Launches `kernel` asynchronously with cuLaunchKernelEx after checking the

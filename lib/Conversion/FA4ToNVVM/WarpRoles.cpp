@@ -2,7 +2,11 @@
 //
 // Lowers `fa4.warp_specialize` to one `scf.if` per role on the warp id, with
 // the role's setmaxnreg, and `fa4.warpgroup_id` to arithmetic on the thread
-// id; records each kernel's thread count.
+// id; records each kernel's thread count. A kernel with a programmatic
+// launch (`fa4.programmatic_launch`) lets the next kernel launch and waits
+// for the previous one's memory at the start of every role (or of the
+// kernel, without roles): after the barriers' initialization, which
+// touches shared memory only, and before any global access.
 //
 // In a persistent kernel the warpgroup index is read from lane 0
 // (shfl.sync.idx): ptxas then knows it, and the branches on it (the
@@ -37,9 +41,19 @@ Value i32(ImplicitLocOpBuilder &b, int64_t value) {
   return arith::ConstantIntOp::create(b, value, 32);
 }
 
+/// The start of a kernel launched programmatically: the next kernel may
+/// begin launching (its CTAs wait in turn), and this thread waits for the
+/// previous kernel's completion and memory.
+void overlapLaunches(ImplicitLocOpBuilder &b) {
+  NVVM::GriddepcontrolOp::create(b, NVVM::GridDepActionKind::launch_dependents);
+  NVVM::GriddepcontrolOp::create(b, NVVM::GridDepActionKind::wait);
+}
+
 /// Replace `op` by one scf.if per role; returns the block's thread count.
-/// `broadcastGroup`: read each warpgroup index from lane 0.
-int64_t lowerWarpSpecialize(WarpSpecializeOp op, bool broadcastGroup) {
+/// `broadcastGroup`: read each warpgroup index from lane 0. `programmatic`:
+/// each role starts with overlapLaunches.
+int64_t lowerWarpSpecialize(WarpSpecializeOp op, bool broadcastGroup,
+                            bool programmatic) {
   SmallVector<RoleOp> roles =
       llvm::to_vector(op.getBody().front().getOps<RoleOp>());
   int64_t warps = 0;
@@ -67,6 +81,8 @@ int64_t lowerWarpSpecialize(WarpSpecializeOp op, bool broadcastGroup) {
           b, regs,
           regs > entryRegs ? NVVM::SetMaxRegisterAction::increase
                            : NVVM::SetMaxRegisterAction::decrease);
+    if (programmatic)
+      overlapLaunches(b);
     Block *target = ifRole.thenBlock();
     if (role.getKind() == RoleKind::producer) {
       Value first = arith::CmpIOp::create(b, arith::CmpIPredicate::eq, warp,
@@ -110,11 +126,18 @@ struct LowerWarpRolesPass
                                 "one set of warp roles";
         return signalPassFailure();
       }
-      if (ops.empty())
+      bool programmatic = function->hasAttr(kProgrammaticLaunchAttrName);
+      if (ops.empty()) {
+        if (programmatic && !function.isExternal()) {
+          Block &entry = function.getFunctionBody().front();
+          ImplicitLocOpBuilder b(function.getLoc(), &entry, entry.begin());
+          overlapLaunches(b);
+        }
         continue;
+      }
       ConfigAttr config = lookupConfig(function);
       int64_t threads = lowerWarpSpecialize(
-          ops.front(), config && config.getPersistent());
+          ops.front(), config && config.getPersistent(), programmatic);
       function->setAttr(kThreadsAttrName, builder.getI64IntegerAttr(threads));
     }
   }

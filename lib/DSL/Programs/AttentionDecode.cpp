@@ -109,6 +109,9 @@ fa4::dsl::buildAttentionDecode(mlir::MLIRContext *context,
     capUnitInverse = capLog2e / scaleLog2;
   }
   p.grid({cdiv(q.dim(2), bm) * (oPart.dim(0) / q.dim(0)), q.dim(1), q.dim(0)});
+  // The combine launches while the parts finish, and this kernel while the
+  // one before it does (the previous step's combine, in a decode loop).
+  p.programmaticLaunch();
   p.require(oPart.dim(0) % q.dim(0) == 0);
 
   // Program (x, hk, b) computes part x / rowBlocks of rows
@@ -251,6 +254,7 @@ fa4::dsl::buildAttentionDecodeCombine(mlir::MLIRContext *context,
   Index rows = p.index("rows", o.dim(0));
   Index parts = p.index("parts", oPart.dim(0));
   p.grid({cdiv(o.dim(0), bm), Extent(dvp / kCombineColumns)});
+  p.programmaticLaunch();
   p.require(oPart.dim(0) <= kMaxParts);
 
   // Program (m, c) merges columns [64 c, 64 c + 64) of rows

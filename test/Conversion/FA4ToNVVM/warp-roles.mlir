@@ -52,3 +52,56 @@ func.func @two_sets() attributes {fa4.kernel} {
   }
   return
 }
+
+// -----
+
+// A programmatic launch: every thread of every role lets the next kernel
+// launch and waits for the previous one's memory first thing (after
+// setmaxnreg, before the producer's first-warp branch and the roles'
+// bodies); a kernel without roles does so at its entry.
+// CHECK-LABEL: func.func @programmatic
+func.func @programmatic(%p: !llvm.ptr<1>) attributes {fa4.kernel, fa4.programmatic_launch} {
+  // CHECK: scf.if
+  // CHECK-NEXT: nvvm.setmaxregister decrease 24
+  // CHECK-NEXT: nvvm.griddepcontrol launch_dependents
+  // CHECK-NEXT: nvvm.griddepcontrol wait
+  // CHECK: scf.if
+  // CHECK-NEXT: llvm.load
+  // CHECK: scf.if
+  // CHECK-NEXT: nvvm.setmaxregister increase 240
+  // CHECK-NEXT: nvvm.griddepcontrol launch_dependents
+  // CHECK-NEXT: nvvm.griddepcontrol wait
+  // CHECK: llvm.store
+  // CHECK-NOT: griddepcontrol
+  fa4.warp_specialize {
+    fa4.role producer warps(4) regs(24) {
+      %x = llvm.load %p : !llvm.ptr<1> -> i32
+    }
+    fa4.role consumer warps(8) regs(240) {
+      %c = llvm.mlir.constant(1 : i32) : i32
+      llvm.store %c, %p : i32, !llvm.ptr<1>
+    }
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @programmatic_plain
+// CHECK-NEXT: nvvm.griddepcontrol launch_dependents
+// CHECK-NEXT: nvvm.griddepcontrol wait
+// CHECK-NEXT: llvm.load
+func.func @programmatic_plain(%p: !llvm.ptr<1>) -> i32 attributes {fa4.kernel, fa4.programmatic_launch} {
+  %x = llvm.load %p : !llvm.ptr<1> -> i32
+  return %x : i32
+}
+
+// -----
+
+// Without the attribute, no grid dependency control.
+// CHECK-LABEL: func.func @stream_ordered
+// CHECK-NOT: griddepcontrol
+func.func @stream_ordered(%p: !llvm.ptr<1>) -> i32 attributes {fa4.kernel} {
+  %x = llvm.load %p : !llvm.ptr<1> -> i32
+  return %x : i32
+}

@@ -381,6 +381,11 @@ func.func @f() attributes {fa4.kernel = 1 : i64} { return }
 
 // -----
 
+// expected-error @below {{'fa4.programmatic_launch' must be a unit attribute}}
+func.func @f() attributes {fa4.programmatic_launch = true} { return }
+
+// -----
+
 // expected-error @below {{'fa4.shared_memory_bytes' must be a non-negative integer}}
 func.func @f() attributes {fa4.shared_memory_bytes = -1 : i64} { return }
 
