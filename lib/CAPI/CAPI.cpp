@@ -425,8 +425,9 @@ std::pair<int64_t, int64_t> decodePartBytes(int64_t batch, int64_t heads,
           rows * fa4::KernelKey::kDecodeMaxSplits * 4};
 }
 
-/// The keys of decode's two kernels for `args` (main, combine), or a
-/// refusal.
+/// The keys of decode's kernels for `args` (main, then the combine of its
+/// parts unless there is one: the main kernel then writes O and the LSE),
+/// or a refusal.
 rt::Expected<std::vector<fa4::KernelKey>>
 decodeKeys(const fa4_attention_kvcache_args &args) {
   if (args.struct_size < sizeof(fa4_attention_kvcache_args))
@@ -477,6 +478,8 @@ decodeKeys(const fa4_attention_kvcache_args &args) {
   }
   if (rt::Status s = key.verify(); !s.ok())
     return s;
+  if (args.num_splits == 1)
+    return std::vector<fa4::KernelKey>{key};
   // The combine knows V's head dim only.
   fa4::KernelKey combine;
   combine.family = fa4::Family::AttentionDecodeCombine;
@@ -485,8 +488,8 @@ decodeKeys(const fa4_attention_kvcache_args &args) {
   return std::vector<fa4::KernelKey>{key, combine};
 }
 
-/// Binds `args` to decode's main kernel (`main`: q viewed as
-/// [B, HKV, G * SQ, D]) or its combine (o and the LSE read flat), the
+/// Binds `args` to decode's main kernel (`main`: q, o and the LSE viewed
+/// as [B, HKV, G * SQ, ...]) or its combine (o and the LSE read flat), the
 /// workspace as the parts.
 rt::Status bindDecode(rt::Launcher &launcher,
                       const fa4_attention_kvcache_args &args, bool main) {
@@ -531,6 +534,13 @@ rt::Status bindDecode(rt::Launcher &launcher,
                              std::to_string(heads) + ", " +
                              std::to_string(seqQ) + ", " + std::to_string(dv) +
                              "]");
+  if (o.strides[3] != 1 || o.strides[2] != dv || o.strides[1] != seqQ * dv ||
+      o.strides[0] != heads * seqQ * dv)
+    return rt::Status::error("o has strides [" + std::to_string(o.strides[0]) +
+                             ", " + std::to_string(o.strides[1]) + ", " +
+                             std::to_string(o.strides[2]) + ", " +
+                             std::to_string(o.strides[3]) +
+                             "]; decode writes o [B, H, SQ, Dv] contiguous");
   if (args.lse.rank != 3 || args.lse.shape[0] != batch ||
       args.lse.shape[1] != heads || args.lse.shape[2] != seqQ ||
       args.lse.strides[2] != 1 || args.lse.strides[1] != seqQ ||
@@ -584,7 +594,10 @@ rt::Status bindDecode(rt::Launcher &launcher,
                                    {partRows, kvHeads, rows, width})},
         {"lse_partial", deviceTensor(lseAddress, rt::ElementType::F32,
                                      {batch * kvHeads * rows,
-                                      fa4::KernelKey::kDecodeMaxSplits})}};
+                                      fa4::KernelKey::kDecodeMaxSplits})},
+        {"o", deviceTensor(o.data, type, {batch, kvHeads, rows, dv})},
+        {"lse", deviceTensor(args.lse.data, rt::ElementType::F32,
+                             {batch, kvHeads, rows})}};
     if (paged)
       tensors.push_back(
           {"block_table", deviceTensor(args.block_table, rt::ElementType::I32,
@@ -593,13 +606,6 @@ rt::Status bindDecode(rt::Launcher &launcher,
     // The combine reads every row flat: the parts as [P, N, Dv'] and
     // [P, N], O as [N, Dv] and the LSE as [N] (N = B * H * SQ).
     int64_t n = batch * heads * seqQ;
-    if (o.strides[3] != 1 || o.strides[2] != dv || o.strides[1] != seqQ * dv ||
-        o.strides[0] != heads * seqQ * dv)
-      return rt::Status::error(
-          "o has strides [" + std::to_string(o.strides[0]) + ", " +
-          std::to_string(o.strides[1]) + ", " + std::to_string(o.strides[2]) +
-          ", " + std::to_string(o.strides[3]) +
-          "]; decode writes o [B, H, SQ, Dv] contiguous");
     tensors = {
         {"o_partial", deviceTensor(args.workspace, rt::ElementType::F32,
                                    {args.num_splits, n, width})},

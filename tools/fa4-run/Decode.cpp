@@ -3,7 +3,8 @@
 // Decode's kernels run like any described kernel (FA4Runner's prepareInputs
 // and runKernel, from .npy files), one after the other, as libfa4's
 // fa4_attention_with_kvcache launches them: the main kernel writes each
-// part's O and LSE to a workspace, the combine merges them. The reference
+// part's O and LSE to a workspace, the combine merges them (with one part
+// the main kernel writes O and the LSE, and no combine runs). The reference
 // is float64 attention of each query row over the keys its sequence holds.
 //
 //===----------------------------------------------------------------------===//
@@ -215,8 +216,9 @@ fa4::run::runDecode(const Arguments &args, runtime::Driver &driver,
   outcome.lines.push_back(line);
 
   std::vector<double> o, lse;
+  // The main kernel, then the combine of its parts unless it has one.
   const char *kernels[2] = {"main", "combine"};
-  for (int which = 0; which < 2; ++which) {
+  for (int which = 0; which < (splits > 1 ? 2 : 1); ++which) {
     const runtime::KernelFile &file = files[which];
     std::vector<runner::ArgumentSpec> specs;
     auto tensor = [&](const char *name, runner::ArgumentSpec::Kind kind,
@@ -239,6 +241,10 @@ fa4::run::runDecode(const Arguments &args, runtime::Driver &driver,
              {splits * n.b, n.hkv, rows, width});
       tensor("lse_partial", runner::ArgumentSpec::Kind::Random,
              {flat, KernelKey::kDecodeMaxSplits});
+      // O and the LSE, which it writes itself with one part: random
+      // before the launch, as the rows a launch must write.
+      tensor("o", runner::ArgumentSpec::Kind::Random, {n.b, n.hkv, rows, n.dv});
+      tensor("lse", runner::ArgumentSpec::Kind::Random, {n.b, n.hkv, rows});
       addScalars(file,
                  {{"seq_q", double(n.sq)},
                   {"scale_log2", double(float(scale * M_LOG2E))},
@@ -255,7 +261,7 @@ fa4::run::runDecode(const Arguments &args, runtime::Driver &driver,
         runStage(driver, file, specs, args.options, kernels[which], outcome);
     if (!result.ok())
       return result.status();
-    if (which == 0) {
+    if (which == 0 && splits > 1) {
       // The parts as the combine reads them: O [P, N, Dv'] and the LSEs
       // [N, 64], flat over every head and token.
       const runner::HostTensor *oPart = find(*result, "o_partial");

@@ -32,6 +32,10 @@ using namespace fa4::dsl;
 /// one program, 0.45 with 64 columns, 0.3 with 64 columns of 64 rows).
 static constexpr int64_t kCombineColumns = 64;
 
+/// ln 2: the LSE decode returns is a natural log; its exponentials are base
+/// 2.
+static constexpr double kLn2 = 0.693147182;
+
 /// The columns of the LSE parts' rows (the most parts).
 static constexpr int64_t kMaxParts = fa4::KernelKey::kDecodeMaxSplits;
 
@@ -81,6 +85,11 @@ fa4::dsl::buildAttentionDecode(mlir::MLIRContext *context,
   // R, part p at column p), for the combine to read a row's in one tile.
   Ptr lsePart = p.ptr("lse_partial", f32,
                       {q.dim(0) * q.dim(1) * q.dim(2), Extent(kMaxParts)});
+  // With one part, O [B, Hkv, R, Dv] in the element type and the LSE [B,
+  // Hkv, R] (natural log; (B, H, Sq, ...) tensors, contiguous, viewed so)
+  // directly: no combine.
+  Ptr out = p.ptr("o", type, {q.dim(0), q.dim(1), q.dim(2), Extent(dv)});
+  Ptr lseOut = p.ptr("lse", f32, {q.dim(0), q.dim(1), q.dim(2)});
   Index seqQ = p.index("seq_q");
   Index batch = p.index("batch", q.dim(0));
   Index kvHeads = p.index("kv_heads", q.dim(1));
@@ -216,14 +225,26 @@ fa4::dsl::buildAttentionDecode(mlir::MLIRContext *context,
 
   // The part's O = acc / l (zeros where it saw no key) and its LSE in log2
   // units (-inf there), through pointers: rows past R are not written.
+  // With one part, O and the LSE (natural log) instead: each store writes
+  // the rows its row count allows, and the other's count is 0.
   Tile lSafe = where(lF == 0.0, 1.0, lF);
+  Tile oRows = accF * (1.0 / lSafe).col();
+  Tile lse2 = mF + log2(lSafe);
+  Bool single = parts == 1;
+  Index partRows = select(single, 0, rows), outRows = select(single, rows, 0);
   Index slot = (part * batch + b) * kvHeads + hk;
-  Desc od = p.makeDesc(oPart, {parts * batch * kvHeads, rows, dvp},
+  Desc od = p.makeDesc(oPart, {parts * batch * kvHeads, partRows, dvp},
                        {rows * dvp, dvp, 1}, {1, bm, dvp});
-  store(od, {slot, m, 0}, accF * (1.0 / lSafe).col());
-  Desc lsed = p.makeDesc(lsePart, {parts, batch * kvHeads, rows},
+  store(od, {slot, m, 0}, oRows);
+  Desc lsed = p.makeDesc(lsePart, {parts, batch * kvHeads, partRows},
                          {1, rows * kMaxParts, kMaxParts}, {1, 1, bm});
-  store(lsed, {part, b * kvHeads + hk, m}, mF + log2(lSafe));
+  store(lsed, {part, b * kvHeads + hk, m}, lse2);
+  Desc outd = p.makeDesc(out, {batch * kvHeads, outRows, dv},
+                         {rows * dv, dv, 1}, {1, bm, dvp});
+  store(outd, {b * kvHeads + hk, m, 0}, oRows.to(type));
+  Desc lseOutd =
+      p.makeDesc(lseOut, {batch * kvHeads, outRows}, {rows, 1}, {1, bm});
+  store(lseOutd, {b * kvHeads + hk, m}, lse2 * kLn2);
   return p.finish();
 }
 
@@ -237,7 +258,6 @@ fa4::dsl::buildAttentionDecodeCombine(mlir::MLIRContext *context,
   const int64_t bm = options.blockM;
   const DType type = options.elementType;
   const double inf = std::numeric_limits<double>::infinity();
-  const double ln2 = 0.693147182;
   const Extent any = Extent::any();
   Program p(context, "attention_decode_combine");
   // The decode program's parts as [P, N, Dv'] f32 (N = B · H · Sq rows:
@@ -282,6 +302,6 @@ fa4::dsl::buildAttentionDecodeCombine(mlir::MLIRContext *context,
                 });
   store(o, {m, c}, accF.to(type));
   Desc lseOut = p.makeDesc(lse, {rows}, {1}, {bm});
-  store(lseOut, {m}, (mMax + log2(lSafe)) * ln2);
+  store(lseOut, {m}, (mMax + log2(lSafe)) * kLn2);
   return p.finish();
 }
