@@ -110,14 +110,19 @@ buildWithPlan(MLIRContext &context, const ::fa4::KernelKey &key,
   return module;
 }
 
-/// The attention program of `key`: the program's measured choices fill the
-/// plan's unset fields, the plan is derived, and the program is written for
-/// its tiles (its rows, key block and padded head dims).
-static OwningOpRef<ModuleOp> buildAttentionProgram(MLIRContext &context,
-                                                   const ::fa4::KernelKey &key) {
+/// The attention program of `key` (with an author's `mods`, if any): the
+/// program's measured choices fill the plan's unset fields, the plan is
+/// derived, and the program is written for its tiles (its rows, key block
+/// and padded head dims).
+static OwningOpRef<ModuleOp>
+buildAttentionProgram(MLIRContext &context, const ::fa4::KernelKey &key,
+                      const ::fa4::dsl::AttentionScoreMod &scoreMod = {},
+                      const ::fa4::dsl::AttentionMaskMod &maskMod = {}) {
   Type elementType;
   ::fa4::dsl::AttentionOptions options =
       attentionOptions(context, key, elementType);
+  options.scoreMod = scoreMod;
+  options.maskMod = maskMod;
   ::fa4::Plan plan = key.plan;
   if (!plan.consumerWarpgroups)
     plan.consumerWarpgroups = ::fa4::dsl::attentionConsumerWarpgroups(options);
@@ -191,6 +196,24 @@ static OwningOpRef<ModuleOp> buildAttentionDecodeProgram(MLIRContext &context,
         return combine ? ::fa4::dsl::buildAttentionDecodeCombine(&context, tiles)
                        : ::fa4::dsl::buildAttentionDecode(&context, tiles);
       });
+}
+
+OwningOpRef<ModuleOp>
+mlir::fa4::buildAttentionWithMods(MLIRContext &context,
+                                  const ::fa4::KernelKey &key,
+                                  const ::fa4::dsl::AttentionScoreMod &scoreMod,
+                                  const ::fa4::dsl::AttentionMaskMod &maskMod) {
+  Location loc = UnknownLoc::get(&context);
+  if (::fa4::runtime::Status s = key.verify(); !s.ok()) {
+    emitError(loc) << s.message();
+    return nullptr;
+  }
+  if (key.family != ::fa4::Family::Attention) {
+    emitError(loc) << "mods are the forward attention program's; key '"
+                   << key.name() << "' is not forward attention";
+    return nullptr;
+  }
+  return buildAttentionProgram(context, key, scoreMod, maskMod);
 }
 
 OwningOpRef<ModuleOp>

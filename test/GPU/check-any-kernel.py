@@ -6,6 +6,7 @@ and checks their outputs against references computed here with numpy.
                       [--rowsum DV[,f16]=K ...] [--scale-cast D[,f16]=K ...]
                       [--split-sum K] [--softmax N[,f16]=K ...]
                       [--backward D[,f16]=KDQ:KDKDV ...]
+                      [--alibi K:HEADS] [--chunked K:CHUNK]
 
 --gemm-relu takes the kernel file of examples/gemm-relu (C = relu(alpha A B),
 A [M, K] and B [K, N] row-major bf16); --attention that of
@@ -21,7 +22,10 @@ X and Y [R, N], bf16 or f16); --backward the attention backward's dQ and
 dK/dV kernels (Q, dO [B, H, Sq, D], K, V [B, Hkv, Sk, D], the forward's
 LSE and the preprocess's D [B, H, Sq] f32; gradients against float64 ones
 of the same inputs, with Sq != Sk, GQA and MQA, causal rows that see no
-key). The inputs
+key); --alibi and --chunked the kernels of examples/attention-mods
+(attention with a score mod, ALiBi for HEADS heads, and with a mask mod, a
+query seeing the keys of its chunk of CHUNK; O and the LSE against float64,
+GQA, Sq != Sk both ways, causal). The inputs
 are 16-bit values written as '<f4' .npy files; fa4-run converts them exactly,
 and fills each output with NaNs before the launch.
 Prints one line per case and exits 1 when a case fails.
@@ -259,6 +263,61 @@ def backward_reference(q, k, v, do, scale, causal):
     return o, lse[..., 0], dq, dk.sum(axis=2) * scale, dv.sum(axis=2)
 
 
+def mods_reference(q, k, v, scale, causal, heads, mod, param):
+    """Float64 attention with examples/attention-mods' mods: O and the LSE
+    (natural log). `mod` "alibi": scores + 2^(-8 (h + 1) / heads) (key -
+    query); "chunked": a query sees the keys of its chunk of `param`."""
+    b, h, sq, _ = q.shape
+    group = h // k.shape[1]
+    sk = k.shape[2]
+    kh = np.repeat(k.astype(np.float64), group, axis=1)
+    vh = np.repeat(v.astype(np.float64), group, axis=1)
+    s = np.einsum("bhqd,bhkd->bhqk", q.astype(np.float64), kh) * scale
+    rows = np.arange(sq)[:, None]
+    cols = np.arange(sk)[None, :]
+    if mod == "alibi":
+        slopes = 2.0 ** (-8.0 * (np.arange(h) + 1) / heads)
+        s = s + slopes[None, :, None, None] * (cols - rows)[None, None]
+    else:
+        s = np.where((rows // param == cols // param)[None, None], s, -np.inf)
+    if causal:
+        s = np.where(cols <= rows + sk - sq, s, -np.inf)
+    m = s.max(axis=-1, keepdims=True)
+    seen = np.isfinite(m)
+    e = np.exp(s - np.where(seen, m, 0))
+    total = np.where(seen, e.sum(axis=-1, keepdims=True), 1)
+    o = np.einsum("bhqk,bhkd->bhqd", np.where(seen, e / total, 0), vh)
+    lse = np.where(seen, m + np.log(total), -np.inf)[..., 0]
+    return o, lse
+
+
+def check_mods(fa4_run, kernel, work, mod, param, shape, causal, rng):
+    b, h, hkv, sq, sk = shape
+    d = 128
+    q = bf16_round(rng.uniform(-1, 1, (b, h, sq, d)).astype(np.float32) * 2)
+    k = bf16_round(rng.uniform(-1, 1, (b, hkv, sk, d)).astype(np.float32) * 2)
+    v = bf16_round(rng.uniform(-1, 1, (b, hkv, sk, d)).astype(np.float32))
+    scale = 1 / np.sqrt(d)
+    tag = f"{mod}-{b}x{h}x{hkv}x{sq}x{sk}-{int(causal)}"
+    error, out = run_kernel(
+        fa4_run, kernel, work, tag, {"q": q, "k": k, "v": v}, ["o", "lse"],
+        [f"scale_log2={float(scale * np.log2(np.e)):.9g}",
+         f"causal={int(causal)}"])
+    if error:
+        return False, error
+    o, lse = mods_reference(q, k, v, scale, causal, h, mod, param)
+    seen = np.isfinite(lse)
+    err = rel_err(out["o"], o)
+    lse_err = float(np.max(np.abs(out["lse"][seen] - lse[seen]), initial=0))
+    nan = int(np.isnan(out["o"]).sum())
+    # Rows that see no key: O exactly 0, the LSE -inf.
+    stray = int(np.count_nonzero(out["o"][~seen])) + int(
+        np.count_nonzero(out["lse"][~seen] != -np.inf))
+    ok = nan == 0 and stray == 0 and err < 1e-2 and lse_err < 1e-3
+    return ok, (f"rel_err={err:.1e} lse_max_abs={lse_err:.1e} nan={nan} "
+                f"unseen_rows={int((~seen).sum())} stray={stray}")
+
+
 def check_backward(fa4_run, kernels, work, d, f16, shape, causal, gain, rng):
     rnd = f16_round if f16 else bf16_round
     b, h, hkv, sq, sk = shape
@@ -311,6 +370,8 @@ def main():
                         metavar="N[,f16]=KERNEL")
     parser.add_argument("--backward", action="append", default=[],
                         metavar="D[,f16]=KDQ:KDKDV")
+    parser.add_argument("--alibi", metavar="KERNEL:HEADS")
+    parser.add_argument("--chunked", metavar="KERNEL:CHUNK")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     rng = np.random.default_rng(7)
@@ -343,6 +404,17 @@ def main():
             report(f"attention h={heads} sq={sq} sk={sk}",
                    check_attention(args.fa4_run, args.attention, args.work,
                                    heads, sq, sk, rng))
+    # examples/attention-mods' kernels: (B, H, HKV, SQ, SK), causal.
+    mods_cases = (((2, 16, 16, 300, 300), False), ((1, 16, 4, 1000, 1000), True),
+                  ((3, 16, 16, 77, 200), False), ((1, 16, 2, 200, 77), True))
+    for mod, spec in (("alibi", args.alibi), ("chunked", args.chunked)):
+        if not spec:
+            continue
+        kernel, param = spec.rsplit(":", 1)
+        for shape, causal in mods_cases:
+            report(f"{mod} b,h,hkv,sq,sk={shape} causal={int(causal)}",
+                   check_mods(args.fa4_run, kernel, args.work, mod, int(param),
+                              shape, causal, rng))
     # (B, H, S) of the attention backward's pre- and postprocess.
     shapes = ((3, 5, 1000), (1, 2, 77), (2, 3, 4096), (1, 1, 128))
     for what, specs, check, dim in (("rowsum", args.rowsum, check_rowsum, "dv"),

@@ -12,6 +12,7 @@
 #define FA4_COMPILER_COMPILER_H
 
 #include "FA4/FA4Dialect.h"
+#include "fa4/DSL/Programs.h"
 #include "fa4/KernelFormat/KernelFile.h"
 #include "fa4/KernelFormat/KernelKey.h"
 #include "fa4/Target/Target.h"
@@ -37,6 +38,17 @@ namespace mlir::fa4 {
 /// plan.
 OwningOpRef<ModuleOp> buildShippedProgram(MLIRContext &context,
                                           const ::fa4::KernelKey &key);
+
+/// The forward attention program of `key` (family Attention) with an
+/// author's score and mask mods (FlexAttention's `score_mod` and
+/// `mask_mod`, Programs.h) applied to every key block, its plan derived as
+/// buildShippedProgram derives the key's: a kernel of the author's, which
+/// the key does not name (compile it with compileModule). Null, with
+/// diagnostics, as buildShippedProgram.
+OwningOpRef<ModuleOp>
+buildAttentionWithMods(MLIRContext &context, const ::fa4::KernelKey &key,
+                       const ::fa4::dsl::AttentionScoreMod &scoreMod,
+                       const ::fa4::dsl::AttentionMaskMod &maskMod);
 
 /// The request ConfigAttr::derive takes for loads of `width` columns (the
 /// head dim of Q and K; `widthV` of V, 0 for the same) of 16-bit elements of

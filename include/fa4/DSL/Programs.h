@@ -17,9 +17,30 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <functional>
 #include <optional>
 
 namespace fa4::dsl {
+
+/// What attention's score and mask mods see of a block of scores: the
+/// program's batch (the sequence, for packed sequences) and query head, and
+/// each score's query and key position within its sequence (i32 tiles of
+/// the block's shape).
+struct AttentionScoreIndices {
+  Index batch, head;
+  Tile query, key;
+};
+
+/// A score mod (FlexAttention's `score_mod`): a block of scores, in the
+/// softmax's units (q · k times the softmax scale, after a softcap), and
+/// their indices to the block's new scores, e.g. ALiBi's
+/// `s + slope * (key - query)`.
+using AttentionScoreMod =
+    std::function<Tile(const Tile &score, const AttentionScoreIndices &)>;
+/// A mask mod (`mask_mod`): the indices to an i1 tile, true where the query
+/// attends the key, on top of the causal mask, the window and the
+/// sequences' ends; e.g. a document mask `doc(query) == doc(key)`.
+using AttentionMaskMod = std::function<Tile(const AttentionScoreIndices &)>;
 
 /// What varies between attention kernels; the softmax scale and causality
 /// are kernel arguments.
@@ -50,6 +71,11 @@ struct AttentionOptions {
   /// Packed sequences of variable lengths (cu_seqlens_q and cu_seqlens_k):
   /// a kernel of its own, with Q, K, V and O of rank 3.
   bool varlen = false;
+  /// Mods the forward program applies to every key block it visits
+  /// (FlexAttention's), after the softcap and before the masks: an author's
+  /// kernel, not a kernel key's (Compiler.h's buildAttentionWithMods).
+  AttentionScoreMod scoreMod;
+  AttentionMaskMod maskMod;
   /// Decode: the K and V caches in pages ([pages, Hkv, page_size, D]) that
   /// a block table ([B, max_pages] i32) lists per sequence, page_size a
   /// multiple of this many keys (a power of two up to 128; 0: a contiguous

@@ -43,6 +43,9 @@ using namespace fa4::dsl;
 /// 646 TFLOP/s); 16, 8 and one head at a time within 2 % elsewhere.
 static constexpr int64_t kGroupL2Bytes = 16 << 20;
 
+/// log2(e): the softmax's units to its base-2 exponentials' (with mods).
+static constexpr double kLog2e = 1.4426950408889634;
+
 /// The algorithm, for head dims `d` (Q and K) and `dv` (V) and one element
 /// type. The tiles are `dp` and `dvp` columns wide, the head dims padded to
 /// whole 128-byte rows: loads read zeros past a head dim (they add nothing
@@ -50,7 +53,8 @@ static constexpr int64_t kGroupL2Bytes = 16 << 20;
 static mlir::OwningOpRef<mlir::ModuleOp>
 writeAttention(mlir::MLIRContext *context, int64_t d, int64_t dv, DType type,
                int64_t bm, int64_t bn, bool window, bool softcap, bool varlen,
-               bool conditionalRescale) {
+               bool conditionalRescale, const AttentionScoreMod &scoreMod,
+               const AttentionMaskMod &maskMod) {
   const int64_t dp = padToRows(d), dvp = padToRows(dv);
   const double inf = std::numeric_limits<double>::infinity();
   const double ln2 = 0.693147182;
@@ -123,7 +127,7 @@ writeAttention(mlir::MLIRContext *context, int64_t d, int64_t dv, DType type,
   // a multiply each way, no division per score.
   Scalar capUnit, capUnitInverse;
   if (softcap) {
-    Scalar capLog2e = p.f32("softcap") * 1.4426950408889634;
+    Scalar capLog2e = p.f32("softcap") * kLog2e;
     capUnit = scaleLog2 / capLog2e;
     capUnitInverse = capLog2e / scaleLog2;
   }
@@ -184,6 +188,13 @@ writeAttention(mlir::MLIRContext *context, int64_t d, int64_t dv, DType type,
   if (varlen)
     keys.end = select(m0 < seqQ, keys.end, 0);
 
+  // With mods, the scores in the softmax's units (q · k · scale) for them,
+  // and log2 e to log2 units after.
+  const bool mods = scoreMod || maskMod;
+  Scalar scale;
+  if (mods)
+    scale = scaleLog2 * (1.0 / kLog2e);
+
   // Online softmax in base 2 over the key blocks: the running row max (in
   // log2 units), the running row sum, and the unnormalized output.
   auto [mF, lF, accF] = p.forLoop(
@@ -194,14 +205,26 @@ writeAttention(mlir::MLIRContext *context, int64_t d, int64_t dv, DType type,
             dot(qTile, trans(loadKV(k, j)), p.zeros({bm, bn}, f32));
         if (softcap)
           s = tanh(s * capUnit) * capUnitInverse;
+        // The author's mods, on each score's query and key position.
+        if (mods) {
+          s = s * scale;
+          AttentionScoreIndices at{b, h, p.iota({bm, bn}, 0) + m0,
+                                   p.iota({bm, bn}, 1) + j * bn};
+          if (scoreMod)
+            s = scoreMod(s, at);
+          if (maskMod)
+            s = where(maskMod(at), s, -inf);
+        }
         // Mask keys past seqK, above the diagonal when causal and outside
         // the window, only in the blocks that reach past one of them.
         s = keys.mask(j, s);
         // The online softmax step (OnlineSoftmax.h), with FA4's
         // conditional rescaling where measured best.
-        return onlineSoftmaxStep(s, scaleLog2, mI, lI, acc, type,
-                                 [&] { return loadKV(v, j); },
-                                 conditionalRescale, rescaleGrowth);
+        auto loadV = [&] { return loadKV(v, j); };
+        return mods ? onlineSoftmaxStep(s, kLog2e, mI, lI, acc, type, loadV,
+                                        conditionalRescale, rescaleGrowth)
+                    : onlineSoftmaxStep(s, scaleLog2, mI, lI, acc, type, loadV,
+                                        conditionalRescale, rescaleGrowth);
       });
 
   // O = acc / l, zeros for rows that saw no key; LSE = ln 2 (m + log2 l),
@@ -308,9 +331,9 @@ fa4::dsl::buildAttention(mlir::MLIRContext *context,
         << options.blockM;
     return {};
   }
-  return writeAttention(context, options.headDim, dv, options.elementType,
-                        options.blockM, bn, options.window, options.softcap,
-                        options.varlen,
-                        options.conditionalRescale.value_or(
-                            attentionConditionalRescale(options)));
+  return writeAttention(
+      context, options.headDim, dv, options.elementType, options.blockM, bn,
+      options.window, options.softcap, options.varlen,
+      options.conditionalRescale.value_or(attentionConditionalRescale(options)),
+      options.scoreMod, options.maskMod);
 }

@@ -15,16 +15,17 @@
 
 namespace fa4::dsl {
 
-/// The state after the (masked) scores `s` of a key block: `mI`, `lI`
-/// and `acc` the running max (log2 units), sum and output before it, `v`
+/// The state after the (masked) scores `s` of a key block, `s *
+/// scaleLog2` in log2 units (a Scalar or a double): `mI`, `lI` and `acc`
+/// the running max (log2 units), sum and output before it, `v`
 /// the block's values (a call, so that its load comes where the forward
 /// has always issued it). With `conditionalRescale`, the running max moves
 /// only when the block raises it by more than `rescaleGrowth` (FA4's
 /// conditional rescaling: P stays at most 2^rescaleGrowth, a row's alpha is
 /// exactly 1 in the blocks that keep its max, and O comes out exact after
 /// the division by l).
-template <typename LoadV>
-Tiles<3> onlineSoftmaxStep(const Tile &s, const Scalar &scaleLog2,
+template <typename Scale, typename LoadV>
+Tiles<3> onlineSoftmaxStep(const Tile &s, const Scale &scaleLog2,
                            const Tile &mI, const Tile &lI, const Tile &acc,
                            DType type, LoadV &&v, bool conditionalRescale,
                            double rescaleGrowth = 8.0) {
