@@ -10,7 +10,9 @@
 //   slope times the key's distance, slope_h = 2^(-8 (h + 1) / H) for H
 //   heads (here H = --heads, 16 by default);
 // - chunked.kernel: chunked attention (Llama 4's local layers), a query
-//   attending only the keys of its own chunk of --chunk tokens (1024).
+//   attending only the keys of its own chunk of --chunk tokens (1024): a
+//   mask mod, and the chunks' key range, so that the blocks of keys no
+//   query of a block sees are skipped.
 //
 // Both take the arguments of fa4's attention kernel (q, k, v, o, lse and
 // the softmax scale, causal), head dim 128, bf16.
@@ -43,11 +45,18 @@ static AttentionScoreMod alibi(int64_t heads) {
   };
 }
 
-/// Chunked attention: a query sees the keys of its own chunk.
-static AttentionMaskMod chunked(int64_t chunk) {
-  return [chunk](const AttentionScoreIndices &at) {
+/// Chunked attention: a query sees the keys of its own chunk; the query
+/// rows [first, end) see at most the keys of their chunks.
+static AttentionMods chunked(int64_t chunk) {
+  AttentionMods mods;
+  mods.mask = [chunk](const AttentionScoreIndices &at) {
     return at.query / chunk == at.key / chunk;
   };
+  mods.keys = [chunk](const Index &, const Index &, const Index &first,
+                      const Index &end) {
+    return std::pair{first / chunk * chunk, ((end - 1) / chunk + 1) * chunk};
+  };
+  return mods;
 }
 
 static int fail(int status, const std::string &message) {
@@ -80,27 +89,23 @@ int main(int argc, char **argv) {
   // Forward attention at head dim 128 in bf16; the plan fa4 derives.
   fa4::KernelKey key;
   key.headDim = 128;
-  struct Variant {
-    const char *name;
-    AttentionScoreMod score;
-    AttentionMaskMod mask;
-  };
-  for (const Variant &variant : {Variant{"alibi", alibi(heads), {}},
-                                 Variant{"chunked", {}, chunked(chunk)}}) {
+  AttentionMods alibiMods;
+  alibiMods.score = alibi(heads);
+  for (auto [name, mods] :
+       {std::pair{"alibi", alibiMods}, std::pair{"chunked", chunked(chunk)}}) {
     mlir::OwningOpRef<mlir::ModuleOp> module =
-        mlir::fa4::buildAttentionWithMods(*context, key, variant.score,
-                                          variant.mask);
+        mlir::fa4::buildAttentionWithMods(*context, key, mods);
     if (!module)
-      return fail(2, std::string(variant.name) + " does not build");
+      return fail(2, std::string(name) + " does not build");
     mlir::fa4::TargetOptions target;
     mlir::fa4::CompileArtifacts artifacts;
     artifacts.keepStages = false;
     mlir::FailureOr<fa4::runtime::KernelFile> file =
         mlir::fa4::compileModule(*module, target, artifacts);
     if (mlir::failed(file))
-      return fail(2, std::string(variant.name) +
+      return fail(2, std::string(name) +
                          " does not compile (see the errors above)");
-    std::string path = outDir + "/" + variant.name + ".kernel";
+    std::string path = outDir + "/" + name + ".kernel";
     if (fa4::runtime::Status s = fa4::runtime::writeKernelFile(*file, path);
         !s.ok())
       return fail(2, s.message());
@@ -109,7 +114,7 @@ int main(int argc, char **argv) {
     if (size_t at = report.find("bytes spill stores"); at != std::string::npos)
       spills = report.substr(report.rfind(',', at) + 2,
                              report.find('\n', at) - report.rfind(',', at) - 2);
-    std::printf("compiled %s for %s (%s): wrote %s\n", variant.name,
+    std::printf("compiled %s for %s (%s): wrote %s\n", name,
                 target.arch.c_str(), spills.c_str(), path.c_str());
   }
   return 0;

@@ -116,13 +116,11 @@ buildWithPlan(MLIRContext &context, const ::fa4::KernelKey &key,
 /// and padded head dims).
 static OwningOpRef<ModuleOp>
 buildAttentionProgram(MLIRContext &context, const ::fa4::KernelKey &key,
-                      const ::fa4::dsl::AttentionScoreMod &scoreMod = {},
-                      const ::fa4::dsl::AttentionMaskMod &maskMod = {}) {
+                      const ::fa4::dsl::AttentionMods &mods = {}) {
   Type elementType;
   ::fa4::dsl::AttentionOptions options =
       attentionOptions(context, key, elementType);
-  options.scoreMod = scoreMod;
-  options.maskMod = maskMod;
+  options.mods = mods;
   ::fa4::Plan plan = key.plan;
   if (!plan.consumerWarpgroups)
     plan.consumerWarpgroups = ::fa4::dsl::attentionConsumerWarpgroups(options);
@@ -201,8 +199,7 @@ static OwningOpRef<ModuleOp> buildAttentionDecodeProgram(MLIRContext &context,
 OwningOpRef<ModuleOp>
 mlir::fa4::buildAttentionWithMods(MLIRContext &context,
                                   const ::fa4::KernelKey &key,
-                                  const ::fa4::dsl::AttentionScoreMod &scoreMod,
-                                  const ::fa4::dsl::AttentionMaskMod &maskMod) {
+                                  const ::fa4::dsl::AttentionMods &mods) {
   Location loc = UnknownLoc::get(&context);
   if (::fa4::runtime::Status s = key.verify(); !s.ok()) {
     emitError(loc) << s.message();
@@ -213,7 +210,7 @@ mlir::fa4::buildAttentionWithMods(MLIRContext &context,
                    << key.name() << "' is not forward attention";
     return nullptr;
   }
-  return buildAttentionProgram(context, key, scoreMod, maskMod);
+  return buildAttentionProgram(context, key, mods);
 }
 
 OwningOpRef<ModuleOp>

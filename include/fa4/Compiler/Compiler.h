@@ -40,15 +40,14 @@ OwningOpRef<ModuleOp> buildShippedProgram(MLIRContext &context,
                                           const ::fa4::KernelKey &key);
 
 /// The forward attention program of `key` (family Attention) with an
-/// author's score and mask mods (FlexAttention's `score_mod` and
-/// `mask_mod`, Programs.h) applied to every key block, its plan derived as
+/// author's mods (FlexAttention's `score_mod` and `mask_mod`, and a key
+/// range that skips whole blocks; Programs.h), its plan derived as
 /// buildShippedProgram derives the key's: a kernel of the author's, which
 /// the key does not name (compile it with compileModule). Null, with
 /// diagnostics, as buildShippedProgram.
 OwningOpRef<ModuleOp>
 buildAttentionWithMods(MLIRContext &context, const ::fa4::KernelKey &key,
-                       const ::fa4::dsl::AttentionScoreMod &scoreMod,
-                       const ::fa4::dsl::AttentionMaskMod &maskMod);
+                       const ::fa4::dsl::AttentionMods &mods);
 
 /// The request ConfigAttr::derive takes for loads of `width` columns (the
 /// head dim of Q and K; `widthV` of V, 0 for the same) of 16-bit elements of

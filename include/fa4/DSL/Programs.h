@@ -19,6 +19,7 @@
 
 #include <functional>
 #include <optional>
+#include <utility>
 
 namespace fa4::dsl {
 
@@ -41,6 +42,25 @@ using AttentionScoreMod =
 /// attends the key, on top of the causal mask, the window and the
 /// sequences' ends; e.g. a document mask `doc(query) == doc(key)`.
 using AttentionMaskMod = std::function<Tile(const AttentionScoreIndices &)>;
+/// The keys a block of query rows may see at most, a promise that lets the
+/// program skip whole key blocks (FlexAttention's block mask, as a range):
+/// the batch, the query head and the block's first and end query
+/// positions to the first and end key positions; keys outside are not
+/// visited, as if a mask removed them. E.g. chunked attention's
+/// `{qFirst / C * C, ((qEnd - 1) / C + 1) * C}`.
+using AttentionKeyRange = std::function<std::pair<Index, Index>(
+    const Index &batch, const Index &head, const Index &queryFirst,
+    const Index &queryEnd)>;
+
+/// An author's mods of the attention program (FlexAttention's), each
+/// optional.
+struct AttentionMods {
+  AttentionScoreMod score;
+  AttentionMaskMod mask;
+  AttentionKeyRange keys;
+
+  explicit operator bool() const { return score || mask || keys; }
+};
 
 /// What varies between attention kernels; the softmax scale and causality
 /// are kernel arguments.
@@ -71,11 +91,11 @@ struct AttentionOptions {
   /// Packed sequences of variable lengths (cu_seqlens_q and cu_seqlens_k):
   /// a kernel of its own, with Q, K, V and O of rank 3.
   bool varlen = false;
-  /// Mods the forward program applies to every key block it visits
-  /// (FlexAttention's), after the softcap and before the masks: an author's
+  /// Mods the forward program applies (FlexAttention's): the score and
+  /// mask mods to every key block it visits, after the softcap and before
+  /// the masks, over the key blocks the key range leaves; an author's
   /// kernel, not a kernel key's (Compiler.h's buildAttentionWithMods).
-  AttentionScoreMod scoreMod;
-  AttentionMaskMod maskMod;
+  AttentionMods mods;
   /// Decode: the K and V caches in pages ([pages, Hkv, page_size, D]) that
   /// a block table ([B, max_pages] i32) lists per sequence, page_size a
   /// multiple of this many keys (a power of two up to 128; 0: a contiguous

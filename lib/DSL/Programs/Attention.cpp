@@ -53,8 +53,7 @@ static constexpr double kLog2e = 1.4426950408889634;
 static mlir::OwningOpRef<mlir::ModuleOp>
 writeAttention(mlir::MLIRContext *context, int64_t d, int64_t dv, DType type,
                int64_t bm, int64_t bn, bool window, bool softcap, bool varlen,
-               bool conditionalRescale, const AttentionScoreMod &scoreMod,
-               const AttentionMaskMod &maskMod) {
+               bool conditionalRescale, const AttentionMods &mods) {
   const int64_t dp = padToRows(d), dvp = padToRows(dv);
   const double inf = std::numeric_limits<double>::infinity();
   const double ln2 = 0.693147182;
@@ -187,18 +186,25 @@ writeAttention(mlir::MLIRContext *context, int64_t d, int64_t dv, DType type,
                  windowRight);
   if (varlen)
     keys.end = select(m0 < seqQ, keys.end, 0);
+  // An author's key range narrows them to the blocks that hold its keys.
+  IndexArg firstBlock = keys.start();
+  if (mods.keys) {
+    auto [first, end] = mods.keys(b, h, m0, min(m0 + bm, seqQ));
+    firstBlock = max(max(0, first) / bn, firstBlock);
+    keys.end = min(keys.end, ceilDiv(max(0, end), bn));
+  }
 
-  // With mods, the scores in the softmax's units (q · k · scale) for them,
-  // and log2 e to log2 units after.
-  const bool mods = scoreMod || maskMod;
+  // With score or mask mods, the scores in the softmax's units (q · k ·
+  // scale) for them, and log2 e to log2 units after.
+  const bool scoreMods = mods.score || mods.mask;
   Scalar scale;
-  if (mods)
+  if (scoreMods)
     scale = scaleLog2 * (1.0 / kLog2e);
 
   // Online softmax in base 2 over the key blocks: the running row max (in
   // log2 units), the running row sum, and the unnormalized output.
   auto [mF, lF, accF] = p.forLoop(
-      keys.start(), keys.end, 1,
+      firstBlock, keys.end, 1,
       {p.full({bm}, -inf, f32), p.zeros({bm}, f32), p.zeros({bm, dvp}, f32)},
       [&](Index j, Tile mI, Tile lI, Tile acc) -> Tiles<3> {
         Tile s =
@@ -206,14 +212,14 @@ writeAttention(mlir::MLIRContext *context, int64_t d, int64_t dv, DType type,
         if (softcap)
           s = tanh(s * capUnit) * capUnitInverse;
         // The author's mods, on each score's query and key position.
-        if (mods) {
+        if (scoreMods) {
           s = s * scale;
           AttentionScoreIndices at{b, h, p.iota({bm, bn}, 0) + m0,
                                    p.iota({bm, bn}, 1) + j * bn};
-          if (scoreMod)
-            s = scoreMod(s, at);
-          if (maskMod)
-            s = where(maskMod(at), s, -inf);
+          if (mods.score)
+            s = mods.score(s, at);
+          if (mods.mask)
+            s = where(mods.mask(at), s, -inf);
         }
         // Mask keys past seqK, above the diagonal when causal and outside
         // the window, only in the blocks that reach past one of them.
@@ -221,10 +227,11 @@ writeAttention(mlir::MLIRContext *context, int64_t d, int64_t dv, DType type,
         // The online softmax step (OnlineSoftmax.h), with FA4's
         // conditional rescaling where measured best.
         auto loadV = [&] { return loadKV(v, j); };
-        return mods ? onlineSoftmaxStep(s, kLog2e, mI, lI, acc, type, loadV,
-                                        conditionalRescale, rescaleGrowth)
-                    : onlineSoftmaxStep(s, scaleLog2, mI, lI, acc, type, loadV,
-                                        conditionalRescale, rescaleGrowth);
+        return scoreMods
+                   ? onlineSoftmaxStep(s, kLog2e, mI, lI, acc, type, loadV,
+                                       conditionalRescale, rescaleGrowth)
+                   : onlineSoftmaxStep(s, scaleLog2, mI, lI, acc, type, loadV,
+                                       conditionalRescale, rescaleGrowth);
       });
 
   // O = acc / l, zeros for rows that saw no key; LSE = ln 2 (m + log2 l),
@@ -335,5 +342,5 @@ fa4::dsl::buildAttention(mlir::MLIRContext *context,
       context, options.headDim, dv, options.elementType, options.blockM, bn,
       options.window, options.softcap, options.varlen,
       options.conditionalRescale.value_or(attentionConditionalRescale(options)),
-      options.scoreMod, options.maskMod);
+      options.mods);
 }
