@@ -187,7 +187,12 @@ int fa4_attention_backward(const fa4_attention_backward_args *args,
  * sequence's keys are split over num_splits CTAs (FlashDecoding) whose
  * parts a second kernel merges; `workspace` (device memory of at least
  * fa4_attention_kvcache_workspace bytes, 16-byte aligned) holds the parts.
- * Two kernels on `stream`. */
+ * With one split the first kernel writes o and lse itself and no second
+ * runs. On `stream`, launched programmatically: a kernel's launch and
+ * setup overlap the end of the one before it, whose memory it waits for,
+ * and each lets the next kernel launch at its start: a caller's kernel
+ * launched programmatically after them must wait (griddepcontrol.wait)
+ * before it reads o or lse. */
 typedef struct fa4_attention_kvcache_args {
   uint32_t struct_size;
   fa4_dtype dtype;
@@ -235,12 +240,13 @@ int64_t fa4_attention_kvcache_workspace(int64_t batch, int64_t heads,
                                         int64_t seq_q, int64_t head_dim_v,
                                         int32_t num_splits);
 
-/* Gets decode's two kernels without a GPU (fa4_prepare_attention's way);
- * `seconds` (may be null) is the time it took. Returns 0 or non-zero. */
+/* Gets decode's kernels (the combine only with splits) without a GPU
+ * (fa4_prepare_attention's way); `seconds` (may be null) is the time it took.
+ * Returns 0 or non-zero. */
 int fa4_prepare_attention_kvcache(const fa4_attention_kvcache_args *args,
                                   double *seconds);
 
-/* Checks `args` against both kernels' descriptions and launches them on
+/* Checks `args` against the kernels' descriptions and launches them on
  * `stream`. Returns 0, or non-zero before anything launched. */
 int fa4_attention_with_kvcache(const fa4_attention_kvcache_args *args,
                                void *stream);

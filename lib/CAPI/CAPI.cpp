@@ -869,7 +869,7 @@ int fa4_attention_with_kvcache(const fa4_attention_kvcache_args *args,
     rt::Expected<std::vector<fa4::KernelKey>> keys = decodeKeys(*args);
     if (!keys.ok())
       return failWith(keys.status().message());
-    // The main kernel, then the combine.
+    // The main kernel, then the combine (none with one split).
     return launchKeys(
         *keys,
         [&](rt::Launcher &launcher, size_t i) {

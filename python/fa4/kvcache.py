@@ -3,7 +3,8 @@
 ``attention_with_kvcache`` runs fa4's two decode kernels through libfa4's
 ``fa4_attention_with_kvcache``: the query heads of a KV head packed as the
 rows of one tile (one read of K and V for the group) and each sequence's
-keys split over several CTAs (FlashDecoding), then a combine of the parts.
+keys split over several CTAs (FlashDecoding), then a combine of the parts
+(with one split the main kernel writes the output itself).
 A paged cache (vLLM's: pages of a multiple of 16 keys listed per sequence
 by a block table) is read in key blocks of 128 gathered from the pages they
 span, a TMA copy per run of keys within a page.

@@ -4,7 +4,8 @@ on the same bf16 inputs, at SQ = 1 and 4, batch 1 to 64, cache lengths
 from 0 (an empty cache) through odd ones to 128k, GQA 32/8 and MQA, fa4's
 splits and given ones, windows, softcaps, f16, head dims 64, 96, 128 and
 256 and (192, 128), inputs x8, q in (B, H, S, D) memory, new tokens appended
-then attended, a CUDA graph replayed with other lengths, torch.compile.
+then attended, a CUDA graph replayed with other lengths, decode calls
+chained in one graph (each reading the previous one's output), torch.compile.
 
     python3 -m unittest python/tests/test_gpu_decode.py -v
 """
@@ -196,6 +197,40 @@ class KvcacheTest(unittest.TestCase):
             ref, _, _ = reference(q[i:i + 1], kc[i:i + 1, :length], vc[i:i + 1, :length],
                                   False)
             self.assertLess(rel_err(out[i:i + 1], ref), 1e-2)
+
+    def test_chained_calls_in_graph(self):
+        # Decode calls back to back in one graph, each attending with the
+        # previous one's output as its query, with and without a combine:
+        # each kernel, launched while the one before it finishes, must wait
+        # for that one's output and workspace (the outputs are NaN before
+        # the replay, so a read too early shows).
+        b, h, hkv, d, smax = 2, 32, 8, 128, 3000
+        kc = torch.randn(b, smax, hkv, d, device="cuda", dtype=torch.bfloat16)
+        vc = torch.randn(b, smax, hkv, d, device="cuda", dtype=torch.bfloat16)
+        lens = torch.tensor([3000, 1234], dtype=torch.int32, device="cuda")
+        q = torch.randn(b, 1, h, d, device="cuda", dtype=torch.bfloat16)
+        splits = (16, 1, 5, 1, 16, 2)
+        outs = [q]
+        for n in splits:
+            outs.append(fa4.attention_with_kvcache(outs[-1], kc, vc, cache_seqlens=lens,
+                                                   num_splits=n))
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            outs = [q]
+            for n in splits:
+                outs.append(fa4.attention_with_kvcache(outs[-1], kc, vc,
+                                                       cache_seqlens=lens, num_splits=n))
+        q.copy_(torch.randn_like(q))
+        for out in outs[1:]:
+            out.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        for step, n in enumerate(splits):
+            for i, length in enumerate(lens.tolist()):
+                ref, _, _ = reference(outs[step][i:i + 1], kc[i:i + 1, :length],
+                                      vc[i:i + 1, :length], False)
+                self.assertLess(rel_err(outs[step + 1][i:i + 1], ref), 1e-2,
+                                "call %d (%d splits), batch %d" % (step, n, i))
 
     def test_torch_compile(self):
         q = torch.randn(2, 1, 32, 128, device="cuda", dtype=torch.bfloat16)

@@ -316,10 +316,11 @@ static int runKernelFile(const std::string &path) {
         *v3read == programmatic ? "identical" : "DIFFERENT", v3read->version,
         v3->find("\nlaunch = programmatic\n") != std::string::npos ? "written"
                                                                    : "MISSING");
+  std::string v3text = v3.ok() ? *v3 : std::string();
   reportParse("launch-in-version-2",
-              replaced(*v3, "fa4-kernel 3", "fa4-kernel 2"));
+              replaced(v3text, "fa4-kernel 3", "fa4-kernel 2"));
   reportParse("bad-launch",
-              replaced(*v3, "launch = programmatic", "launch = early"));
+              replaced(v3text, "launch = programmatic", "launch = early"));
 
   KernelFile spaced = file;
   spaced.params[1].name = "my output";

@@ -187,7 +187,8 @@ OPTIONS
                          128
   --decode               attention: decode's two kernels instead (attention
                          over a KV cache, split over its keys, and the
-                         combine of the parts; each written under
+                         combine of the parts, which a single split
+                         leaves out; each written under
                          --dump-dir/<kernel> when given) for --head-dim,
                          --head-dim-v, --dtype, --window, --softcap and
                          --page-size, run as libfa4's

@@ -79,7 +79,10 @@ def FA4LowerWarpRoles : Pass<"fa4-lower-warp-roles", "ModuleOp"> {
     with `setmaxnreg`; a producer role then continues on its first warp
     only. `fa4.warpgroup_id` becomes the warpgroup index within the role.
     The kernel records its thread count as `fa4.threads` for the launch
-    bounds that convert-fa4-to-nvvm declares.
+    bounds that convert-fa4-to-nvvm declares. A kernel marked
+    `fa4.programmatic_launch` starts every role (or itself, without roles)
+    with `griddepcontrol.launch_dependents` and `griddepcontrol.wait`,
+    before any global access, and a compiler barrier after them.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",

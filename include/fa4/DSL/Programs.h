@@ -45,9 +45,11 @@ using AttentionMaskMod = std::function<Tile(const AttentionScoreIndices &)>;
 /// The keys a block of query rows may see at most, a promise that lets the
 /// program skip whole key blocks (FlexAttention's block mask, as a range):
 /// the batch, the query head and the block's first and end query
-/// positions to the first and end key positions; keys outside are not
-/// visited, as if a mask removed them. E.g. chunked attention's
-/// `{qFirst / C * C, ((qEnd - 1) / C + 1) * C}`.
+/// positions to the first and end key positions. The key blocks wholly
+/// outside are not visited; those it cuts are, whole: the mask mod (or the
+/// causal mask or window) must remove the keys outside the range. E.g.
+/// chunked attention's `{qFirst / C * C, ((qEnd - 1) / C + 1) * C}` beside
+/// its mask `query / C == key / C`.
 using AttentionKeyRange = std::function<std::pair<Index, Index>(
     const Index &batch, const Index &head, const Index &queryFirst,
     const Index &queryEnd)>;

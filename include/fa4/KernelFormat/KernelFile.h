@@ -10,8 +10,9 @@
 // the description alone (Binding.h).
 //
 // Format, version 3: a text header of lines ending in '\n', then the binary.
+// A file without a `launch` line is written as version 2:
 //
-//   fa4-kernel 3
+//   fa4-kernel 2
 //   entry = attention
 //   target = sm_90a
 //   format = cubin

@@ -22,6 +22,7 @@
 
 #include "FA4/FA4Dialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
@@ -43,10 +44,17 @@ Value i32(ImplicitLocOpBuilder &b, int64_t value) {
 
 /// The start of a kernel launched programmatically: the next kernel may
 /// begin launching (its CTAs wait in turn), and this thread waits for the
-/// previous kernel's completion and memory.
+/// previous kernel's completion and memory. LLVM takes the wait for an
+/// intrinsic that touches no memory: an empty asm that clobbers memory
+/// keeps every load and store after it.
 void overlapLaunches(ImplicitLocOpBuilder &b) {
   NVVM::GriddepcontrolOp::create(b, NVVM::GridDepActionKind::launch_dependents);
   NVVM::GriddepcontrolOp::create(b, NVVM::GridDepActionKind::wait);
+  LLVM::InlineAsmOp::create(
+      b, Type(), ValueRange(), "", "~{memory}", /*has_side_effects=*/true,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
 }
 
 /// Replace `op` by one scf.if per role; returns the block's thread count.

@@ -275,6 +275,8 @@ fa4::dsl::buildAttentionDecodeCombine(mlir::MLIRContext *context,
   Index parts = p.index("parts", oPart.dim(0));
   p.grid({cdiv(o.dim(0), bm), Extent(dvp / kCombineColumns)});
   p.programmaticLaunch();
+  // One part is the main kernel's to write as O: it writes no part then.
+  p.require(oPart.dim(0) >= 2);
   p.require(oPart.dim(0) <= kMaxParts);
 
   // Program (m, c) merges columns [64 c, 64 c + 64) of rows

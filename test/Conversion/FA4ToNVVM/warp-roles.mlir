@@ -58,19 +58,23 @@ func.func @two_sets() attributes {fa4.kernel} {
 // A programmatic launch: every thread of every role lets the next kernel
 // launch and waits for the previous one's memory first thing (after
 // setmaxnreg, before the producer's first-warp branch and the roles'
-// bodies); a kernel without roles does so at its entry.
+// bodies), then an empty asm that clobbers memory, so that LLVM moves no
+// load or store above the wait; a kernel without roles does so at its
+// entry.
 // CHECK-LABEL: func.func @programmatic
 func.func @programmatic(%p: !llvm.ptr<1>) attributes {fa4.kernel, fa4.programmatic_launch} {
   // CHECK: scf.if
   // CHECK-NEXT: nvvm.setmaxregister decrease 24
   // CHECK-NEXT: nvvm.griddepcontrol launch_dependents
   // CHECK-NEXT: nvvm.griddepcontrol wait
+  // CHECK-NEXT: llvm.inline_asm has_side_effects {{.*}}"", "~{memory}"
   // CHECK: scf.if
   // CHECK-NEXT: llvm.load
   // CHECK: scf.if
   // CHECK-NEXT: nvvm.setmaxregister increase 240
   // CHECK-NEXT: nvvm.griddepcontrol launch_dependents
   // CHECK-NEXT: nvvm.griddepcontrol wait
+  // CHECK-NEXT: llvm.inline_asm
   // CHECK: llvm.store
   // CHECK-NOT: griddepcontrol
   fa4.warp_specialize {
@@ -90,6 +94,7 @@ func.func @programmatic(%p: !llvm.ptr<1>) attributes {fa4.kernel, fa4.programmat
 // CHECK-LABEL: func.func @programmatic_plain
 // CHECK-NEXT: nvvm.griddepcontrol launch_dependents
 // CHECK-NEXT: nvvm.griddepcontrol wait
+// CHECK-NEXT: llvm.inline_asm has_side_effects
 // CHECK-NEXT: llvm.load
 func.func @programmatic_plain(%p: !llvm.ptr<1>) -> i32 attributes {fa4.kernel, fa4.programmatic_launch} {
   %x = llvm.load %p : !llvm.ptr<1> -> i32
