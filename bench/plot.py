@@ -9,33 +9,22 @@ The CSV is what `bench/attention.py --csv` writes (d, s, b, causal, impl,
 tflops). Needs matplotlib.
 """
 
-import argparse
-import csv
 import sys
-from collections import defaultdict
+
+from plotting import STYLES, finish_axes, parser, pyplot, read, save
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("csv")
-    parser.add_argument("png")
-    parser.add_argument("--title", default="Forward attention on one H200, bf16, "
-                                           "16 heads, batch x sequence = 16384")
-    parser.add_argument("--only", help="comma-separated implementations to draw "
-                                       "(default: all in the file)")
-    args = parser.parse_args()
-
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    cli = parser(__doc__, "Forward attention on one H200, bf16, 16 heads, "
+                          "batch x sequence = 16384")
+    cli.add_argument("--only", help="comma-separated implementations to draw "
+                                    "(default: all in the file)")
+    args = cli.parse_args()
+    plt = pyplot()
 
     # figures[(d, causal)][impl] = [(s, tflops), ...]
-    figures = defaultdict(lambda: defaultdict(list))
-    with open(args.csv) as f:
-        for row in csv.DictReader(f):
-            figures[(int(row["d"]), row["causal"] == "1")][row["impl"]].append(
-                (int(row["s"]), float(row["tflops"])))
+    figures = read(args.csv, lambda row: (int(row["d"]), row["causal"] == "1"),
+                   "s", "tflops")
     if not figures:
         print(f"plot.py: no figures in {args.csv}", file=sys.stderr)
         return 1
@@ -46,9 +35,6 @@ def main():
     top = 1.12 * max(t for impls in figures.values()
                      for impl, points in impls.items()
                      if not only or impl in only for _, t in points)
-    styles = {"fa4": dict(color="tab:red", marker="o", linewidth=2.2),
-              "cuDNN": dict(color="tab:green", marker="s"),
-              "FA2": dict(color="tab:blue", marker="^")}
     for i, d in enumerate(dims):
         for j, causal in enumerate((False, True)):
             ax = axes[i][j]
@@ -57,25 +43,15 @@ def main():
                     continue
                 points.sort()
                 ax.plot([s for s, _ in points], [t for _, t in points],
-                        label=impl, **styles.get(impl, dict(marker=".", linestyle="--")))
+                        label=impl, **STYLES.get(impl, dict(marker=".", linestyle="--")))
                 for s, t in points if impl == "fa4" else []:
                     ax.annotate(f"{t:.0f}", (s, t), textcoords="offset points",
                                 xytext=(0, 6), ha="center", fontsize=7)
-            ax.set_xscale("log", base=2)
             seqs = sorted({s for points in figures[(d, causal)].values() for s, _ in points})
-            ax.set_xticks(seqs)
-            ax.set_xticklabels([str(s) for s in seqs])
-            ax.set_title(f"head dim {d}, {'causal' if causal else 'not causal'}")
-            ax.set_xlabel("sequence length")
-            if j == 0:
-                ax.set_ylabel("TFLOP/s")
-            ax.grid(True, alpha=0.3)
-            ax.set_ylim(0, top)
-            ax.legend(loc="lower right", fontsize=8)
-    fig.suptitle(args.title, fontsize=11)
-    fig.tight_layout()
-    fig.savefig(args.png, dpi=110)
-    print(f"wrote {args.png}")
+            finish_axes(ax, seqs, [str(s) for s in seqs],
+                        f"head dim {d}, {'causal' if causal else 'not causal'}",
+                        "sequence length", "TFLOP/s" if j == 0 else None, top)
+    save(fig, args.title, args.png)
     return 0
 
 

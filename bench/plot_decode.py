@@ -9,41 +9,27 @@ The CSV is what `bench/decode.py --csv` writes (b, s, impl, us, tbps).
 Needs matplotlib.
 """
 
-import argparse
-import csv
 import sys
-from collections import defaultdict
+
+from plotting import STYLES, finish_axes, parser, pyplot, read, save
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("csv")
-    parser.add_argument("png")
-    parser.add_argument("--title", default="Decode on one H200: one query token, 32 query "
-                                           "heads over 8 KV heads, d128, bf16, CUDA graphs")
-    args = parser.parse_args()
-
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    args = parser(__doc__, "Decode on one H200: one query token, 32 query heads "
+                           "over 8 KV heads, d128, bf16, CUDA graphs").parse_args()
+    plt = pyplot()
 
     # figures[b][impl] = [(s, tbps), ...]
-    figures = defaultdict(lambda: defaultdict(list))
-    with open(args.csv) as f:
-        for row in csv.DictReader(f):
-            figures[int(row["b"])][row["impl"]].append((int(row["s"]), float(row["tbps"])))
+    figures = read(args.csv, lambda row: int(row["b"]), "s", "tbps")
     # Batches with one context draw no line.
     batches = sorted(b for b, impls in figures.items()
                      if len({s for points in impls.values() for s, _ in points}) > 1)
     if not batches:
         print(f"plot_decode.py: no figures in {args.csv}", file=sys.stderr)
         return 1
-    styles = {"fa4": dict(color="tab:red", marker="o", linewidth=2.2),
-              "fa4 paged": dict(color="tab:red", marker="o", linestyle="--"),
-              "cuDNN": dict(color="tab:green", marker="s"),
-              "FA2": dict(color="tab:blue", marker="^"),
-              "read": dict(color="gray", linestyle=":", label="read bandwidth")}
+    styles = dict(STYLES, **{
+        "fa4 paged": dict(color="tab:red", marker="o", linestyle="--"),
+        "read": dict(color="gray", linestyle=":", label="read bandwidth")})
     top = 1.1 * max(t for b in batches for points in figures[b].values() for _, t in points)
     fig, axes = plt.subplots(1, len(batches), figsize=(4.2 * len(batches), 3.8), squeeze=False)
     for ax, b in zip(axes[0], batches):
@@ -54,20 +40,10 @@ def main():
             style = dict(styles.get(impl, dict(marker=".")))
             label = style.pop("label", impl)
             ax.plot([s for s, _ in points], [t for _, t in points], label=label, **style)
-        ax.set_xscale("log", base=2)
         contexts = sorted({s for points in figures[b].values() for s, _ in points})
-        ax.set_xticks(contexts)
-        ax.set_xticklabels([f"{s // 1024}k" for s in contexts])
-        ax.set_title(f"batch {b}")
-        ax.set_xlabel("context (keys per sequence)")
-        ax.set_ylabel("K and V read, TB/s")
-        ax.set_ylim(0, top)
-        ax.grid(True, alpha=0.3)
-        ax.legend(loc="lower right", fontsize=8)
-    fig.suptitle(args.title, fontsize=11)
-    fig.tight_layout()
-    fig.savefig(args.png, dpi=110)
-    print(f"wrote {args.png}")
+        finish_axes(ax, contexts, [f"{s // 1024}k" for s in contexts], f"batch {b}",
+                    "context (keys per sequence)", "K and V read, TB/s", top)
+    save(fig, args.title, args.png)
     return 0
 
 
