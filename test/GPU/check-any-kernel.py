@@ -231,6 +231,19 @@ def check_attention(fa4_run, kernel, work, heads, sq, sk, rng):
             f"rel_err={err:.1e} nan={nan}")
 
 
+def softmax_rows(s, vh):
+    """Float64 attention of masked scores `s` (-inf where a query does not
+    see a key) over the values `vh`: P, O and the LSE (natural log, -inf for
+    rows that see no key, whose P and O are 0)."""
+    m = s.max(axis=-1, keepdims=True)
+    seen = np.isfinite(m)
+    e = np.exp(s - np.where(seen, m, 0))
+    total = np.where(seen, e.sum(axis=-1, keepdims=True), 1)
+    lse = np.where(seen, m + np.log(total), -np.inf)
+    p = np.where(seen, e / total, 0)
+    return p, np.einsum("bhqk,bhkd->bhqd", p, vh), lse[..., 0]
+
+
 def backward_reference(q, k, v, do, scale, causal):
     """Float64 attention forward and backward per (batch, head): O, LSE
     (natural log, -inf for rows that see no key), dQ, dK, dV (dK and dV
@@ -246,21 +259,14 @@ def backward_reference(q, k, v, do, scale, causal):
         rows = np.arange(sq)[:, None]
         cols = np.arange(sk)[None, :]
         s = np.where(cols <= rows + sk - sq, s, -np.inf)
-    m = s.max(axis=-1, keepdims=True)
-    seen = np.isfinite(m)
-    m = np.where(seen, m, 0)
-    e = np.exp(s - m)
-    total = e.sum(axis=-1, keepdims=True)
-    lse = np.where(seen, m + np.log(np.where(seen, total, 1)), -np.inf)
-    p = np.where(seen, e / np.where(seen, total, 1), 0)
-    o = np.einsum("bhqk,bhkd->bhqd", p, vh)
+    p, o, lse = softmax_rows(s, vh)
     dp = np.einsum("bhqd,bhkd->bhqk", do, vh)
     delta = (do * o).sum(axis=-1, keepdims=True)
     ds = p * (dp - delta)
     dq = np.einsum("bhqk,bhkd->bhqd", ds, kh) * scale
     dk = np.einsum("bhqk,bhqd->bhkd", ds, q).reshape(b, hkv, group, sk, -1)
     dv = np.einsum("bhqk,bhqd->bhkd", p, do).reshape(b, hkv, group, sk, -1)
-    return o, lse[..., 0], dq, dk.sum(axis=2) * scale, dv.sum(axis=2)
+    return o, lse, dq, dk.sum(axis=2) * scale, dv.sum(axis=2)
 
 
 def mods_reference(q, k, v, scale, causal, heads, mod, param):
@@ -282,12 +288,7 @@ def mods_reference(q, k, v, scale, causal, heads, mod, param):
         s = np.where((rows // param == cols // param)[None, None], s, -np.inf)
     if causal:
         s = np.where(cols <= rows + sk - sq, s, -np.inf)
-    m = s.max(axis=-1, keepdims=True)
-    seen = np.isfinite(m)
-    e = np.exp(s - np.where(seen, m, 0))
-    total = np.where(seen, e.sum(axis=-1, keepdims=True), 1)
-    o = np.einsum("bhqk,bhkd->bhqd", np.where(seen, e / total, 0), vh)
-    lse = np.where(seen, m + np.log(total), -np.inf)[..., 0]
+    _, o, lse = softmax_rows(s, vh)
     return o, lse
 
 

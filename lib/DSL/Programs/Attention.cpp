@@ -26,6 +26,7 @@
 #include "fa4/DSL/DSL.h"
 #include "fa4/DSL/Programs.h"
 
+#include "Base2.h"
 #include "HeadDims.h"
 #include "KeyBlocks.h"
 #include "OnlineSoftmax.h"
@@ -43,9 +44,6 @@ using namespace fa4::dsl;
 /// 646 TFLOP/s); 16, 8 and one head at a time within 2 % elsewhere.
 static constexpr int64_t kGroupL2Bytes = 16 << 20;
 
-/// log2(e): the softmax's units to its base-2 exponentials' (with mods).
-static constexpr double kLog2e = 1.4426950408889634;
-
 /// The algorithm, for head dims `d` (Q and K) and `dv` (V) and one element
 /// type. The tiles are `dp` and `dvp` columns wide, the head dims padded to
 /// whole 128-byte rows: loads read zeros past a head dim (they add nothing
@@ -56,7 +54,6 @@ writeAttention(mlir::MLIRContext *context, int64_t d, int64_t dv, DType type,
                bool conditionalRescale, const AttentionMods &mods) {
   const int64_t dp = padToRows(d), dvp = padToRows(dv);
   const double inf = std::numeric_limits<double>::infinity();
-  const double ln2 = 0.693147182;
   // The growth of a row's max (log2 units) below which its running max,
   // and with it O's scale, stays as it is: P <= 2^8 in bf16 and f32 loses
   // nothing, and after the first blocks O is rarely rescaled.
@@ -244,14 +241,14 @@ writeAttention(mlir::MLIRContext *context, int64_t d, int64_t dv, DType type,
     store(od, {b, h, m, 0}, (accF * lInverse.col()).to(type));
     Desc lsed = p.makeDesc(lse, {batch, heads, seqQ},
                            {heads * seqQ, seqQ, 1}, {1, 1, bm});
-    store(lsed, {b, h, m}, (mF + log2(lSafe)) * ln2);
+    store(lsed, {b, h, m}, (mF + log2(lSafe)) * kLn2);
   } else {
     // The rows of the sequence only: its end is the edge of both.
     Desc od = p.makeDesc(o, {heads, qEnd, dv}, {oStrideH, oStrideS, 1},
                          {1, bm, dvp});
     storeAt(od, {h, qStart + m0, 0}, (accF * lInverse.col()).to(type));
     Desc lsed = p.makeDesc(lse, {heads, qEnd}, {totalQ, 1}, {1, bm});
-    storeAt(lsed, {h, qStart + m0}, (mF + log2(lSafe)) * ln2);
+    storeAt(lsed, {h, qStart + m0}, (mF + log2(lSafe)) * kLn2);
   }
   return p.finish();
 }

@@ -13,6 +13,7 @@
 #include "fa4/DSL/DSL.h"
 #include "fa4/DSL/Programs.h"
 
+#include "Base2.h"
 #include "HeadDims.h"
 #include "KeyBlocks.h"
 
@@ -75,11 +76,6 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardPostprocess(
         (load(accum, {b, h, m, 0}) * scale).to(options.elementType));
   return p.finish();
 }
-
-
-/// log2(e): the LSE the forward stores is a natural log; the backward's
-/// exponentials are base 2.
-static constexpr double kLog2e = 1.4426950408889634;
 
 int64_t fa4::dsl::attentionBackwardBlockN(const AttentionOptions &) {
   return 64;

@@ -16,6 +16,7 @@
 #include "fa4/DSL/DSL.h"
 #include "fa4/DSL/Programs.h"
 
+#include "Base2.h"
 #include "HeadDims.h"
 #include "OnlineSoftmax.h"
 
@@ -31,10 +32,6 @@ using namespace fa4::dsl;
 /// the H200, 2026-12-04: 0.8 us a part with the whole head dim of 128 in
 /// one program, 0.45 with 64 columns, 0.3 with 64 columns of 64 rows).
 static constexpr int64_t kCombineColumns = 64;
-
-/// ln 2: the LSE decode returns is a natural log; its exponentials are base
-/// 2.
-static constexpr double kLn2 = 0.693147182;
 
 /// The columns of the LSE parts' rows (the most parts).
 static constexpr int64_t kMaxParts = fa4::KernelKey::kDecodeMaxSplits;
@@ -113,7 +110,7 @@ fa4::dsl::buildAttentionDecode(mlir::MLIRContext *context,
   }
   Scalar capUnit, capUnitInverse;
   if (options.softcap) {
-    Scalar capLog2e = p.f32("softcap") * 1.4426950408889634;
+    Scalar capLog2e = p.f32("softcap") * kLog2e;
     capUnit = scaleLog2 / capLog2e;
     capUnitInverse = capLog2e / scaleLog2;
   }

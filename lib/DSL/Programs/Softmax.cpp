@@ -11,6 +11,8 @@
 #include "fa4/DSL/DSL.h"
 #include "fa4/DSL/Programs.h"
 
+#include "Base2.h"
+
 #include <limits>
 
 using namespace fa4::dsl;
@@ -28,14 +30,13 @@ fa4::dsl::buildSoftmax(mlir::MLIRContext *context,
   // the mask keeps out of the max and the sum.
   const int64_t np = (n + 63) / 64 * 64;
   const double inf = std::numeric_limits<double>::infinity();
-  const double log2e = 1.4426950408889634;
   Program p(context, "softmax");
   Desc x = p.desc("x", {128, np}, options.elementType, {Extent::any(), n});
   Desc y = p.desc("y", {128, np}, options.elementType, {x.dim(0), n});
   p.grid({cdiv(x.dim(0), 128)});
   Index i = p.programId(0);
 
-  Tile s = load(x, {i, 0}).to(f32) * log2e;
+  Tile s = load(x, {i, 0}).to(f32) * kLog2e;
   s = where(p.iota({128, np}, 1) < n, s, -inf);
   Tile e = exp2(s - max(s, 1).col());
   store(y, {i, 0}, (e * (1.0 / sum(e, 1)).col()).to(options.elementType));
