@@ -3,14 +3,15 @@
 // The operators and functions of the DSL on tiles: what an operand stands
 // for next to a tile (the tile, a broadcast column or row, a constant, a
 // splat scalar), elementwise arithmetic, comparisons, logic and selects,
-// conversions, exp2 and log2, dot, transposes, reductions, broadcasts,
-// splats, and block loads and stores.
+// conversions, exponentials, logarithms, roots, erf and abs, dot, transposes,
+// reductions, broadcasts, splats, and block loads and stores.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fa4/DSL/Ops.h"
 
 #include "Build.h"
+#include "Programs/Base2.h"
 #include "Tile/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -348,25 +349,52 @@ Tile fa4::dsl::where(const Tile &mask, Operand ifTrue, Operand ifFalse,
   const Operand *typed = ifTrue.getKind() == Operand::Kind::Tile    ? &ifTrue
                          : ifFalse.getKind() == Operand::Kind::Tile ? &ifFalse
                                                                     : nullptr;
-  if (!typed) {
-    program.emitError(loc)
-        << "where needs a tile among its values to give the result type";
-    return {};
+  RankedTensorType type;
+  if (typed) {
+    Tile like = typed->getTile();
+    if (!like.isValid())
+      return {};
+    if (like.getShape() != mask.getShape()) {
+      program.emitError(loc) << "where of a " << mask.getType() << " mask and "
+                             << like.getType() << " values: the shapes differ";
+      return {};
+    }
+    type = like.getType();
+  } else {
+    // No tile among the values: the mask's shape, and the type of the
+    // first value that has one (a column or row, a scalar; an index is an
+    // i32, a flag an i1), f32 for two numbers, as Triton's `tl.where`.
+    mlir::Builder &builder = program.getBuilder();
+    Type element;
+    for (const Operand *value : {&ifTrue, &ifFalse}) {
+      const detail::Handle &handle = value->getHandle();
+      if (element || value->getKind() == Operand::Kind::Number)
+        continue;
+      if (!handle.isValid())
+        return {};
+      switch (value->getKind()) {
+      case Operand::Kind::Broadcast:
+        element = value->getTile().getElementType();
+        break;
+      case Operand::Kind::Scalar:
+        element = handle.getValue().getType();
+        break;
+      case Operand::Kind::Index:
+        element = builder.getI32Type();
+        break;
+      default:
+        element = builder.getI1Type();
+      }
+    }
+    type = RankedTensorType::get(mask.getShape(),
+                                 element ? element : builder.getF32Type());
   }
-  Tile like = typed->getTile();
-  if (!like.isValid())
-    return {};
-  if (like.getShape() != mask.getShape()) {
-    program.emitError(loc) << "where of a " << mask.getType() << " mask and "
-                           << like.getType() << " values: the shapes differ";
-    return {};
-  }
-  Value left = resolve(program, ifTrue, like.getType(), "where");
-  Value right = resolve(program, ifFalse, like.getType(), "where");
+  Value left = resolve(program, ifTrue, type, "where");
+  Value right = resolve(program, ifFalse, type, "where");
   if (!left || !right)
     return {};
-  return {&program, program.create<arith::SelectOp>(
-                        loc, like.getType(), mask.getValue(), left, right)};
+  return {&program, program.create<arith::SelectOp>(loc, type, mask.getValue(),
+                                                    left, right)};
 }
 
 Tile fa4::dsl::exp2(const Tile &tile, SourceLoc loc) {
@@ -393,6 +421,64 @@ Tile fa4::dsl::tanh(const Tile &tile, SourceLoc loc) {
   return {program,
           program->create<mlir::math::TanhOp>(
               loc, tile.getType(), tile.getValue(), arith::FastMathFlags::afn)};
+}
+
+/// Whether `tile` has a float element type; says so at `loc` in `name`'s
+/// words otherwise.
+static bool isFloatTile(const Tile &tile, StringRef name, SourceLoc loc) {
+  if (llvm::isa<mlir::FloatType>(tile.getElementType()))
+    return true;
+  tile.getProgram()->emitError(loc)
+      << name << " takes a float tile, got " << tile.getType()
+      << "; convert it first (`t.to(f32)`)";
+  return false;
+}
+
+/// `OpT` of a float `tile`, with `flags`.
+template <typename OpT>
+static Tile floatMath(const Tile &tile, StringRef name, SourceLoc loc,
+                      arith::FastMathFlags flags = arith::FastMathFlags::none) {
+  if (!tile.isValid() || !isFloatTile(tile, name, loc))
+    return {};
+  Program *program = tile.getProgram();
+  return {program,
+          program->create<OpT>(loc, tile.getType(), tile.getValue(), flags)};
+}
+
+Tile fa4::dsl::exp(const Tile &tile, SourceLoc loc) {
+  if (!tile.isValid() || !isFloatTile(tile, "exp", loc))
+    return {};
+  return exp2(tile * Operand(kLog2e, loc), loc);
+}
+
+Tile fa4::dsl::log(const Tile &tile, SourceLoc loc) {
+  if (!tile.isValid() || !isFloatTile(tile, "log", loc))
+    return {};
+  return log2(tile, loc) * Operand(kLn2, loc);
+}
+
+Tile fa4::dsl::sqrt(const Tile &tile, SourceLoc loc) {
+  return floatMath<mlir::math::SqrtOp>(tile, "sqrt", loc);
+}
+
+Tile fa4::dsl::rsqrt(const Tile &tile, SourceLoc loc) {
+  return floatMath<mlir::math::RsqrtOp>(tile, "rsqrt", loc,
+                                        arith::FastMathFlags::afn);
+}
+
+Tile fa4::dsl::erf(const Tile &tile, SourceLoc loc) {
+  return floatMath<mlir::math::ErfOp>(tile, "erf", loc);
+}
+
+Tile fa4::dsl::abs(const Tile &tile, SourceLoc loc) {
+  if (!tile.isValid())
+    return {};
+  Program *program = tile.getProgram();
+  if (llvm::isa<mlir::FloatType>(tile.getElementType()))
+    return {program, program->create<mlir::math::AbsFOp>(loc, tile.getType(),
+                                                         tile.getValue())};
+  return {program, program->create<mlir::math::AbsIOp>(loc, tile.getType(),
+                                                       tile.getValue())};
 }
 
 //===----------------------------------------------------------------------===//

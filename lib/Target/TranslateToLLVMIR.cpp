@@ -3,7 +3,8 @@
 // Turns a module in the LLVM and NVVM dialects into optimized LLVM IR for the
 // NVPTX target: checks the target, lowers the NVVM ops that only exist as
 // inline PTX, translates, sets the triple and data layout, and runs LLVM's
-// default optimization pipeline.
+// default optimization pipeline, then widens what the NVPTX backend would
+// print as PTX that ptxas refuses (bf16 compares).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +22,8 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
 
@@ -69,6 +72,32 @@ static void optimize(llvm::Module &llvmModule, llvm::TargetMachine &machine,
   passes.run(llvmModule, moduleAnalyses);
 }
 
+/// Every bf16 comparison widened to f32 (both conversions exact). LLVM's
+/// optimizer narrows `fcmp (fpext bf16 x), C` to a bf16 compare, and the
+/// NVPTX backend prints that, in a function whose f32 denormals flush to
+/// zero (all of fa4's kernels), as `setp.ftz.bf16`, which ptxas refuses:
+/// `.ftz` exists for f32 and f16 compares only. A bf16 input tested
+/// against 0 (GELU's erf, a sign) would otherwise not assemble.
+static void widenBF16Compares(llvm::Module &llvmModule) {
+  SmallVector<llvm::FCmpInst *> compares;
+  for (llvm::Function &function : llvmModule)
+    for (llvm::Instruction &inst : llvm::instructions(function))
+      if (auto *compare = dyn_cast<llvm::FCmpInst>(&inst))
+        if (compare->getOperand(0)->getType()->getScalarType()->isBFloatTy())
+          compares.push_back(compare);
+  for (llvm::FCmpInst *compare : compares) {
+    llvm::IRBuilder<> b(compare);
+    llvm::Type *type = compare->getOperand(0)->getType();
+    llvm::Type *wide = type->getWithNewType(b.getFloatTy());
+    llvm::Value *wider = b.CreateFCmp(
+        compare->getPredicate(), b.CreateFPExt(compare->getOperand(0), wide),
+        b.CreateFPExt(compare->getOperand(1), wide));
+    cast<llvm::Instruction>(wider)->copyFastMathFlags(compare);
+    compare->replaceAllUsesWith(wider);
+    compare->eraseFromParent();
+  }
+}
+
 FailureOr<std::unique_ptr<llvm::Module>>
 mlir::fa4::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
                              const TargetOptions &options) {
@@ -104,5 +133,6 @@ mlir::fa4::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
   llvmModule->setTargetTriple((*machine)->getTargetTriple());
   llvmModule->setDataLayout((*machine)->createDataLayout());
   optimize(*llvmModule, **machine, options.optLevel);
+  widenBF16Compares(*llvmModule);
   return llvmModule;
 }

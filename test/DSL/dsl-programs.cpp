@@ -4,7 +4,8 @@
 // `attention-hd256` (and their `-f16` variants), the backward's preprocess
 // `attention-bwd-preprocess-hd<D>[-f16]`, its postprocess
 // `attention-bwd-postprocess-hd<D>[-f16]`, `gemm`, `split-sum` (atomic
-// adds across programs) and `softmax-n<N>[-f16]` print the module
+// adds across programs), `softmax-n<N>[-f16]` and `elementwise-math` (the
+// DSL's exp, log, sqrt, rsqrt, erf and abs) print the module
 // of a reference program with its locations. `errors` builds small broken
 // programs and lets their diagnostics print, then says for each that it gave
 // no module; errors.test runs FileCheck on this file, whose ERR lines sit
@@ -120,6 +121,14 @@ static int runErrors(mlir::MLIRContext *context) {
     // ERR: loop-types: no module
     ok &= refused(p, "loop-types");
   }
+  {
+    Program p(context, "math_type");
+    // ERR: dsl-programs.cpp:[[@LINE+1]]:{{[0-9]+}}: error: rsqrt takes a float tile, got 'tensor<128x64xi32>'; convert it first (`t.to(f32)`)
+    Tile r = rsqrt(p.iota({128, 64}, 1));
+    store(p.desc("y", {128, 64}, f32), {0, 0}, exp(r));
+    // ERR: math-type: no module
+    ok &= refused(p, "math-type");
+  }
   return ok ? 0 : 1;
 }
 // clang-format on
@@ -142,6 +151,24 @@ buildSplitSum(mlir::MLIRContext *context) {
   Index i = p.programId(0), part = p.programId(1);
   Desc od = p.makeDesc(out, {rows, 128}, {128, 1}, {128, 128});
   atomicAdd(od, {i, 0}, load(x, {part, i, 0}).to(f32));
+  return p.finish();
+}
+
+/// The DSL's elementwise math on a loaded tile: Y = erf(X) + exp(X) +
+/// log(|X| + 1) + sqrt(|X|) * rsqrt(X^2 + 1) + sign(X) (a `where` of two
+/// numbers) in f32, X and Y [R, 128] bf16.
+static mlir::OwningOpRef<mlir::ModuleOp>
+buildElementwiseMath(mlir::MLIRContext *context) {
+  Program p(context, "elementwise_math");
+  Desc x = p.desc("x", {128, 128}, bf16);
+  Desc y = p.desc("y", {128, 128}, bf16, {x.dim(0), x.dim(1)});
+  p.grid({cdiv(x.dim(0), 128)});
+  Index i = p.programId(0);
+  Tile v = load(x, {i, 0}).to(f32);
+  Tile a = abs(v);
+  Tile out = erf(v) + exp(v) + log(a + 1.0) + sqrt(a) * rsqrt(v * v + 1.0) +
+             where(v < 0.0, -1.0, 1.0);
+  store(y, {i, 0}, out.to(bf16));
   return p.finish();
 }
 
@@ -170,7 +197,7 @@ int main(int argc, char **argv) {
            "attention-bwd-(preprocess|postprocess|dq|dkdv)-hd<D>[-f16] | "
            "attention-decode[-combine]-hd<D>[-f16][-window][-softcap][-paged<R>"
            "] | gemm | split-sum | "
-           "softmax-n<N>[-f16] | errors\n";
+           "softmax-n<N>[-f16] | elementwise-math | errors\n";
     return 2;
   }
   mlir::MLIRContext context;
@@ -180,7 +207,9 @@ int main(int argc, char **argv) {
   if (name == "errors")
     return runErrors(&context);
   mlir::OwningOpRef<mlir::ModuleOp> module;
-  if (name == "gemm") {
+  if (name == "elementwise-math") {
+    module = buildElementwiseMath(&context);
+  } else if (name == "gemm") {
     module = buildGemm(&context, GemmOptions());
   } else if (name == "split-sum") {
     module = buildSplitSum(&context);

@@ -44,10 +44,13 @@ def ConvertFA4ToNVVM : Pass<"convert-fa4-to-nvvm", "ModuleOp"> {
       from `fa4.threads` and the register count at entry as `nvvm.maxnreg`
       (so that ptxas honours setmaxnreg), f32 denormals flushed to zero (as
       CUDA's fast math: `ex2.approx.ftz`), and arith, math, vector, cf and
-      func converted alongside.
+      func converted alongside; `math.rsqrt` with `afn` as rsqrt.approx, and
+      `math.erf`, which NVPTX has no instruction for, first expanded into
+      MLIR's polynomial approximation (arith, math and vector ops).
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
-                           "::mlir::NVVM::NVVMDialect"];
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def FA4InstrumentHangs : Pass<"fa4-instrument-hangs", "ModuleOp"> {

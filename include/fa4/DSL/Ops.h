@@ -156,8 +156,10 @@ Tile min(const Tile &lhs, const Tile &rhs,
 Tile max(const Tile &lhs, double rhs,
          SourceLoc loc = SourceLoc::current()) = delete;
 
-/// `mask ? ifTrue : ifFalse` elementwise (`arith.select`); at least one of
-/// the values is a tile of the mask's shape, which fixes the result type.
+/// `mask ? ifTrue : ifFalse` elementwise (`arith.select`), a tile of the
+/// mask's shape: of the type of a tile among the values (of the mask's
+/// shape), else of a column, row or scalar among them (an index gives i32,
+/// a `Bool` i1), else f32 (`where(m, 1.0, 0.0)`).
 Tile where(const Tile &mask, Operand ifTrue, Operand ifFalse,
            SourceLoc loc = SourceLoc::current());
 
@@ -168,6 +170,22 @@ Tile log2(const Tile &tile, SourceLoc loc = SourceLoc::current());
 /// Elementwise tanh x (`math.tanh` with `fastmath<afn>`: the hardware's
 /// approximation).
 Tile tanh(const Tile &tile, SourceLoc loc = SourceLoc::current());
+/// Elementwise e^x, as `exp2(x * log2(e))`: the hardware's ex2.approx, as
+/// Triton's `tl.exp`.
+Tile exp(const Tile &tile, SourceLoc loc = SourceLoc::current());
+/// Elementwise ln x, as `log2(x) * ln(2)`.
+Tile log(const Tile &tile, SourceLoc loc = SourceLoc::current());
+/// Elementwise square root (`math.sqrt`: sqrt.rn, correctly rounded).
+Tile sqrt(const Tile &tile, SourceLoc loc = SourceLoc::current());
+/// Elementwise 1 / sqrt(x) (`math.rsqrt` with `fastmath<afn>`: the
+/// hardware's rsqrt.approx, about 2^-22 relative error), RMSNorm's and layer
+/// norm's scale.
+Tile rsqrt(const Tile &tile, SourceLoc loc = SourceLoc::current());
+/// Elementwise error function (`math.erf`: a rational polynomial on the FMA
+/// units, within a few f32 ulps), GELU's.
+Tile erf(const Tile &tile, SourceLoc loc = SourceLoc::current());
+/// Elementwise |x| (`math.absf`; `math.absi` for integer tiles).
+Tile abs(const Tile &tile, SourceLoc loc = SourceLoc::current());
 
 //===----------------------------------------------------------------------===//
 // Dot, shapes and reductions

@@ -132,6 +132,14 @@ inline Value bufferPtr(ImplicitLocOpBuilder &b, PipelineType type, Value base,
 }
 
 //===----------------------------------------------------------------------===//
+// Math (Math.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Math that NVPTX has no instruction for (`math.erf`) rewritten, before
+/// the conversion, into the ops of MLIR's polynomial approximation.
+LogicalResult expandMathWithoutInstructions(Operation *root);
+
+//===----------------------------------------------------------------------===//
 // Hang diagnosis (HangDiagnosis.cpp)
 //===----------------------------------------------------------------------===//
 

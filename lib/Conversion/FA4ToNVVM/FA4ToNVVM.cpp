@@ -173,6 +173,8 @@ struct ConvertFA4ToNVVMPass
       namedBarriers[kernel.getSymName()] = std::move(*counts);
     }
 
+    if (failed(expandMathWithoutInstructions(module)))
+      return signalPassFailure();
     LLVMTypeConverter converter(context);
     addFA4TypeConversions(converter);
     RewritePatternSet patterns(context);

@@ -1,4 +1,5 @@
-//===- Math.cpp - math the NVPTX backend does not select -------------------===//
+//===- Math.cpp - math the NVPTX backend does not select
+//-------------------===//
 //
 // `math.log2` on f32 (a row's log-sum-exp): LLVM's log2 intrinsic has no
 // NVPTX lowering for f32 vectors, so each element becomes the hardware
@@ -8,6 +9,9 @@
 // tanh.approx.f32 (sm_75 and later, about 2^-11 relative error); without
 // `afn` it has no NVPTX lowering at all. An intrinsic, not inline PTX: LLVM
 // may schedule, hoist and combine it like any pure operation.
+// `math.rsqrt` with `afn` becomes rsqrt.approx.f32 (about 2^-22 relative
+// error; without `afn`, MathToLLVM's 1 / sqrt). `math.erf` becomes MLIR's
+// rational polynomial (FMAs, a division and selects): NVPTX has no erf.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +20,8 @@
 #include "Common.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
 using namespace mlir::fa4;
@@ -25,16 +31,21 @@ namespace {
 
 /// `OpT` on f32 or a 1-d f32 vector, each element through `scalar` (one
 /// hardware approximation).
+/// With `onlyAfn`, only an op that allows approximate functions.
 template <typename OpT>
 struct ApproxLowering : public ConvertOpToLLVMPattern<OpT> {
   using Scalar = Value (*)(ImplicitLocOpBuilder &, Type, Value);
   ApproxLowering(LLVMTypeConverter &converter, Scalar scalar,
-                 PatternBenefit benefit)
-      : ConvertOpToLLVMPattern<OpT>(converter, benefit), scalar(scalar) {}
+                 PatternBenefit benefit, bool onlyAfn = false)
+      : ConvertOpToLLVMPattern<OpT>(converter, benefit), scalar(scalar),
+        onlyAfn(onlyAfn) {}
 
   LogicalResult
   matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (onlyAfn &&
+        !arith::bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
+      return rewriter.notifyMatchFailure(op, "exact: no fastmath<afn>");
     Type type = adaptor.getOperand().getType();
     auto vector = dyn_cast<VectorType>(type);
     Type element = vector ? vector.getElementType() : type;
@@ -57,12 +68,21 @@ struct ApproxLowering : public ConvertOpToLLVMPattern<OpT> {
   }
 
   Scalar scalar;
+  bool onlyAfn;
 };
 
 /// lg2.approx.f32 of `x`.
 Value lg2(ImplicitLocOpBuilder &b, Type element, Value x) {
   return LLVM::CallIntrinsicOp::create(
              b, element, b.getStringAttr("llvm.nvvm.lg2.approx.f"),
+             ValueRange{x})
+      .getResult(0);
+}
+
+/// rsqrt.approx.f32 of `x`.
+Value rsqrtApprox(ImplicitLocOpBuilder &b, Type element, Value x) {
+  return LLVM::CallIntrinsicOp::create(
+             b, element, b.getStringAttr("llvm.nvvm.rsqrt.approx.f"),
              ValueRange{x})
       .getResult(0);
 }
@@ -82,4 +102,17 @@ void mlir::fa4::populateMathToNVVMPatterns(LLVMTypeConverter &converter,
   patterns.add<ApproxLowering<math::Log2Op>>(converter, lg2, /*benefit=*/2);
   patterns.add<ApproxLowering<math::TanhOp>>(converter, tanhApprox,
                                              /*benefit=*/2);
+  patterns.add<ApproxLowering<math::RsqrtOp>>(converter, rsqrtApprox,
+                                              /*benefit=*/2, /*onlyAfn=*/true);
+}
+
+LogicalResult
+mlir::fa4::detail::expandMathWithoutInstructions(Operation *root) {
+  SmallVector<Operation *> erfs;
+  root->walk([&](math::ErfOp op) { erfs.push_back(op); });
+  if (erfs.empty())
+    return success();
+  RewritePatternSet patterns(root->getContext());
+  populatePolynomialApproximateErfPattern(patterns);
+  return applyOpPatternsGreedily(erfs, std::move(patterns));
 }

@@ -2,8 +2,9 @@
 //
 // The programs' exponentials and logarithms are base 2 (ex2 and lg2 on
 // the hardware) where their arguments and results are natural: softmax
-// scales, softcaps and the LSE in and out. One owner for the forward's,
-// the backward's, decode's and the row softmax's programs.
+// scales, softcaps and the LSE in and out, and the DSL's own `exp` and
+// `log`. One owner for those and the forward's, the backward's, decode's and
+// the row softmax's programs.
 //
 //===----------------------------------------------------------------------===//
 
