@@ -561,7 +561,8 @@ def FA4_GlobalLoadOp : FA4_Op<"global_load", [MemoryEffects<[MemRead]>]> {
     sequence); no address past `count` is read (`count` may be 0 or
     negative, when the element at `base` is read and discarded). How a
     program's per-row or per-column terms kept in global memory, such as
-    the backward's log-sum-exp and D, reach registers. `cols` says the
+    the backward's log-sum-exp and D or a normalization's weights (f32,
+    bf16 or f16), reach registers. `cols` says the
     layout is `#fa4.cols` (the verifier checks it agrees with the type),
     which a thread's vector of values no longer says.
 
@@ -572,8 +573,8 @@ def FA4_GlobalLoadOp : FA4_Op<"global_load", [MemoryEffects<[MemRead]>]> {
   }];
   let arguments = (ins LLVM_AnyPointer:$base, Index:$start, Index:$count,
                        UnitAttr:$cols);
-  let results = (outs AnyTypeOf<[RankedTensorOf<[F32]>,
-                                 VectorOfRankAndType<[1], [F32]>]>:$result);
+  let results = (outs AnyTypeOf<[RankedTensorOf<[F32, BF16, F16]>,
+                                 VectorOfRankAndType<[1], [F32, BF16, F16]>]>:$result);
   let assemblyFormat = [{
     $base `[` $start `]` `count` `(` $count `)` (`cols` $cols^)? attr-dict `:`
     qualified(type($base)) `->` type($result)

@@ -351,13 +351,15 @@ LogicalResult LayoutAssignment::loadVector(tile::LoadOp load) {
   ValueRange coords = load.getCoords(), shape = desc.getShape(),
              strides = desc.getStrides();
   std::optional<int64_t> unit = getConstantIntValue(strides.back());
-  if (type.getRank() != 1 || !type.getElementType().isF32() ||
+  if (type.getRank() != 1 ||
+      !isa<Float32Type, BFloat16Type, Float16Type>(type.getElementType()) ||
       !llvm::all_of(block.drop_back(), [](int64_t n) { return n == 1; }) ||
       !unit || *unit != 1)
     return load.emitOpError()
            << "loads " << type << " in blocks of " << desc.getDesc().getType()
-           << " through a tile.make_desc: fa4 loads f32 vectors (blocks of "
-              "leading 1s and one run of contiguous elements) that way, and "
+           << " through a tile.make_desc: fa4 loads f32, bf16 or f16 vectors "
+              "(blocks of leading 1s and one run of contiguous elements) that "
+              "way, and "
               "2-d tiles through descriptor arguments (tensor maps)";
   ImplicitLocOpBuilder b(load.getLoc(), load);
   // Leading (unit) block dimensions select a slice at an element offset;

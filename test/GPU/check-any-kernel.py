@@ -7,6 +7,7 @@ and checks their outputs against references computed here with numpy.
                       [--split-sum K] [--softmax N[,f16]=K ...]
                       [--backward D[,f16]=KDQ:KDKDV ...]
                       [--alibi K:HEADS] [--chunked K:CHUNK]
+                      [--layer-norm K:N] [--rms-norm K:N] [--matmul-gelu K]
 
 --gemm-relu takes the kernel file of examples/gemm-relu (C = relu(alpha A B),
 A [M, K] and B [K, N] row-major bf16); --attention that of
@@ -25,13 +26,17 @@ of the same inputs, with Sq != Sk, GQA and MQA, causal rows that see no
 key); --alibi and --chunked the kernels of examples/attention-mods
 (attention with a score mod, ALiBi for HEADS heads, and with a mask mod, a
 query seeing the keys of its chunk of CHUNK; O and the LSE against float64,
-GQA, Sq != Sk both ways, causal). The inputs
+GQA, Sq != Sk both ways, causal); --layer-norm, --rms-norm and
+--matmul-gelu the kernels of examples/triton-tutorials (Triton's layer norm
+forward with the rows' mean and rstd, RMSNorm, both over rows of N, and the
+matmul with a bias and exact GELU; against float64). The inputs
 are 16-bit values written as '<f4' .npy files; fa4-run converts them exactly,
 and fills each output with NaNs before the launch.
 Prints one line per case and exits 1 when a case fails.
 """
 
 import argparse
+import math
 import os
 import subprocess
 import sys
@@ -201,6 +206,68 @@ def check_softmax(fa4_run, kernel, work, n, f16, rows, rng):
     nan = int(np.isnan(y).sum())
     return (y.shape == ref.shape and nan == 0 and float(excess.max()) <= 0,
             f"max_rel_err={err:.1e} (bound {tol:.1e}) nan={nan}")
+
+
+def check_norm(fa4_run, kernel, work, kind, n, rows, rng):
+    """Triton's layer norm (Y, the rows' mean and rstd) or RMSNorm (Y) over
+    rows of N: rows of different offsets and scales, weights and a bias
+    around 1 and 0."""
+    shift = rng.uniform(-4, 4, (rows, 1)) if kind == "layer_norm" else 0
+    x = bf16_round(((rng.standard_normal((rows, n)) + shift)
+                    * rng.uniform(0.1, 8, (rows, 1))).astype(np.float32))
+    w = bf16_round(rng.uniform(0.5, 1.5, n).astype(np.float32))
+    eps = 1e-5
+    inputs, outputs = {"x": x, "w": w}, ["y"]
+    x64, w64 = x.astype(np.float64), w.astype(np.float64)
+    if kind == "layer_norm":
+        b = bf16_round(rng.uniform(-1, 1, n).astype(np.float32))
+        inputs["b"] = b
+        outputs += ["mean", "rstd"]
+        mean = x64.mean(axis=1)
+        centred = x64 - mean[:, None]
+        rstd = 1 / np.sqrt((centred ** 2).mean(axis=1) + eps)
+        terms = np.abs(centred * rstd[:, None] * w64) + np.abs(b)
+        ref = centred * rstd[:, None] * w64 + b.astype(np.float64)
+    else:
+        rstd = 1 / np.sqrt((x64 ** 2).mean(axis=1) + eps)
+        ref = x64 * rstd[:, None] * w64
+        terms = np.abs(ref)
+    error, out = run_kernel(fa4_run, kernel, work, f"{kind}-{rows}x{n}",
+                            inputs, outputs, [f"eps={eps}"])
+    if error:
+        return False, error
+    y = out["y"]
+    # The bf16 rounding of each value (half an ulp) over f32 sums and
+    # rsqrt.approx (about 2^-22), relative to the terms that make it.
+    excess = np.abs(y - ref) - (2.0 ** -8 * np.abs(ref) + 1e-5 * terms)
+    ok = y.shape == ref.shape and not np.isnan(y).any() and excess.max() <= 0
+    text = f"max_err/terms={float(np.max(np.abs(y - ref) / terms)):.1e}"
+    if kind == "layer_norm":
+        mean_err = float(np.max(np.abs(out["mean"] - mean)
+                                / np.abs(x64).mean(axis=1)))
+        rstd_err = float(np.max(np.abs(out["rstd"] - rstd) / rstd))
+        ok = ok and mean_err < 1e-5 and rstd_err < 1e-5
+        text += f" mean_err={mean_err:.1e} rstd_err={rstd_err:.1e}"
+    return ok, text
+
+
+def check_matmul_gelu(fa4_run, kernel, work, m, n, k, rng):
+    a = bf16_round(rng.uniform(-1, 1, (m, k)).astype(np.float32))
+    b = bf16_round(rng.uniform(-1, 1, (k, n)).astype(np.float32))
+    bias = bf16_round(rng.uniform(-2, 2, n).astype(np.float32))
+    error, out = run_kernel(fa4_run, kernel, work, f"gelu-{m}x{n}x{k}",
+                            {"a": a, "b": b, "bias": bias}, ["c"])
+    if error:
+        return False, error
+    c = out["c"]
+    x = a.astype(np.float64) @ b.astype(np.float64) + bias.astype(np.float64)
+    ref = x / 2 * (1 + np.frompyfunc(math.erf, 1, 1)(x / math.sqrt(2)).astype(
+        np.float64))
+    err = rel_err(c, ref)
+    nan = int(np.isnan(c).sum())
+    return (c.shape == ref.shape and nan == 0 and err < 1e-2,
+            f"rel_err={err:.1e} nan={nan} "
+            f"max_abs={float(np.max(np.abs(c - ref))):.1e}")
 
 
 def check_attention(fa4_run, kernel, work, heads, sq, sk, rng):
@@ -373,6 +440,9 @@ def main():
                         metavar="D[,f16]=KDQ:KDKDV")
     parser.add_argument("--alibi", metavar="KERNEL:HEADS")
     parser.add_argument("--chunked", metavar="KERNEL:CHUNK")
+    parser.add_argument("--layer-norm", metavar="KERNEL:N")
+    parser.add_argument("--rms-norm", metavar="KERNEL:N")
+    parser.add_argument("--matmul-gelu", metavar="KERNEL")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     rng = np.random.default_rng(7)
@@ -416,6 +486,21 @@ def main():
             report(f"{mod} b,h,hkv,sq,sk={shape} causal={int(causal)}",
                    check_mods(args.fa4_run, kernel, args.work, mod, int(param),
                               shape, causal, rng))
+    # examples/triton-tutorials' kernels: rows no program's 128 divide.
+    for kind, spec in (("layer_norm", args.layer_norm),
+                       ("rms_norm", args.rms_norm)):
+        if not spec:
+            continue
+        kernel, n = spec.rsplit(":", 1)
+        for rows in (1000, 77, 4096):
+            report(f"{kind} n={n} rows={rows}",
+                   check_norm(args.fa4_run, kernel, args.work, kind, int(n),
+                              rows, rng))
+    if args.matmul_gelu:
+        for m, n, k in ((1000, 1024, 512), (128, 256, 64), (77, 512, 200)):
+            report(f"matmul_gelu m={m} n={n} k={k}",
+                   check_matmul_gelu(args.fa4_run, args.matmul_gelu, args.work,
+                                     m, n, k, rng))
     # (B, H, S) of the attention backward's pre- and postprocess.
     shapes = ((3, 5, 1000), (1, 2, 77), (2, 3, 4096), (1, 1, 128))
     for what, specs, check, dim in (("rowsum", args.rowsum, check_rowsum, "dv"),

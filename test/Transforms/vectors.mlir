@@ -4,7 +4,7 @@
 // `v.row()` repeats along the rows of a 2-d tile, and every vector joined
 // to it by elementwise ops, is a column vector (#fa4.cols, N values, all of
 // them in each warpgroup); the others are row vectors (#fa4.rows), whose
-// load starts at the warpgroup's first row.
+// load starts at the warpgroup's first row. f32, bf16 and f16 elements.
 // RUN: fa4-opt %s --split-input-file --fa4-attach-config=head-dim=128 --fa4-assign-layouts --verify-diagnostics | FileCheck %s
 
 // dQ's per-row terms: LSE and D of the CTA's 128 rows.
@@ -68,6 +68,28 @@ func.func @column_terms(%s: tensor<128x64xf32>, %lse: !tile.ptr<f32>, %cols: ind
 
 // -----
 
+// A normalization's bf16 weights, one per column, widened and repeated
+// along the rows: a bf16 column vector.
+// CHECK-LABEL: func.func @bf16_weights
+// CHECK: %[[W:.*]] = fa4.global_load %arg1[%{{.*}}] count(%{{.*}}) cols : !llvm.ptr<1> -> tensor<64xbf16, #fa4.cols>
+// CHECK: %[[F:.*]] = arith.extf %[[W]] : tensor<64xbf16, #fa4.cols> to tensor<64xf32, #fa4.cols>
+// CHECK: tile.broadcast %[[F]] axis 0 : tensor<64xf32, #fa4.cols> -> tensor<64x64xf32, #fa4.acc>
+func.func @bf16_weights(%s: tensor<128x64xf32>, %w: !tile.ptr<bf16>, %n: index, %out: !tile.ptr<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %wd = tile.make_desc %w, [%n], [%c1] : !tile.ptr<bf16> -> !tile.desc<64xbf16>
+  %wv = tile.load %wd[%c0] : !tile.desc<64xbf16> -> tensor<64xbf16>
+  %wf = arith.extf %wv : tensor<64xbf16> to tensor<64xf32>
+  %wb = tile.broadcast %wf axis 0 : tensor<64xf32> -> tensor<128x64xf32>
+  %p = arith.mulf %s, %wb : tensor<128x64xf32>
+  %c64 = arith.constant 64 : index
+  %od = tile.make_desc %out, [%c64, %c64], [%c64, %c1] : !tile.ptr<f32> -> !tile.desc<128x64xf32>
+  tile.store %p, %od[%c1, %c1] : tensor<128x64xf32>, !tile.desc<128x64xf32>
+  return
+}
+
+// -----
+
 func.func @both(%s: tensor<128x128xf32>, %v: !tile.ptr<f32>, %n: index) -> tensor<128x128xf32> {
   %c1 = arith.constant 1 : index
   %ld = tile.make_desc %v, [%n], [%c1] : !tile.ptr<f32> -> !tile.desc<128xf32>
@@ -87,7 +109,7 @@ func.func @tile_through_pointer(%x: !tile.ptr<f32>, %n: index) -> tensor<128x64x
   %c64 = arith.constant 64 : index
   %c0 = arith.constant 0 : index
   %ld = tile.make_desc %x, [%n, %c64], [%c64, %c1] : !tile.ptr<f32> -> !tile.desc<128x64xf32>
-  // expected-error @below {{'tile.load' op loads 'tensor<128x64xf32>' in blocks of '!tile.desc<128x64xf32>' through a tile.make_desc: fa4 loads f32 vectors (blocks of leading 1s and one run of contiguous elements) that way, and 2-d tiles through descriptor arguments (tensor maps)}}
+  // expected-error @below {{'tile.load' op loads 'tensor<128x64xf32>' in blocks of '!tile.desc<128x64xf32>' through a tile.make_desc: fa4 loads f32, bf16 or f16 vectors (blocks of leading 1s and one run of contiguous elements) that way, and 2-d tiles through descriptor arguments (tensor maps)}}
   %t = tile.load %ld[%c0, %c0] : !tile.desc<128x64xf32> -> tensor<128x64xf32>
   return %t : tensor<128x64xf32>
 }
