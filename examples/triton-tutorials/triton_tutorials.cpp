@@ -12,11 +12,11 @@
 //   C = gelu(A B + bias) for row-major A [M, K], B [K, N], bias [N], GELU
 //   the exact one, x / 2 * (1 + erf(x / sqrt(2))).
 //
-// A norm program takes 128 rows whole (N up to 256: Triton's BLOCK_SIZE,
-// fixed when the kernel is compiled, --n); the matmul one a 128 x 256 block
-// of C. bf16 in and out, f32 math.
+// A norm program takes 128 rows, any N (a multiple of 8: TMA's 16-byte
+// row stride), in blocks of 128 columns, Triton's BLOCK_SIZE; the matmul
+// one a 128 x 256 block of C. bf16 in and out, f32 math.
 //
-//   triton-tutorials [--out-dir DIR] [--n N]
+//   triton-tutorials [--out-dir DIR]
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,63 +29,87 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <string>
 
 using namespace fa4::dsl;
 using Module = mlir::OwningOpRef<mlir::ModuleOp>;
 
-/// The block of a row of N elements: whole 128-byte rows of bf16.
-static int64_t rowBlock(int64_t n) { return (n + 63) / 64 * 64; }
+/// The columns a norm program takes at a time: Triton's BLOCK_SIZE.
+constexpr int64_t kBlock = 128;
 
-/// Tutorial 05's layer norm, the forward.
-static Module layerNorm(mlir::MLIRContext *context, int64_t n) {
-  const int64_t block = rowBlock(n);
+/// Tutorial 05's layer norm, the forward: a loop over the row's blocks for
+/// the mean, one for the variance of the centred values, one that
+/// normalizes and stores (three reads of X, as the tutorial's).
+static Module layerNorm(mlir::MLIRContext *context) {
   Program p(context, "layer_norm");
-  Desc x = p.desc("x", {128, block}, bf16, {Extent::any(), n});
-  Desc y = p.desc("y", {128, block}, bf16, {x.dim(0), n});
-  Ptr w = p.ptr("w", bf16, {n}), b = p.ptr("b", bf16, {n});
+  Desc x = p.desc("x", {128, kBlock}, bf16);
+  Desc y = p.desc("y", {128, kBlock}, bf16, {x.dim(0), x.dim(1)});
+  Ptr w = p.ptr("w", bf16, {x.dim(1)}), b = p.ptr("b", bf16, {x.dim(1)});
   Ptr mean = p.ptr("mean", f32, {x.dim(0)});
   Ptr rstd = p.ptr("rstd", f32, {x.dim(0)});
-  Index rows = p.index("rows", x.dim(0));
+  Index rows = p.index("rows", x.dim(0)), n = p.index("n", x.dim(1));
   Scalar eps = p.f32("eps");
   p.grid({cdiv(x.dim(0), 128)});
 
   // Program i normalizes rows [128 i, 128 i + 128); the loads read zeros
   // past N, which the centred values must not keep.
   Index i = p.programId(0);
-  Tile xs = load(x, {i, 0}).to(f32);
-  Tile mu = sum(xs, 1) * (1.0 / n);
-  Tile xc = where(p.iota({128, block}, 1) < n, xs - mu.col(), 0.0);
-  Tile r = rsqrt(sum(xc * xc, 1) * (1.0 / n) + eps);
-  Tile wv = load(p.makeDesc(w, {n}, {1}, {block}), {0}).to(f32);
-  Tile bv = load(p.makeDesc(b, {n}, {1}, {block}), {0}).to(f32);
+  Index blocks = ceilDiv(n, kBlock);
+  Tile perRow = 1.0 / splat(n, {128}).to(f32);
+  auto [total] =
+      p.forLoop(0, blocks, 1, {p.zeros({128}, f32)}, [&](Index c, Tile acc) {
+        return acc + sum(load(x, {i, c}).to(f32), 1);
+      });
+  Tile mu = total * perRow;
+  auto centred = [&](Index c) {
+    Tile cols = p.iota({128, kBlock}, 1) + c * kBlock;
+    return where(cols < n, load(x, {i, c}).to(f32) - mu.col(), 0.0);
+  };
+  auto [squares] =
+      p.forLoop(0, blocks, 1, {p.zeros({128}, f32)}, [&](Index c, Tile acc) {
+        Tile xc = centred(c);
+        return acc + sum(xc * xc, 1);
+      });
+  Tile r = rsqrt(squares * perRow + eps);
   store(p.makeDesc(mean, {rows}, {1}, {128}), {i}, mu);
   store(p.makeDesc(rstd, {rows}, {1}, {128}), {i}, r);
-  store(y, {i, 0}, (xc * r.col() * wv.row() + bv.row()).to(bf16));
+  Desc wd = p.makeDesc(w, {n}, {1}, {kBlock});
+  Desc bd = p.makeDesc(b, {n}, {1}, {kBlock});
+  p.forLoop(0, blocks, 1, [&](Index c) {
+    Tile wv = load(wd, {c}).to(f32), bv = load(bd, {c}).to(f32);
+    store(y, {i, c}, (centred(c) * r.col() * wv.row() + bv.row()).to(bf16));
+  });
   return p.finish();
 }
 
-/// RMSNorm (Llama's), one pass over each row.
-static Module rmsNorm(mlir::MLIRContext *context, int64_t n) {
-  const int64_t block = rowBlock(n);
+/// RMSNorm (Llama's): a loop for the mean square, one that normalizes.
+static Module rmsNorm(mlir::MLIRContext *context) {
   Program p(context, "rms_norm");
-  Desc x = p.desc("x", {128, block}, bf16, {Extent::any(), n});
-  Desc y = p.desc("y", {128, block}, bf16, {x.dim(0), n});
-  Ptr w = p.ptr("w", bf16, {n});
+  Desc x = p.desc("x", {128, kBlock}, bf16);
+  Desc y = p.desc("y", {128, kBlock}, bf16, {x.dim(0), x.dim(1)});
+  Ptr w = p.ptr("w", bf16, {x.dim(1)});
+  Index n = p.index("n", x.dim(1));
   Scalar eps = p.f32("eps");
   p.grid({cdiv(x.dim(0), 128)});
 
   Index i = p.programId(0);
-  Tile xs = load(x, {i, 0}).to(f32);
-  Tile r = rsqrt(sum(xs * xs, 1) * (1.0 / n) + eps);
-  Tile wv = load(p.makeDesc(w, {n}, {1}, {block}), {0}).to(f32);
-  store(y, {i, 0}, (xs * r.col() * wv.row()).to(bf16));
+  Index blocks = ceilDiv(n, kBlock);
+  auto [squares] =
+      p.forLoop(0, blocks, 1, {p.zeros({128}, f32)}, [&](Index c, Tile acc) {
+        Tile xs = load(x, {i, c}).to(f32);
+        return acc + sum(xs * xs, 1);
+      });
+  Tile r = rsqrt(squares * (1.0 / splat(n, {128}).to(f32)) + eps);
+  Desc wd = p.makeDesc(w, {n}, {1}, {kBlock});
+  p.forLoop(0, blocks, 1, [&](Index c) {
+    Tile xs = load(x, {i, c}).to(f32);
+    store(y, {i, c}, (xs * r.col() * load(wd, {c}).to(f32).row()).to(bf16));
+  });
   return p.finish();
 }
 
 /// Tutorial 03's matmul with a bias and GELU in its epilogue.
-static Module matmulGelu(mlir::MLIRContext *context, int64_t) {
+static Module matmulGelu(mlir::MLIRContext *context) {
   const int64_t bm = 128, bn = 256, bk = 64;
   Program p(context, "matmul_gelu");
   Desc a = p.desc("a", {bm, bk}, bf16);
@@ -127,20 +151,13 @@ static int fail(int status, const std::string &message) {
 
 int main(int argc, char **argv) {
   std::string outDir = ".";
-  int64_t n = 200;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (i + 1 < argc && arg == "--out-dir")
       outDir = argv[++i];
-    else if (i + 1 < argc && arg == "--n")
-      n = std::atoll(argv[++i]);
     else
-      return fail(1, "usage: triton-tutorials [--out-dir DIR] [--n N]");
+      return fail(1, "usage: triton-tutorials [--out-dir DIR]");
   }
-  if (n < 16 || n > 256 || n % 8 != 0)
-    return fail(1, "--n takes a multiple of 8 in [16, 256] (a norm's row "
-                   "is one block), got " +
-                       std::to_string(n));
 
   std::unique_ptr<mlir::MLIRContext> context =
       mlir::fa4::createCompilerContext();
@@ -150,14 +167,13 @@ int main(int argc, char **argv) {
   // Each kernel, and the width of its loads that the plan is derived for.
   struct Tutorial {
     const char *name;
-    std::function<Module(mlir::MLIRContext *, int64_t)> write;
+    Module (*write)(mlir::MLIRContext *);
     int64_t width;
   };
-  for (const Tutorial &tutorial :
-       {Tutorial{"layer-norm", layerNorm, rowBlock(n)},
-        Tutorial{"rms-norm", rmsNorm, rowBlock(n)},
-        Tutorial{"matmul-gelu", matmulGelu, 64}}) {
-    Module module = tutorial.write(context.get(), n);
+  for (const Tutorial &tutorial : {Tutorial{"layer-norm", layerNorm, kBlock},
+                                   Tutorial{"rms-norm", rmsNorm, kBlock},
+                                   Tutorial{"matmul-gelu", matmulGelu, 64}}) {
+    Module module = tutorial.write(context.get());
     if (!module ||
         mlir::failed(mlir::fa4::attachPlan(*module, tutorial.width, bf16Type)))
       return fail(2, std::string(tutorial.name) +

@@ -450,6 +450,12 @@ void Program::buildFor(const IndexArg &lo, const IndexArg &hi,
   mlir::Location location = getLocation(loc);
   auto loop =
       mlir::scf::ForOp::create(builder, location, lower, upper, stride, *inits);
+  // A loop without carried tiles comes with its terminator; the body's own
+  // goes last.
+  if (mlir::Operation *implicit = loop.getBody()->mightHaveTerminator()
+                                      ? loop.getBody()->getTerminator()
+                                      : nullptr)
+    implicit->erase();
   {
     mlir::OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToEnd(loop.getBody());

@@ -56,6 +56,8 @@ struct Load {
   Operation *lastUse = nullptr;
   /// The shared-memory buffer of one stage.
   MemRefType bufferType;
+  /// The tensor map its descriptor argument becomes.
+  TensorMapType mapType;
   /// The other operand of its dot when both are loaded in the loop: the two
   /// share a pipeline, one stage holding both tiles (`tile` 0 is A).
   Load *partner = nullptr;
@@ -101,10 +103,6 @@ LogicalResult Pipelining::classify(Load &load) {
   if (!arg || arg.getOwner() != &function.getBody().front())
     return op.emitOpError() << "loads through a descriptor that is not a "
                                "kernel argument: TMA needs a host-built map";
-  if (!arg.hasOneUse())
-    return op.emitOpError() << "descriptor argument #" << arg.getArgNumber()
-                            << " is loaded more than once: fa4 gives each "
-                               "descriptor one pipeline";
   Operation *parent = op->getParentOp();
   if (auto loop = dyn_cast<scf::ForOp>(parent)) {
     if (loop->getParentOp() != function)
@@ -166,8 +164,8 @@ LogicalResult Pipelining::classify(Load &load) {
   return success();
 }
 
-/// Checks the load's block, gives its descriptor argument the tensor-map
-/// type of span-wide boxes, and sizes its stage buffer.
+/// Checks the load's block, finds the tensor-map type of span-wide boxes
+/// its descriptor argument becomes, and sizes its stage buffer.
 LogicalResult Pipelining::prepare(Load &load) {
   tile::LoadOp op = load.op;
   auto descType = cast<tile::DescriptorType>(op.getDesc().getType());
@@ -195,8 +193,7 @@ LogicalResult Pipelining::prepare(Load &load) {
       IntegerAttr::get(IntegerType::get(context, 64), 3));
   SmallVector<int64_t> box(block);
   box.back() = span;
-  auto arg = cast<BlockArgument>(op.getDesc());
-  arg.setType(TensorMapType::get(context, element, box, 128));
+  load.mapType = TensorMapType::get(context, element, box, 128);
   return success();
 }
 
@@ -606,6 +603,11 @@ LogicalResult Pipelining::run() {
   for (Load &load : loads)
     if (failed(classify(load)) || failed(prepare(load)))
       return failure();
+  // A descriptor loaded more than once (a row read twice, by two loops)
+  // gives each load a pipeline of its own, all through one tensor map: the
+  // arguments change type once every load has read its block.
+  for (Load &load : loads)
+    cast<BlockArgument>(load.op.getDesc()).setType(load.mapType);
   pair();
   for (Load &load : loads)
     createPipeline(load);

@@ -7,7 +7,7 @@ and checks their outputs against references computed here with numpy.
                       [--split-sum K] [--softmax N[,f16]=K ...]
                       [--backward D[,f16]=KDQ:KDKDV ...]
                       [--alibi K:HEADS] [--chunked K:CHUNK]
-                      [--layer-norm K:N] [--rms-norm K:N] [--matmul-gelu K]
+                      [--layer-norm K] [--rms-norm K] [--matmul-gelu K]
 
 --gemm-relu takes the kernel file of examples/gemm-relu (C = relu(alpha A B),
 A [M, K] and B [K, N] row-major bf16); --attention that of
@@ -28,8 +28,9 @@ key); --alibi and --chunked the kernels of examples/attention-mods
 query seeing the keys of its chunk of CHUNK; O and the LSE against float64,
 GQA, Sq != Sk both ways, causal); --layer-norm, --rms-norm and
 --matmul-gelu the kernels of examples/triton-tutorials (Triton's layer norm
-forward with the rows' mean and rstd, RMSNorm, both over rows of N, and the
-matmul with a bias and exact GELU; against float64). The inputs
+forward with the rows' mean and rstd, RMSNorm, both over rows of any N that
+is a multiple of 8, and the matmul with a bias and exact GELU; against
+float64). The inputs
 are 16-bit values written as '<f4' .npy files; fa4-run converts them exactly,
 and fills each output with NaNs before the launch.
 Prints one line per case and exits 1 when a case fails.
@@ -440,8 +441,8 @@ def main():
                         metavar="D[,f16]=KDQ:KDKDV")
     parser.add_argument("--alibi", metavar="KERNEL:HEADS")
     parser.add_argument("--chunked", metavar="KERNEL:CHUNK")
-    parser.add_argument("--layer-norm", metavar="KERNEL:N")
-    parser.add_argument("--rms-norm", metavar="KERNEL:N")
+    parser.add_argument("--layer-norm", metavar="KERNEL")
+    parser.add_argument("--rms-norm", metavar="KERNEL")
     parser.add_argument("--matmul-gelu", metavar="KERNEL")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -486,16 +487,17 @@ def main():
             report(f"{mod} b,h,hkv,sq,sk={shape} causal={int(causal)}",
                    check_mods(args.fa4_run, kernel, args.work, mod, int(param),
                               shape, causal, rng))
-    # examples/triton-tutorials' kernels: rows no program's 128 divide.
-    for kind, spec in (("layer_norm", args.layer_norm),
-                       ("rms_norm", args.rms_norm)):
-        if not spec:
+    # examples/triton-tutorials' kernels: rows no program's 128 divide,
+    # rows of one block, of part of one, of many and a part.
+    for kind, kernel in (("layer_norm", args.layer_norm),
+                         ("rms_norm", args.rms_norm)):
+        if not kernel:
             continue
-        kernel, n = spec.rsplit(":", 1)
-        for rows in (1000, 77, 4096):
+        for rows, n in ((1000, 200), (77, 4096), (300, 1000), (4096, 128),
+                        (5, 8)):
             report(f"{kind} n={n} rows={rows}",
-                   check_norm(args.fa4_run, kernel, args.work, kind, int(n),
-                              rows, rng))
+                   check_norm(args.fa4_run, kernel, args.work, kind, n, rows,
+                              rng))
     if args.matmul_gelu:
         for m, n, k in ((1000, 1024, 512), (128, 256, 64), (77, 512, 200)):
             report(f"matmul_gelu m={m} n={n} k={k}",

@@ -124,3 +124,43 @@ func.func @together(%qd: !tile.desc<1x128x128xbf16>, %k: !tile.desc<1x128x128xbf
   }
   return
 }
+
+// -----
+
+// One descriptor loaded by two loops (a row read once for its sum of
+// squares, again to scale it, as an RMSNorm of long rows does): each load a
+// pipeline of its own, both filled through the one tensor map the argument
+// becomes.
+// TWICE-LABEL: func.func @reread(
+// TWICE-SAME: %arg0: !fa4.tensor_map<bf16, box = [128, 64], swizzle = 128>
+// TWICE-DAG: %[[P0:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<operand, kv = 2, qk = 1, memref<128x128xbf16, 3>>
+// TWICE-DAG: %[[P1:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<operand, kv = 2, qk = 1, memref<128x128xbf16, 3>>
+// TWICE: scf.for
+// TWICE: fa4.producer.load %[[P1]][%{{.*}}], %arg0[
+// TWICE: fa4.consumer.wait %[[P1]]
+// TWICE: scf.for
+// TWICE: fa4.producer.load %[[P0]][%{{.*}}], %arg0[
+// TWICE: fa4.consumer.wait %[[P0]]
+func.func @reread(%x: !tile.desc<128x128xbf16>, %n: index, %out: !tile.ptr<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant dense<0.0> : tensor<128xf32>
+  %sq = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> tensor<128xf32> {
+    %t = tile.load %x[%c0, %j] : !tile.desc<128x128xbf16> -> tensor<128x128xbf16>
+    %f = arith.extf %t : tensor<128x128xbf16> to tensor<128x128xf32>
+    %s = tile.reduce sum %f axis 1 : tensor<128x128xf32> -> tensor<128xf32>
+    %next = arith.addf %acc, %s : tensor<128xf32>
+    scf.yield %next : tensor<128xf32>
+  }
+  %mx = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %zero) -> tensor<128xf32> {
+    %t = tile.load %x[%c0, %j] : !tile.desc<128x128xbf16> -> tensor<128x128xbf16>
+    %f = arith.extf %t : tensor<128x128xbf16> to tensor<128x128xf32>
+    %m = tile.reduce max %f axis 1 : tensor<128x128xf32> -> tensor<128xf32>
+    %next = arith.maximumf %acc, %m : tensor<128xf32>
+    scf.yield %next : tensor<128xf32>
+  }
+  %both = arith.addf %sq, %mx : tensor<128xf32>
+  %od = tile.make_desc %out, [%n], [%c1] : !tile.ptr<f32> -> !tile.desc<128xf32>
+  tile.store %both, %od[%c0] : tensor<128xf32>, !tile.desc<128xf32>
+  return
+}

@@ -23,6 +23,8 @@
 #include <array>
 #include <optional>
 #include <tuple>
+#include <type_traits>
+#include <utility>
 
 namespace fa4::dsl {
 
@@ -186,6 +188,24 @@ public:
         },
         loc);
     return results;
+  }
+
+  /// A counted loop that carries no tile, for what its body stores:
+  /// `body` takes the induction variable and returns nothing.
+  ///
+  ///   p.forLoop(0, ceilDiv(n, 128), 1, [&](Index c) {
+  ///     store(y, {i, c}, load(x, {i, c}) * 2.0);
+  ///   });
+  template <typename Body>
+  void forLoop(IndexArg lo, IndexArg hi, IndexArg step, Body &&body,
+               SourceLoc loc = SourceLoc::current()) {
+    static_assert(std::is_void_v<decltype(body(std::declval<Index>()))>,
+                  "a loop without carried tiles returns nothing");
+    buildFor(
+        lo, hi, step, {}, {},
+        [&](const Index &iv, llvm::ArrayRef<Tile>,
+            llvm::MutableArrayRef<Tile>) { body(iv); },
+        loc);
   }
 
   /// A conditional with tile results (`scf.if`): `thenBody` and `elseBody`

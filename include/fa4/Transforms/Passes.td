@@ -149,7 +149,8 @@ def FA4PipelineTMA : Pass<"fa4-pipeline-tma", "ModuleOp"> {
     ride the loop as iteration arguments. The A and B operands of one dot,
     both loaded in its loop (a GEMM's k-step), share one pipeline whose
     stage holds both tiles: one acquire, one wait and one release for the
-    two. Descriptor arguments become
+    two. A descriptor loaded more than once (two loops reading one row)
+    gives each load a pipeline of its own. Descriptor arguments become
     `!fa4.tensor_map`s with 128-byte-swizzled boxes of 64 columns. A dot
     becomes `fa4.mma.async` over 64-column chunks of the contraction (an A
     operand in registers in one), then `fa4.mma.wait`. K stays complete
