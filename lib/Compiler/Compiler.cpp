@@ -295,9 +295,11 @@ mlir::fa4::compileModule(ModuleOp module, const TargetOptions &options,
   Clock::time_point start = Clock::now();
   MLIRContext &context = *module.getContext();
   bool keep = artifacts.keepStages;
+  // A tile program loads, multiplies or stores tiles (a kernel may do only
+  // the last); after tile-to-fa4 none of those is left.
   bool tileProgram = false;
   module.walk([&](Operation *op) {
-    if (isa<tile::LoadOp, tile::DotOp>(op))
+    if (isa<tile::LoadOp, tile::DotOp, tile::StoreOp>(op))
       tileProgram = true;
   });
   if (tileProgram) {

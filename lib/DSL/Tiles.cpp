@@ -704,8 +704,10 @@ Index fa4::dsl::load(const Ptr &ptr, const IndexArg &index, SourceLoc loc) {
   Type element =
       llvm::cast<tile::PointerType>(ptr.getValue().getType()).getElementType();
   if (!element.isInteger(32)) {
-    program->emitError(loc) << "reading an index through a pointer to "
-                            << element << ": index reads take i32 tensors";
+    program->emitError(loc)
+        << "reading an index through a pointer to " << element
+        << ": index reads take i32 tensors (loadScalar "
+           "reads a value of any float type)";
     return {};
   }
   Value at = program->getIndex(index);
@@ -715,4 +717,29 @@ Index fa4::dsl::load(const Ptr &ptr, const IndexArg &index, SourceLoc loc) {
                                                     ptr.getValue(), at);
   return {program, program->create<arith::IndexCastOp>(
                        loc, program->getBuilder().getIndexType(), value)};
+}
+
+Scalar fa4::dsl::loadScalar(const Ptr &ptr, const IndexArg &index,
+                            SourceLoc loc) {
+  if (!ptr.isValid())
+    return {};
+  Program *program = ptr.getProgram();
+  Type element =
+      llvm::cast<tile::PointerType>(ptr.getValue().getType()).getElementType();
+  bool narrow = element.isBF16() || element.isF16();
+  if (!element.isF32() && !element.isInteger(32) && !narrow) {
+    program->emitError(loc) << "loadScalar reads f32, bf16, f16 and i32 "
+                               "tensors, not one of "
+                            << element;
+    return {};
+  }
+  Value at = program->getIndex(index);
+  if (!at)
+    return {};
+  Value value =
+      program->create<tile::LoadScalarOp>(loc, element, ptr.getValue(), at);
+  if (narrow)
+    value = program->create<arith::ExtFOp>(
+        loc, program->getBuilder().getF32Type(), value);
+  return {program, value};
 }

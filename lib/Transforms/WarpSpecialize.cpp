@@ -6,7 +6,7 @@
 // copy of the body and keeps its side: the producer role what its acquires
 // and TMA loads need (loop bounds, coordinates, its states), the consumer
 // role everything but those. Loop-carried values a role does not need leave
-// its loops.
+// its loops. A kernel without TMA loads runs on its consumer warps alone.
 //
 //===----------------------------------------------------------------------===//
 
@@ -207,6 +207,37 @@ static LogicalResult specialize(func::FuncOp function, ConfigAttr config) {
   return cleanUp(specialized);
 }
 
+/// A kernel that loads nothing by TMA (it computes, or loads through
+/// pointers, and stores): its plan's consumer warps alone run it, in one
+/// role with the registers they start with, so that it has a thread count
+/// and its warpgroups their index.
+static LogicalResult consumersOnly(func::FuncOp function, ConfigAttr config) {
+  Block &body = function.getBody().front();
+  for (Operation &op : body.without_terminator())
+    if (isa<WarpSpecializeOp>(op))
+      return success();
+  RoleAttr consumer;
+  for (RoleAttr role : config.getRoleList())
+    if (role.getKind() == RoleKind::consumer)
+      consumer = role;
+  if (!consumer)
+    return function.emitOpError() << "has a plan without a consumer role";
+  SmallVector<Operation *> moved;
+  for (Operation &op : body.without_terminator())
+    if (!isa<SharedBufferOp>(op))
+      moved.push_back(&op);
+  OpBuilder b(body.getTerminator());
+  auto specialized = WarpSpecializeOp::create(b, function.getLoc());
+  b.createBlock(&specialized.getBody());
+  int64_t warps = consumer.getWarps();
+  auto role = RoleOp::create(b, function.getLoc(), RoleKind::consumer, warps,
+                             getEntryRegisters(warps * 32));
+  Block *block = b.createBlock(&role.getBody());
+  for (Operation *op : moved)
+    op->moveBefore(block, block->end());
+  return success();
+}
+
 namespace {
 struct WarpSpecializePass
     : public mlir::fa4::impl::FA4WarpSpecializeBase<WarpSpecializePass> {
@@ -214,7 +245,8 @@ struct WarpSpecializePass
     auto specializeKernel = [](func::FuncOp function, ConfigAttr config) {
       bool pipelined = false;
       function.walk([&](ProducerLoadOp) { pipelined = true; });
-      return pipelined ? specialize(function, config) : success();
+      return pipelined ? specialize(function, config)
+                       : consumersOnly(function, config);
     };
     if (failed(mlir::fa4::detail::forEachPlannedKernel(getOperation(), specializeKernel)))
       signalPassFailure();

@@ -4,8 +4,9 @@
 // `attention-hd256` (and their `-f16` variants), the backward's preprocess
 // `attention-bwd-preprocess-hd<D>[-f16]`, its postprocess
 // `attention-bwd-postprocess-hd<D>[-f16]`, `gemm`, `split-sum` (atomic
-// adds across programs), `softmax-n<N>[-f16]` and `elementwise-math` (the
-// DSL's exp, log, sqrt, rsqrt, erf and abs) print the module
+// adds across programs), `softmax-n<N>[-f16]`, `elementwise-math` (the
+// DSL's exp, log, sqrt, rsqrt, erf and abs) and `fill` (a kernel that loads
+// no tile) print the module
 // of a reference program with its locations. `errors` builds small broken
 // programs and lets their diagnostics print, then says for each that it gave
 // no module; errors.test runs FileCheck on this file, whose ERR lines sit
@@ -129,6 +130,15 @@ static int runErrors(mlir::MLIRContext *context) {
     // ERR: math-type: no module
     ok &= refused(p, "math-type");
   }
+  {
+    Program p(context, "index_type");
+    Ptr scale = p.ptr("scale", f32, {1});
+    // ERR: dsl-programs.cpp:[[@LINE+1]]:{{[0-9]+}}: error: reading an index through a pointer to 'f32': index reads take i32 tensors (loadScalar reads a value of any float type)
+    Index k = load(scale, 0);
+    store(p.desc("y", {128, 64}, bf16), {k, 0}, p.zeros({128, 64}, bf16));
+    // ERR: index-type: no module
+    ok &= refused(p, "index-type");
+  }
   return ok ? 0 : 1;
 }
 // clang-format on
@@ -172,6 +182,19 @@ buildElementwiseMath(mlir::MLIRContext *context) {
   return p.finish();
 }
 
+/// A kernel that loads no tile: Y [R, 128] = the column index times
+/// scale[0], a bf16 value read as an f32 scalar; it runs on the plan's
+/// consumer warps alone.
+static mlir::OwningOpRef<mlir::ModuleOp> buildFill(mlir::MLIRContext *context) {
+  Program p(context, "fill");
+  Desc y = p.desc("y", {128, 128}, bf16);
+  Ptr scale = p.ptr("scale", bf16, {1});
+  p.grid({cdiv(y.dim(0), 128)});
+  Scalar s = loadScalar(scale, 0);
+  store(y, {p.programId(0), 0}, (p.iota({128, 128}, 1).to(f32) * s).to(bf16));
+  return p.finish();
+}
+
 /// The options of the attention program `name`
 /// (`attention-hd<D>[-f16][-window][-softcap]`), or nothing for another name.
 static std::optional<AttentionOptions> parseAttention(llvm::StringRef name) {
@@ -197,7 +220,7 @@ int main(int argc, char **argv) {
            "attention-bwd-(preprocess|postprocess|dq|dkdv)-hd<D>[-f16] | "
            "attention-decode[-combine]-hd<D>[-f16][-window][-softcap][-paged<R>"
            "] | gemm | split-sum | "
-           "softmax-n<N>[-f16] | elementwise-math | errors\n";
+           "softmax-n<N>[-f16] | elementwise-math | fill | errors\n";
     return 2;
   }
   mlir::MLIRContext context;
@@ -207,7 +230,9 @@ int main(int argc, char **argv) {
   if (name == "errors")
     return runErrors(&context);
   mlir::OwningOpRef<mlir::ModuleOp> module;
-  if (name == "elementwise-math") {
+  if (name == "fill") {
+    module = buildFill(&context);
+  } else if (name == "elementwise-math") {
     module = buildElementwiseMath(&context);
   } else if (name == "gemm") {
     module = buildGemm(&context, GemmOptions());

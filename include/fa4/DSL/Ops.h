@@ -252,6 +252,11 @@ void atomicAdd(const Desc &desc, llvm::ArrayRef<IndexArg> coords,
 /// `cu_seqlens[b]`.
 Index load(const Ptr &ptr, const IndexArg &index,
            SourceLoc loc = SourceLoc::current());
+/// Element `index` of the tensor at `ptr` (`tile.load_scalar`) as a
+/// `Scalar`: an f32 (a bf16 or f16 element widened) or an i32, such as a
+/// per-batch scale the kernel reads at run time.
+Scalar loadScalar(const Ptr &ptr, const IndexArg &index,
+                  SourceLoc loc = SourceLoc::current());
 
 } // namespace fa4::dsl
 

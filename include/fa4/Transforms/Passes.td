@@ -181,7 +181,9 @@ def FA4WarpSpecialize : Pass<"fa4-warp-specialize", "ModuleOp"> {
     every pipeline (acquires, TMA loads, its states) and what they need (loop
     bounds, coordinates); the consumer role keeps everything else (waits,
     MMAs, the softmax, releases, stores). Pipelines are created before the
-    roles.
+    roles. A planned kernel with no TMA load (it computes, or reads through
+    pointers, and stores) runs on the plan's consumer warps alone: one
+    consumer role with the registers its threads start with.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
