@@ -520,3 +520,15 @@ LogicalResult ColsLayoutAttr::verifyEncoding(
                           "N a multiple of 8 up to 256";
   return success();
 }
+
+LogicalResult BlockedLayoutAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  if (shape.size() != 1 || shape[0] % 128 != 0 || shape[0] < 128 ||
+      shape[0] > kMaxBlockedValues * 128)
+    return emitError() << "#fa4.blocked lays out a warpgroup's run of a 1-d "
+                          "tile: a multiple of 128 elements (one piece a "
+                          "thread), at most "
+                       << kMaxBlockedValues * 128;
+  return success();
+}

@@ -264,4 +264,21 @@ def FA4_ColsLayoutAttr : FA4_Attr<"ColsLayout", "cols", [
   }];
 }
 
+def FA4_BlockedLayoutAttr : FA4_Attr<"BlockedLayout", "blocked", [
+    DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
+  let summary = "a warpgroup's run of a 1-d tile, in consecutive pieces";
+  let description = [{
+    The layout of a warpgroup's share of a 1-d tile that is neither a row
+    nor a column of a 2-d one (a vector add's blocks): `N` consecutive
+    elements, `N` a multiple of 128, thread `l` of the warpgroup holding
+    elements `l * N/128` to `l * N/128 + N/128 - 1`, so that neighbouring
+    threads read and write neighbouring memory. A tile of `W` warpgroups'
+    shares is split in `W` runs, warpgroup `w` holding the `w`-th.
+
+    ```mlir
+    tensor<512xf32, #fa4.blocked>
+    ```
+  }];
+}
+
 #endif // FA4_ATTRS_TD

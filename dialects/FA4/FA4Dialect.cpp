@@ -232,6 +232,8 @@ VectorType mlir::fa4::getDistributedType(RankedTensorType type) {
   if (isa_and_nonnull<ColsLayoutAttr>(encoding))
     return VectorType::get({colsValueCount(type.getDimSize(0))},
                            type.getElementType());
+  if (isa_and_nonnull<BlockedLayoutAttr>(encoding))
+    return VectorType::get({type.getDimSize(0) / 128}, type.getElementType());
   return {};
 }
 

@@ -222,6 +222,10 @@ inline int64_t getEntryRegisters(int64_t threads) {
   return std::min<int64_t>(65536 / threads / 8 * 8, 248);
 }
 
+/// The most values one thread holds of an `#fa4.blocked` run (a warpgroup's
+/// run of at most 64 * 128 elements).
+constexpr int64_t kMaxBlockedValues = 64;
+
 /// The per-thread vector type of a register tile with an fa4 layout, or null
 /// when `type` has none.
 VectorType getDistributedType(RankedTensorType type);

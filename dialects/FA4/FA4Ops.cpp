@@ -459,10 +459,15 @@ LogicalResult GlobalStoreOp::verify() {
   auto tensor = dyn_cast<RankedTensorType>(getTile().getType());
   if (!tensor)
     return success();
-  if (!isa_and_nonnull<AccLayoutAttr, RowsLayoutAttr>(tensor.getEncoding()))
-    return emitOpError()
-           << "stores tiles in the #fa4.acc or #fa4.rows layout, got "
-           << tensor;
+  if (!isa_and_nonnull<AccLayoutAttr, RowsLayoutAttr, BlockedLayoutAttr>(
+          tensor.getEncoding()))
+    return emitOpError() << "stores tiles in the #fa4.acc, #fa4.rows or "
+                            "#fa4.blocked layout, got "
+                         << tensor;
+  if (getBlocked() != isa<BlockedLayoutAttr>(tensor.getEncoding()))
+    return emitOpError() << (getBlocked() ? "says blocked"
+                                          : "does not say blocked")
+                         << " but stores " << tensor;
   if (std::optional<int64_t> columns = getColumns()) {
     int64_t width = tensor.getRank() == 2 ? tensor.getDimSize(1) : 1;
     if (*columns < 8 || *columns % 8 != 0 || *columns > width)
@@ -477,12 +482,17 @@ LogicalResult GlobalLoadOp::verify() {
   auto tensor = dyn_cast<RankedTensorType>(getResult().getType());
   if (!tensor)
     return success();
-  if (!isa_and_nonnull<RowsLayoutAttr, ColsLayoutAttr>(tensor.getEncoding()))
-    return emitOpError()
-           << "loads vectors in the #fa4.rows or #fa4.cols layout, got "
-           << tensor;
+  if (!isa_and_nonnull<RowsLayoutAttr, ColsLayoutAttr, BlockedLayoutAttr>(
+          tensor.getEncoding()))
+    return emitOpError() << "loads vectors in the #fa4.rows, #fa4.cols or "
+                            "#fa4.blocked layout, got "
+                         << tensor;
   if (getCols() != isa<ColsLayoutAttr>(tensor.getEncoding()))
     return emitOpError() << (getCols() ? "says cols" : "does not say cols")
+                         << " but loads " << tensor;
+  if (getBlocked() != isa<BlockedLayoutAttr>(tensor.getEncoding()))
+    return emitOpError() << (getBlocked() ? "says blocked"
+                                          : "does not say blocked")
                          << " but loads " << tensor;
   return success();
 }

@@ -527,7 +527,9 @@ def FA4_GlobalStoreOp : FA4_Op<"global_store"> {
     (a multiple of 8, known when the kernel is compiled: a head dim narrower
     than its tile), the others skipped without a test. A 64-element
     `#fa4.rows` tile (one value per row, such as a row's log-sum-exp) is
-    stored the same way with `j = 0`, by the first thread of each quad.
+    stored the same way with `j = 0`, by the first thread of each quad; an
+    `#fa4.blocked` one (a run of a 1-d tile; `blocked` says so, which the
+    distributed values no longer do) too, each thread its own elements.
 
     The verifier checks the layout and that `columns` is a positive multiple
     of 8 within the tile.
@@ -541,10 +543,11 @@ def FA4_GlobalStoreOp : FA4_Op<"global_store"> {
   let arguments = (ins FA4_RegisterTile:$tile, LLVM_AnyPointer:$base,
                        Index:$row, Index:$col, Index:$row_limit,
                        Index:$stride, OptionalAttr<I64Attr>:$columns,
-                       UnitAttr:$add);
+                       UnitAttr:$add, UnitAttr:$blocked);
   let assemblyFormat = [{
     $tile `,` $base `[` $row `,` $col `]` `rows` `(` $row_limit `)`
     (`columns` `(` $columns^ `)`)? `stride` `(` $stride `)` (`add` $add^)?
+    (`blocked` $blocked^)?
     attr-dict `:` type($tile) `,` qualified(type($base))
   }];
   let hasVerifier = 1;
@@ -556,7 +559,8 @@ def FA4_GlobalLoadOp : FA4_Op<"global_load", [MemoryEffects<[MemRead]>]> {
     Each thread of the warpgroup reads its values of a vector of `N`
     elements: in the `#fa4.rows` layout the values of its two rows `i` of
     the warpgroup's 64, in the `#fa4.cols` layout those of its `N/4`
-    columns `i`. Value `i` is the element at `base + (start + i) *
+    columns `i`, in the `#fa4.blocked` layout its `N/128` consecutive
+    elements `i`. Value `i` is the element at `base + (start + i) *
     sizeof(element)` when `i < count`, and 0 past it (the tail of a
     sequence); no address past `count` is read (`count` may be 0 or
     negative, when the element at `base` is read and discarded). How a
@@ -564,19 +568,23 @@ def FA4_GlobalLoadOp : FA4_Op<"global_load", [MemoryEffects<[MemRead]>]> {
     the backward's log-sum-exp and D or a normalization's weights (f32,
     bf16 or f16), reach registers. `cols` says the
     layout is `#fa4.cols` (the verifier checks it agrees with the type),
-    which a thread's vector of values no longer says.
+    which a thread's vector of values no longer says; `blocked` likewise
+    for `#fa4.blocked` (a run of a 1-d tile, each thread its consecutive
+    elements: a vector add's operands).
 
     ```mlir
     %lse = fa4.global_load %l[%start] count(%n) : !llvm.ptr<1> -> tensor<64xf32, #fa4.rows>
     %d = fa4.global_load %dl[%start] count(%n) cols : !llvm.ptr<1> -> tensor<64xf32, #fa4.cols>
+    %x = fa4.global_load %xp[%start] count(%n) blocked : !llvm.ptr<1> -> tensor<512xbf16, #fa4.blocked>
     ```
   }];
   let arguments = (ins LLVM_AnyPointer:$base, Index:$start, Index:$count,
-                       UnitAttr:$cols);
+                       UnitAttr:$cols, UnitAttr:$blocked);
   let results = (outs AnyTypeOf<[RankedTensorOf<[F32, BF16, F16]>,
                                  VectorOfRankAndType<[1], [F32, BF16, F16]>]>:$result);
   let assemblyFormat = [{
-    $base `[` $start `]` `count` `(` $count `)` (`cols` $cols^)? attr-dict `:`
+    $base `[` $start `]` `count` `(` $count `)` (`cols` $cols^)?
+    (`blocked` $blocked^)? attr-dict `:`
     qualified(type($base)) `->` type($result)
   }];
   let hasVerifier = 1;

@@ -4,6 +4,9 @@
 // DSL, each compiled in-process into a kernel file that describes its own
 // launch:
 //
+// - vector-add.kernel (tutorial 01): out = x + y for f32 vectors of any
+//   length N, a block of 1024 elements a program (1-d tiles, spread over
+//   the program's threads in consecutive pieces);
 // - layer-norm.kernel (tutorial 05, the forward): along each row of X
 //   [M, N], Y = (X - mean) * rstd * W + B with rstd = 1 / sqrt(var + eps),
 //   the rows' mean and rstd kept for a backward;
@@ -33,6 +36,24 @@
 
 using namespace fa4::dsl;
 using Module = mlir::OwningOpRef<mlir::ModuleOp>;
+
+/// Tutorial 01's vector add: a program adds a block of 1024 elements,
+/// those past N neither read nor written.
+static Module vectorAdd(mlir::MLIRContext *context) {
+  const int64_t block = 1024;
+  Program p(context, "vector_add");
+  Ptr x = p.ptr("x", f32, {Extent::any()});
+  Ptr y = p.ptr("y", f32, {x.dim(0)});
+  Ptr out = p.ptr("out", f32, {x.dim(0)});
+  Index n = p.index("n", x.dim(0));
+  p.grid({cdiv(x.dim(0), block)});
+
+  Index i = p.programId(0);
+  Tile a = load(p.makeDesc(x, {n}, {1}, {block}), {i});
+  Tile b = load(p.makeDesc(y, {n}, {1}, {block}), {i});
+  store(p.makeDesc(out, {n}, {1}, {block}), {i}, a + b);
+  return p.finish();
+}
 
 /// The columns a norm program takes at a time: Triton's BLOCK_SIZE.
 constexpr int64_t kBlock = 128;
@@ -170,7 +191,8 @@ int main(int argc, char **argv) {
     Module (*write)(mlir::MLIRContext *);
     int64_t width;
   };
-  for (const Tutorial &tutorial : {Tutorial{"layer-norm", layerNorm, kBlock},
+  for (const Tutorial &tutorial : {Tutorial{"vector-add", vectorAdd, 64},
+                                   Tutorial{"layer-norm", layerNorm, kBlock},
                                    Tutorial{"rms-norm", rmsNorm, kBlock},
                                    Tutorial{"matmul-gelu", matmulGelu, 64}}) {
     Module module = tutorial.write(context.get());

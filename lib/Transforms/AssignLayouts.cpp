@@ -79,6 +79,8 @@ private:
   LogicalResult findColumnVectors();
   /// The first row of this warpgroup's share, as an index.
   Value firstRow();
+  /// The first element of this warpgroup's `run` of a 1-d tile.
+  Value firstElement(RankedTensorType run);
 
   func::FuncOp function;
   ConfigAttr config;
@@ -104,6 +106,22 @@ RankedTensorType LayoutAssignment::share(Value value, RankedTensorType type,
   if (type.getRank() == 1 && type.getDimSize(0) == ctaRows)
     return RankedTensorType::get({rows}, type.getElementType(),
                                  RowsLayoutAttr::get(context));
+  // Any other 1-d tile, neither a row nor a column of a 2-d one: a run of
+  // consecutive elements a warpgroup, a piece a thread.
+  int64_t warpgroups = ctaRows / rows, threads = 128 * warpgroups;
+  if (type.getRank() == 1) {
+    int64_t length = type.getDimSize(0);
+    if (length % threads != 0 || length / threads > kMaxBlockedValues) {
+      mlir::emitError(loc)
+          << "a 1-d register tile of " << length << " elements: fa4 spreads "
+          << "a 1-d tile that is neither a row nor a column of a 2-d one over "
+          << "the " << threads << " consumer threads, a multiple of " << threads
+          << " elements up to " << threads * kMaxBlockedValues;
+      return nullptr;
+    }
+    return RankedTensorType::get({length / warpgroups}, type.getElementType(),
+                                 BlockedLayoutAttr::get(context));
+  }
   mlir::emitError(loc) << "a register tile " << type
                        << " does not have the plan's " << ctaRows
                        << " rows (" << ctaRows / rows
@@ -145,8 +163,18 @@ Value LayoutAssignment::firstRow() {
   return firstRowValue;
 }
 
+Value LayoutAssignment::firstElement(RankedTensorType run) {
+  auto b = ImplicitLocOpBuilder::atBlockBegin(function.getLoc(),
+                                              &function.getBody().front());
+  return arith::MulIOp::create(
+      b, WarpgroupIdOp::create(b),
+      arith::ConstantIndexOp::create(b, run.getDimSize(0)));
+}
+
 void LayoutAssignment::offsetRowIota(tile::IotaOp iota) {
-  Value first = firstRow();
+  auto run = cast<RankedTensorType>(iota.getType());
+  Value first = isa<BlockedLayoutAttr>(run.getEncoding()) ? firstElement(run)
+                                                          : firstRow();
   auto type = cast<RankedTensorType>(iota.getType());
   ImplicitLocOpBuilder b(iota.getLoc(), iota);
   b.setInsertionPointAfter(iota);
@@ -181,11 +209,17 @@ LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
   ArrayRef<int64_t> block = desc.getDesc().getType().getBlockShape();
   int64_t rank = block.size();
   bool acc = isa<AccLayoutAttr>(tileType.getEncoding());
+  // A run of a 1-d tile is stored as the rows of a row vector are, from
+  // the warpgroup's first element.
+  bool blocked = isa<BlockedLayoutAttr>(tileType.getEncoding());
+  int64_t blockRows =
+      blocked ? tileType.getDimSize(0) * (ctaRows / rows) : ctaRows;
   int64_t rowDim = rank - (acc ? 2 : 1);
-  if (rowDim < 0 || block[rowDim] != ctaRows)
-    return store.emitOpError()
-           << "stores blocks of " << ctaRows << " rows (the plan's CTA rows), "
-           << "not " << desc.getDesc().getType();
+  if (rowDim < 0 || block[rowDim] != blockRows)
+    return store.emitOpError() << "stores blocks of " << blockRows
+                               << (blocked ? " elements (the tile's)"
+                                           : " rows (the plan's CTA rows)")
+                               << ", not " << desc.getDesc().getType();
 
   ImplicitLocOpBuilder b(store.getLoc(), store);
   auto index = [&](int64_t value) {
@@ -207,15 +241,15 @@ LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
     return elements ? coord
                     : arith::MulIOp::create(b, coord, index(size)).getResult();
   };
-  Value row = arith::AddIOp::create(b, scaled(coords[rowDim], ctaRows),
-                                    firstRow());
+  Value row =
+      arith::AddIOp::create(b, scaled(coords[rowDim], blockRows),
+                            blocked ? firstElement(tileType) : firstRow());
   Value limit = shape[rowDim];
   Value col = acc ? scaled(coords[rowDim + 1], block[rowDim + 1]) : index(0);
   col = arith::AddIOp::create(b, col, lead);
-  auto global =
-      GlobalStoreOp::create(b, store.getValue(), base, row, col, limit,
-                            strides[rowDim], /*columns=*/IntegerAttr(),
-                            store.getAdd());
+  auto global = GlobalStoreOp::create(
+      b, store.getValue(), base, row, col, limit, strides[rowDim],
+      /*columns=*/IntegerAttr(), store.getAdd(), blocked);
   // A tensor narrower than the block (a head dim padded to whole 128-byte
   // rows): only its columns are written.
   if (acc)
@@ -317,7 +351,8 @@ LogicalResult LayoutAssignment::readIntoRegisters(tile::LoadOp load) {
            << " in registers: fa4 reads loaded 2-d tiles of 16- or 32-bit "
               "elements and the plan's "
            << ctaRows << " CTA rows into registers (" << rows
-           << " a warpgroup); other loaded tiles feed dots only";
+           << " a warpgroup), 1-d tiles through a tile.make_desc of a "
+              "kernel pointer; other loaded tiles feed dots only";
   OpBuilder b(load->getContext());
   b.setInsertionPointAfter(load);
   // The first row is computed at the kernel's entry.
@@ -500,7 +535,7 @@ LogicalResult LayoutAssignment::run() {
         return failure();
     } else if (auto iota = dyn_cast<tile::IotaOp>(op)) {
       if (iota.getAxis() == 0 &&
-          isa<AccLayoutAttr, RowsLayoutAttr>(
+          isa<AccLayoutAttr, RowsLayoutAttr, BlockedLayoutAttr>(
               cast<RankedTensorType>(iota.getType()).getEncoding()))
         offsetRowIota(iota);
     } else if (auto dot = dyn_cast<tile::DotOp>(op)) {
@@ -518,16 +553,19 @@ LogicalResult LayoutAssignment::run() {
       if (failed(lowerStore(store)))
         return failure();
     } else if (auto vector = dyn_cast<GlobalLoadOp>(op)) {
-      // A row vector: the warpgroup's rows.
-      if (isa<ColsLayoutAttr>(
-              cast<RankedTensorType>(vector.getType()).getEncoding())) {
+      // A row vector: the warpgroup's rows; a run: the warpgroup's run.
+      auto type = cast<RankedTensorType>(vector.getType());
+      if (isa<ColsLayoutAttr>(type.getEncoding())) {
         vector.setCols(true);
       } else {
+        bool blocked = isa<BlockedLayoutAttr>(type.getEncoding());
+        vector.setBlocked(blocked);
+        Value first = blocked ? firstElement(type) : firstRow();
         OpBuilder b(vector);
         vector.getStartMutable().assign(arith::AddIOp::create(
-            b, vector.getLoc(), vector.getStart(), firstRow()));
+            b, vector.getLoc(), vector.getStart(), first));
         vector.getCountMutable().assign(arith::SubIOp::create(
-            b, vector.getLoc(), vector.getCount(), firstRow()));
+            b, vector.getLoc(), vector.getCount(), first));
       }
     }
   }

@@ -1,10 +1,11 @@
 //===- DistributeRegisterTiles.cpp - laid-out tiles to thread values ------===//
 //
 // The `fa4-distribute-register-tiles` pass: a type conversion from tensors
-// with an fa4 layout (#fa4.acc, #fa4.rows, #fa4.cols) to the vector of values one thread
-// holds, with the per-thread code of row reductions (quad shuffles),
-// broadcasts, iotas, splats and exp2, O's rescaling in a loop skipped by the
-// warps whose factors are all 1, and structural conversion of loops.
+// with an fa4 layout (#fa4.acc, #fa4.rows, #fa4.cols, #fa4.blocked) to the
+// vector of values one thread holds, with the per-thread code of row reductions
+// (quad shuffles), broadcasts, iotas, splats and exp2, O's rescaling in a loop
+// skipped by the warps whose factors are all 1, and structural conversion of
+// loops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,8 +39,8 @@ namespace {
 bool isLaidOut(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor &&
-         isa_and_nonnull<AccLayoutAttr, RowsLayoutAttr, ColsLayoutAttr>(
-             tensor.getEncoding());
+         isa_and_nonnull<AccLayoutAttr, RowsLayoutAttr, ColsLayoutAttr,
+                         BlockedLayoutAttr>(tensor.getEncoding());
 }
 
 bool mentionsLayout(Operation *op) {
@@ -319,7 +320,13 @@ struct IotaLowering : public OpConversionPattern<tile::IotaOp> {
                 (isa<AccLayoutAttr>(type.getEncoding()) && op.getAxis() == 0);
     Value base = rows ? baseRow : baseCol;
     SmallVector<Attribute> offsets;
-    if (isa<RowsLayoutAttr>(type.getEncoding())) {
+    if (isa<BlockedLayoutAttr>(type.getEncoding())) {
+      // A run: the thread's piece of consecutive elements.
+      int64_t piece = vectorType.getNumElements();
+      base = arith::MulIOp::create(b, inGroup, c(piece));
+      for (int64_t i = 0; i < piece; ++i)
+        offsets.push_back(b.getIntegerAttr(elementType, i));
+    } else if (isa<RowsLayoutAttr>(type.getEncoding())) {
       offsets = {b.getIntegerAttr(elementType, 0),
                  b.getIntegerAttr(elementType, kAccHalfRows)};
     } else if (isa<ColsLayoutAttr>(type.getEncoding())) {

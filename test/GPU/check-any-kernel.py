@@ -7,7 +7,8 @@ and checks their outputs against references computed here with numpy.
                       [--split-sum K] [--softmax N[,f16]=K ...]
                       [--backward D[,f16]=KDQ:KDKDV ...]
                       [--alibi K:HEADS] [--chunked K:CHUNK]
-                      [--layer-norm K] [--rms-norm K] [--matmul-gelu K]
+                      [--vector-add K] [--layer-norm K] [--rms-norm K]
+                      [--matmul-gelu K]
 
 --gemm-relu takes the kernel file of examples/gemm-relu (C = relu(alpha A B),
 A [M, K] and B [K, N] row-major bf16); --attention that of
@@ -26,8 +27,9 @@ of the same inputs, with Sq != Sk, GQA and MQA, causal rows that see no
 key); --alibi and --chunked the kernels of examples/attention-mods
 (attention with a score mod, ALiBi for HEADS heads, and with a mask mod, a
 query seeing the keys of its chunk of CHUNK; O and the LSE against float64,
-GQA, Sq != Sk both ways, causal); --layer-norm, --rms-norm and
---matmul-gelu the kernels of examples/triton-tutorials (Triton's layer norm
+GQA, Sq != Sk both ways, causal); --vector-add, --layer-norm, --rms-norm
+and --matmul-gelu the kernels of examples/triton-tutorials (Triton's vector
+add of f32 vectors of any length, exactly; its layer norm
 forward with the rows' mean and rstd, RMSNorm, both over rows of any N that
 is a multiple of 8, and the matmul with a bias and exact GELU; against
 float64). The inputs
@@ -207,6 +209,18 @@ def check_softmax(fa4_run, kernel, work, n, f16, rows, rng):
     nan = int(np.isnan(y).sum())
     return (y.shape == ref.shape and nan == 0 and float(excess.max()) <= 0,
             f"max_rel_err={err:.1e} (bound {tol:.1e}) nan={nan}")
+
+
+def check_vector_add(fa4_run, kernel, work, n, rng):
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    error, out = run_kernel(fa4_run, kernel, work, f"add-{n}",
+                            {"x": x, "y": y}, ["out"])
+    if error:
+        return False, error
+    # One f32 addition each: exact against numpy's.
+    wrong = int(np.sum(out["out"] != (x + y).astype(np.float64)))
+    return out["out"].shape == (n,) and wrong == 0, f"wrong={wrong}"
 
 
 def check_norm(fa4_run, kernel, work, kind, n, rows, rng):
@@ -441,6 +455,7 @@ def main():
                         metavar="D[,f16]=KDQ:KDKDV")
     parser.add_argument("--alibi", metavar="KERNEL:HEADS")
     parser.add_argument("--chunked", metavar="KERNEL:CHUNK")
+    parser.add_argument("--vector-add", metavar="KERNEL")
     parser.add_argument("--layer-norm", metavar="KERNEL")
     parser.add_argument("--rms-norm", metavar="KERNEL")
     parser.add_argument("--matmul-gelu", metavar="KERNEL")
@@ -487,7 +502,14 @@ def main():
             report(f"{mod} b,h,hkv,sq,sk={shape} causal={int(causal)}",
                    check_mods(args.fa4_run, kernel, args.work, mod, int(param),
                               shape, causal, rng))
-    # examples/triton-tutorials' kernels: rows no program's 128 divide,
+    # examples/triton-tutorials' kernels: Triton's length, lengths no
+    # block of 1024 divides, a part of one block.
+    if args.vector_add:
+        for n in (98432, 1000, 5, 1 << 20):
+            report(f"vector_add n={n}",
+                   check_vector_add(args.fa4_run, args.vector_add, args.work,
+                                    n, rng))
+    # Rows no program's 128 divide,
     # rows of one block, of part of one, of many and a part.
     for kind, kernel in (("layer_norm", args.layer_norm),
                          ("rms_norm", args.rms_norm)):

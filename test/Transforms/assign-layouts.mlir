@@ -148,7 +148,7 @@ func.func @elementwise(%k: !tile.desc<128x128xbf16>, %i: index) {
 
 func.func @elementwise_rows(%k: !tile.desc<64x64xbf16>, %i: index) {
   %kt = tile.load %k[%i, %i] : !tile.desc<64x64xbf16> -> tensor<64x64xbf16>
-  // expected-error @below {{uses a loaded 'tensor<64x64xbf16>' in registers: fa4 reads loaded 2-d tiles of 16- or 32-bit elements and the plan's 128 CTA rows into registers (64 a warpgroup); other loaded tiles feed dots only}}
+  // expected-error @below {{uses a loaded 'tensor<64x64xbf16>' in registers: fa4 reads loaded 2-d tiles of 16- or 32-bit elements and the plan's 128 CTA rows into registers (64 a warpgroup), 1-d tiles through a tile.make_desc of a kernel pointer; other loaded tiles feed dots only}}
   %x = arith.addf %kt, %kt : tensor<64x64xbf16>
   return
 }

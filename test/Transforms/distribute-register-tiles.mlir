@@ -1,5 +1,6 @@
-// fa4-distribute-register-tiles turns #fa4.acc tiles into vector<N/2> and
-// #fa4.rows vectors into vector<2> per thread: elementwise ops follow the
+// fa4-distribute-register-tiles turns #fa4.acc tiles into vector<N/2>,
+// #fa4.rows vectors into vector<2> and #fa4.blocked runs of N into
+// vector<N/128> per thread: elementwise ops follow the
 // types, row reductions shuffle across the quad, loops carry the vectors.
 // RUN: fa4-opt %s --fa4-distribute-register-tiles | FileCheck %s
 
@@ -168,4 +169,23 @@ func.func @column_terms(%s: tensor<64x64xf32, #fa4.acc>, %l: tensor<64xf32, #fa4
   // CHECK: arith.constant dense<[0, 1, 8, 9, 16, 17, 24, 25, 32, 33, 40, 41, 48, 49, 56, 57]> : vector<16xi32>
   %i = tile.iota axis 0 : tensor<64xi32, #fa4.cols>
   return %d, %i : tensor<64x64xf32, #fa4.acc>, tensor<64xi32, #fa4.cols>
+}
+
+// A run of a 1-d tile (#fa4.blocked): a warpgroup's 512 elements are four a
+// thread, vector<4>; an iota gives each thread its four consecutive indices
+// from 4 * (tid % 128).
+// CHECK-LABEL: func.func @run
+// CHECK-SAME: (%[[X:.*]]: vector<4xf32>) -> vector<4xi1>
+// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %c128_i32 : i32
+// CHECK: %[[FIRST:.*]] = arith.muli %[[LANE]], %c4_i32{{(_[0-9]+)?}} : i32
+// CHECK: %[[SPLAT:.*]] = vector.broadcast %[[FIRST]] : i32 to vector<4xi32>
+// CHECK: %[[STEPS:.*]] = arith.constant dense<[0, 1, 2, 3]> : vector<4xi32>
+// CHECK: %[[IDX:.*]] = arith.addi %[[SPLAT]], %[[STEPS]] : vector<4xi32>
+// CHECK: arith.sitofp %[[IDX]] : vector<4xi32> to vector<4xf32>
+func.func @run(%x: tensor<512xf32, #fa4.blocked>) -> tensor<512xi1, #fa4.blocked> {
+  %i = tile.iota axis 0 : tensor<512xi32, #fa4.blocked>
+  %f = arith.sitofp %i : tensor<512xi32, #fa4.blocked> to tensor<512xf32, #fa4.blocked>
+  %lt = arith.cmpf olt, %x, %f : tensor<512xf32, #fa4.blocked>
+  return %lt : tensor<512xi1, #fa4.blocked>
 }

@@ -90,6 +90,42 @@ func.func @bf16_weights(%s: tensor<128x64xf32>, %w: !tile.ptr<bf16>, %n: index, 
 
 // -----
 
+// A 1-d tile that is neither a row nor a column of a 2-d one (a vector
+// add's block of 1024): each warpgroup a run of 512 elements (#fa4.blocked),
+// loaded and stored from its first element, warpgroup_id * 512.
+// CHECK-LABEL: func.func @runs
+// CHECK: %[[WG:.*]] = fa4.warpgroup_id
+// CHECK: %[[FIRST:.*]] = arith.muli %[[WG]], %c512{{(_[0-9]+)?}}
+// CHECK: %[[X:.*]] = fa4.global_load %arg0[%{{.*}}] count(%{{.*}}) blocked : !llvm.ptr<1> -> tensor<512xf32, #fa4.blocked>
+// CHECK: %[[Y:.*]] = fa4.global_load %arg1[%{{.*}}] count(%{{.*}}) blocked : !llvm.ptr<1> -> tensor<512xf32, #fa4.blocked>
+// CHECK: %[[SUM:.*]] = arith.addf %[[X]], %[[Y]] : tensor<512xf32, #fa4.blocked>
+// CHECK: fa4.global_store %[[SUM]], %arg2[%{{.*}}, %{{.*}}] rows(%arg3) stride(%c1{{(_[0-9]+)?}}) blocked : tensor<512xf32, #fa4.blocked>, !llvm.ptr<1>
+func.func @runs(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %out: !tile.ptr<f32>, %n: index) {
+  %c1 = arith.constant 1 : index
+  %i = tile.program_id 0
+  %xd = tile.make_desc %x, [%n], [%c1] : !tile.ptr<f32> -> !tile.desc<1024xf32>
+  %yd = tile.make_desc %y, [%n], [%c1] : !tile.ptr<f32> -> !tile.desc<1024xf32>
+  %od = tile.make_desc %out, [%n], [%c1] : !tile.ptr<f32> -> !tile.desc<1024xf32>
+  %a = tile.load %xd[%i] : !tile.desc<1024xf32> -> tensor<1024xf32>
+  %b = tile.load %yd[%i] : !tile.desc<1024xf32> -> tensor<1024xf32>
+  %s = arith.addf %a, %b : tensor<1024xf32>
+  tile.store %s, %od[%i] : tensor<1024xf32>, !tile.desc<1024xf32>
+  return
+}
+
+// -----
+
+func.func @odd_run(%x: !tile.ptr<f32>, %n: index) -> tensor<300xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %xd = tile.make_desc %x, [%n], [%c1] : !tile.ptr<f32> -> !tile.desc<300xf32>
+  // expected-error @below {{a 1-d register tile of 300 elements: fa4 spreads a 1-d tile that is neither a row nor a column of a 2-d one over the 256 consumer threads, a multiple of 256 elements up to 16384}}
+  %a = tile.load %xd[%c0] : !tile.desc<300xf32> -> tensor<300xf32>
+  return %a : tensor<300xf32>
+}
+
+// -----
+
 func.func @both(%s: tensor<128x128xf32>, %v: !tile.ptr<f32>, %n: index) -> tensor<128x128xf32> {
   %c1 = arith.constant 1 : index
   %ld = tile.make_desc %v, [%n], [%c1] : !tile.ptr<f32> -> !tile.desc<128xf32>

@@ -53,10 +53,10 @@ void atomicAdd(ImplicitLocOpBuilder &b, Value values, Value ptr) {
   }
 }
 
-/// Each of a thread's values of the vector (its two rows, or its columns)
-/// read with one load, of the element at the base when it lies past
-/// `count` (a valid address however short the vector), and replaced by 0
-/// there: no branch.
+/// Each of a thread's values of the vector (its two rows, its columns, or
+/// its piece of a run) read with one load, of the element at the base when it
+/// lies past `count` (a valid address however short the vector), and replaced
+/// by 0 there: no branch.
 struct GlobalLoadLowering : public ConvertOpToLLVMPattern<GlobalLoadOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -72,14 +72,21 @@ struct GlobalLoadLowering : public ConvertOpToLLVMPattern<GlobalLoadOp> {
     auto [row, col] = buildAccThreadOrigin<LLVM::AddOp, LLVM::MulOp,
                                            LLVM::UDivOp, LLVM::URemOp>(
         b, warp, lane, [&](int64_t v) { return i64Const(b, v); });
-    bool rows = !op.getCols();
+    bool rows = !op.getCols() && !op.getBlocked();
+    // A run's piece: the thread's consecutive elements.
+    int64_t piece = type.getNumElements();
+    Value first =
+        op.getBlocked()
+            ? Value(LLVM::MulOp::create(b, inGroup, i64Const(b, piece)))
+            : (rows ? row : col);
     Value zero = LLVM::ConstantOp::create(b, element,
                                           b.getFloatAttr(element, 0.0));
     Value result = LLVM::UndefOp::create(b, type);
-    for (int64_t i = 0, e = type.getNumElements(); i < e; ++i) {
-      Value index = LLVM::AddOp::create(
-          b, rows ? row : col,
-          i64Const(b, rows ? kAccHalfRows * i : colsValueColumn(i)));
+    for (int64_t i = 0; i < piece; ++i) {
+      int64_t step = op.getBlocked() ? i
+                     : rows          ? kAccHalfRows * i
+                                     : colsValueColumn(i);
+      Value index = LLVM::AddOp::create(b, first, i64Const(b, step));
       Value inside = LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::slt, index,
                                           adaptor.getCount());
       Value offset = LLVM::SelectOp::create(
@@ -117,6 +124,42 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
                                            LLVM::UDivOp, LLVM::URemOp>(
         b, warp, lane, [&](int64_t v) { return i64Const(b, v); },
         adaptor.getRow(), adaptor.getCol());
+
+    // A run of a 1-d tile: each thread its piece of consecutive elements,
+    // as rows of one column.
+    if (op.getBlocked()) {
+      int64_t piece = type.getNumElements();
+      Value first = LLVM::AddOp::create(
+          b, adaptor.getRow(),
+          LLVM::MulOp::create(b, inGroup, i64Const(b, piece)));
+      for (int64_t i = 0; i < piece; ++i) {
+        Value r = LLVM::AddOp::create(b, first, i64Const(b, i));
+        Value inside = LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::ult, r,
+                                            adaptor.getRowLimit());
+        Value index = LLVM::AddOp::create(
+            b, LLVM::MulOp::create(b, r, adaptor.getStride()),
+            adaptor.getCol());
+        Value ptr = LLVM::GEPOp::create(b, adaptor.getBase().getType(),
+                                        elementType, adaptor.getBase(),
+                                        ArrayRef<LLVM::GEPArg>{index});
+        auto oneType = VectorType::get({1}, elementType);
+        Value value = LLVM::ShuffleVectorOp::create(
+            b, oneType, tile, tile, ArrayRef<int32_t>{static_cast<int32_t>(i)});
+        if (op.getAdd()) {
+          beginUnder(b, rewriter, op, inside);
+          atomicAdd(b, value, ptr);
+          b.setInsertionPoint(op);
+          continue;
+        }
+        Value mask =
+            LLVM::UndefOp::create(b, VectorType::get({1}, b.getI1Type()));
+        mask = LLVM::InsertElementOp::create(b, mask, inside, i32Const(b, 0));
+        LLVM::MaskedStoreOp::create(b, value, ptr, mask,
+                                    b.getI32IntegerAttr(elementBytes));
+      }
+      rewriter.eraseOp(op);
+      return success();
+    }
 
     // A #fa4.rows tile: two values a thread, rows 16w + l/4 and +8, the same
     // in the four threads of a quad; the first of them stores.

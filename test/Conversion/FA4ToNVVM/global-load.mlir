@@ -33,3 +33,19 @@ func.func @cols(%p: !llvm.ptr<1>, %start: index, %count: index) -> vector<16xf32
   %v = fa4.global_load %p[%start] count(%count) cols : !llvm.ptr<1> -> vector<16xf32>
   return %v : vector<16xf32>
 }
+
+// -----
+
+// A run of a 1-d tile (`blocked`): thread l of the warpgroup reads elements
+// 4l to 4l + 3, each at or past `count` replaced by 0.
+// CHECK-LABEL: llvm.func @run
+func.func @run(%p: !llvm.ptr<1>, %start: index, %count: index) -> vector<4xf32> {
+  // CHECK: %[[LANE:.*]] = llvm.urem %{{.*}}, %{{.*}} : i64
+  // CHECK: %[[FIRST:.*]] = llvm.mul %[[LANE]], %{{.*}} : i64
+  // CHECK: %[[I0:.*]] = llvm.add %[[FIRST]], %{{.*}} : i64
+  // CHECK-NEXT: llvm.icmp "slt" %[[I0]], %arg2 : i64
+  // CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+  // CHECK-NOT: llvm.load
+  %v = fa4.global_load %p[%start] count(%count) blocked : !llvm.ptr<1> -> vector<4xf32>
+  return %v : vector<4xf32>
+}

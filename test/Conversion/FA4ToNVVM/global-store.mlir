@@ -46,3 +46,18 @@ func.func @program_ids() -> (index, index) {
   %n = tile.num_programs 0
   return %id, %n : index, index
 }
+
+// A run of a 1-d tile (`blocked`): thread l of the warpgroup writes elements
+// row + 4l to row + 4l + 3, those at or past the limit masked.
+// CHECK-LABEL: llvm.func @run
+func.func @run(%v: vector<4xf32>, %out: !llvm.ptr<1>, %row: index, %col: index, %limit: index, %ld: index) {
+  // CHECK: %[[LANE:.*]] = llvm.urem %{{.*}}, %{{.*}} : i64
+  // CHECK: %[[PIECE:.*]] = llvm.mul %[[LANE]], %{{.*}} : i64
+  // CHECK: %[[FIRST:.*]] = llvm.add %arg2, %[[PIECE]] : i64
+  // CHECK: %[[R0:.*]] = llvm.add %[[FIRST]], %{{.*}} : i64
+  // CHECK-NEXT: llvm.icmp "ult" %[[R0]], %arg4 : i64
+  // CHECK-COUNT-4: llvm.intr.masked.store %{{.*}}, %{{.*}}, %{{.*}} {alignment = 4 : i32} : vector<1xf32>, vector<1xi1> into !llvm.ptr<1>
+  // CHECK-NOT: llvm.intr.masked.store
+  fa4.global_store %v, %out[%row, %col] rows(%limit) stride(%ld) blocked : vector<4xf32>, !llvm.ptr<1>
+  return
+}

@@ -359,7 +359,7 @@ func.func @f(%q: memref<64x128xbf16, 3>, %i: index) {
 // -----
 
 func.func @f(%o: tensor<64x128xbf16>, %p: !llvm.ptr<1>, %i: index) {
-  // expected-error @below {{stores tiles in the #fa4.acc or #fa4.rows layout, got 'tensor<64x128xbf16>'}}
+  // expected-error @below {{stores tiles in the #fa4.acc, #fa4.rows or #fa4.blocked layout, got 'tensor<64x128xbf16>'}}
   fa4.global_store %o, %p[%i, %i] rows(%i) stride(%i) : tensor<64x128xbf16>, !llvm.ptr<1>
   return
 }
@@ -525,7 +525,7 @@ func.func @shared_load_share(%t: tensor<128x128xbf16>, %i: index) -> tensor<64x6
 // -----
 
 func.func @global_load_layout(%p: !llvm.ptr<1>, %i: index) {
-  // expected-error @below {{'fa4.global_load' op loads vectors in the #fa4.rows or #fa4.cols layout, got 'tensor<64x64xf32, #fa4.acc>'}}
+  // expected-error @below {{'fa4.global_load' op loads vectors in the #fa4.rows, #fa4.cols or #fa4.blocked layout, got 'tensor<64x64xf32, #fa4.acc>'}}
   %v = fa4.global_load %p[%i] count(%i) : !llvm.ptr<1> -> tensor<64x64xf32, #fa4.acc>
   return
 }
@@ -535,6 +535,29 @@ func.func @global_load_layout(%p: !llvm.ptr<1>, %i: index) {
 func.func @global_load_cols(%p: !llvm.ptr<1>, %i: index) {
   // expected-error @below {{'fa4.global_load' op does not say cols but loads 'tensor<64xf32, #fa4.cols>'}}
   %v = fa4.global_load %p[%i] count(%i) : !llvm.ptr<1> -> tensor<64xf32, #fa4.cols>
+  return
+}
+
+// -----
+
+func.func @global_load_blocked(%p: !llvm.ptr<1>, %i: index) {
+  // expected-error @below {{'fa4.global_load' op does not say blocked but loads 'tensor<512xbf16, #fa4.blocked>'}}
+  %v = fa4.global_load %p[%i] count(%i) : !llvm.ptr<1> -> tensor<512xbf16, #fa4.blocked>
+  return
+}
+
+// -----
+
+func.func @global_store_blocked(%v: tensor<512xbf16, #fa4.blocked>, %p: !llvm.ptr<1>, %i: index) {
+  // expected-error @below {{'fa4.global_store' op does not say blocked but stores 'tensor<512xbf16, #fa4.blocked>'}}
+  fa4.global_store %v, %p[%i, %i] rows(%i) stride(%i) : tensor<512xbf16, #fa4.blocked>, !llvm.ptr<1>
+  return
+}
+
+// -----
+
+// expected-error @below {{#fa4.blocked lays out a warpgroup's run of a 1-d tile: a multiple of 128 elements (one piece a thread), at most 8192}}
+func.func @blocked_length(%v: tensor<100xf32, #fa4.blocked>) {
   return
 }
 
