@@ -71,6 +71,8 @@ private:
   RankedTensorType share(Value value, RankedTensorType type, Location loc);
   LogicalResult retype(Value value, Location loc);
   LogicalResult retypeConstant(arith::ConstantOp constant);
+  /// Offsets an axis-0 iota by the warpgroup's first row (or the first
+  /// element of its run).
   void offsetRowIota(tile::IotaOp iota);
   LogicalResult lowerStore(tile::StoreOp store);
   LogicalResult storeThroughTMA(tile::StoreOp store);
@@ -87,6 +89,8 @@ private:
   int64_t rows;
   int64_t ctaRows;
   Value firstRowValue;
+  /// The first element of this warpgroup's run, by the run's length.
+  DenseMap<int64_t, Value> firstElements;
   Operation *storeWait = nullptr;
   /// The 1-d register tiles that are column vectors.
   DenseSet<Value> columnVectors;
@@ -164,18 +168,21 @@ Value LayoutAssignment::firstRow() {
 }
 
 Value LayoutAssignment::firstElement(RankedTensorType run) {
-  auto b = ImplicitLocOpBuilder::atBlockBegin(function.getLoc(),
-                                              &function.getBody().front());
-  return arith::MulIOp::create(
-      b, WarpgroupIdOp::create(b),
-      arith::ConstantIndexOp::create(b, run.getDimSize(0)));
+  Value &first = firstElements[run.getDimSize(0)];
+  if (!first) {
+    auto b = ImplicitLocOpBuilder::atBlockBegin(function.getLoc(),
+                                                &function.getBody().front());
+    first = arith::MulIOp::create(
+        b, WarpgroupIdOp::create(b),
+        arith::ConstantIndexOp::create(b, run.getDimSize(0)));
+  }
+  return first;
 }
 
 void LayoutAssignment::offsetRowIota(tile::IotaOp iota) {
-  auto run = cast<RankedTensorType>(iota.getType());
-  Value first = isa<BlockedLayoutAttr>(run.getEncoding()) ? firstElement(run)
-                                                          : firstRow();
   auto type = cast<RankedTensorType>(iota.getType());
+  Value first = isa<BlockedLayoutAttr>(type.getEncoding()) ? firstElement(type)
+                                                           : firstRow();
   ImplicitLocOpBuilder b(iota.getLoc(), iota);
   b.setInsertionPointAfter(iota);
   Value scalar = first;

@@ -115,6 +115,32 @@ func.func @runs(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %out: !tile.ptr<f32>, %n
 
 // -----
 
+// A run's iota counts from the warpgroup's first element: a mask of the
+// elements before N.
+// CHECK-LABEL: func.func @run_mask
+// CHECK: %[[FIRST:.*]] = arith.muli %{{.*}}, %c512{{(_[0-9]+)?}}
+// CHECK: %[[IOTA:.*]] = tile.iota axis 0 : tensor<512xi32, #fa4.blocked>
+// CHECK: %[[CAST:.*]] = arith.index_cast %[[FIRST]] : index to i32
+// CHECK: %[[SPLAT:.*]] = tile.splat %[[CAST]] : tensor<512xi32, #fa4.blocked>
+// CHECK: %[[MINE:.*]] = arith.addi %[[IOTA]], %[[SPLAT]] : tensor<512xi32, #fa4.blocked>
+// CHECK: arith.cmpi slt, %[[MINE]], %{{.*}} : tensor<512xi32, #fa4.blocked>
+func.func @run_mask(%x: !tile.ptr<f32>, %out: !tile.ptr<f32>, %n: index, %limit: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %xd = tile.make_desc %x, [%n], [%c1] : !tile.ptr<f32> -> !tile.desc<1024xf32>
+  %od = tile.make_desc %out, [%n], [%c1] : !tile.ptr<f32> -> !tile.desc<1024xf32>
+  %a = tile.load %xd[%c0] : !tile.desc<1024xf32> -> tensor<1024xf32>
+  %i = tile.iota axis 0 : tensor<1024xi32>
+  %l = tile.splat %limit : tensor<1024xi32>
+  %m = arith.cmpi slt, %i, %l : tensor<1024xi32>
+  %zero = arith.constant dense<0.0> : tensor<1024xf32>
+  %s = arith.select %m, %a, %zero : tensor<1024xi1>, tensor<1024xf32>
+  tile.store %s, %od[%c0] : tensor<1024xf32>, !tile.desc<1024xf32>
+  return
+}
+
+// -----
+
 func.func @odd_run(%x: !tile.ptr<f32>, %n: index) -> tensor<300xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
