@@ -13,6 +13,11 @@
 #
 #   bench/run-h200.sh KERNEL_DIR [LABEL=DIR ...]
 #
+# When KERNEL_DIR also holds examples/triton-tutorials' kernels
+# (`triton-tutorials --out-dir KERNEL_DIR`), test/GPU/check-any-kernel.py
+# checks them against float64 and bench/tutorials.py times the norms beside
+# torch's (tutorials.log).
+#
 # Further kernel sets (LABEL=DIR, e.g. kernels of an earlier commit) are
 # benchmarked beside KERNEL_DIR's in the same run; the matrix and the
 # crosscheck run on KERNEL_DIR alone. With NCU=1, ncu then profiles one
@@ -64,10 +69,24 @@ fi
 python3 "$root/bench/crosscheck.py" --fa4-run "$fa4run" \
   --kernel-dir "$kernels" --work "$out/crosscheck" > "$out/crosscheck.log" 2>&1
 cross=$?
+tutorials=0
+if [ -f "$kernels/vector-add.kernel" ]; then
+  python3 "$root/test/GPU/check-any-kernel.py" --fa4-run "$fa4run" \
+    --work "$out/tutorials-check" --vector-add "$kernels/vector-add.kernel" \
+    --layer-norm "$kernels/layer-norm.kernel" \
+    --rms-norm "$kernels/rms-norm.kernel" \
+    --matmul-gelu "$kernels/matmul-gelu.kernel" > "$out/tutorials.log" 2>&1
+  tutorials=$?
+  python3 "$root/bench/tutorials.py" --fa4-run "$fa4run" \
+    --layer-norm "$kernels/layer-norm.kernel" \
+    --rms-norm "$kernels/rms-norm.kernel" --work "$out/tutorials-bench" \
+    --out "$out/tutorials.md" >> "$out/tutorials.log" 2>&1 || tutorials=1
+fi
 grep -cE ' PASS' "$out/matrix.log" | sed 's/^/matrix cases passed: /'
 grep -E 'FAIL|TIMEOUT|ERROR' "$out/matrix.log" | head -20
 tail -n 30 "$out/matrix.log"
 cat "$out/crosscheck.log"
 cat "$out/ncu.txt" 2>/dev/null
 cat "$out/bench.md" 2>/dev/null || tail -n 20 "$out/bench.log"
-exit $((matrix || bench || cross))
+cat "$out/tutorials.log" 2>/dev/null
+exit $((matrix || bench || cross || tutorials))
