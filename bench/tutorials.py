@@ -4,8 +4,8 @@
 
 fa4's kernel runs through `fa4-run --kernel K --arg ... --bench` (the better
 median of two rounds of queued launches, CUDA-event-timed); torch's
-function is timed the same way here (warm-up, then two rounds of 50 queued
-calls between CUDA events, the better median). Rows of N bf16 values, the
+function is timed the same way (bench/attention.py's queued_ms: 50 queued
+calls a round). Rows of N bf16 values, the
 weight (and layer norm's bias) of N; at least 256 MiB of X at every shape.
 Bandwidth = the bytes a norm must move once (X read, Y written) / time,
 beside the read rate of a bf16 sum over 4 GiB in the same run.
@@ -16,40 +16,21 @@ beside the read rate of a bf16 sum over 4 GiB in the same run.
 
 import argparse
 import os
-import re
 import subprocess
 
 import numpy as np
 import torch
 
+from attention import TIME, queued_ms
+
 # (rows, N): 256 MiB of X at each (the LLM hidden sizes, and short rows).
 SHAPES = [(32768, 4096), (16384, 8192), (65536, 2048), (1048576, 128)]
-
-
-def time_torch(fn, rounds=2, calls=50):
-    for _ in range(5):
-        fn()
-    torch.cuda.synchronize()
-    best = None
-    for _ in range(rounds):
-        times = []
-        for _ in range(calls):
-            start = torch.cuda.Event(enable_timing=True)
-            end = torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            end.record()
-            times.append((start, end))
-        torch.cuda.synchronize()
-        median = float(np.median([s.elapsed_time(e) for s, e in times]))
-        best = median if best is None else min(best, median)
-    return best
 
 
 def read_rate():
     """TB/s of a bf16 sum over 4 GiB: the read rate a streaming kernel gets."""
     ones = torch.ones(2 ** 31, device="cuda", dtype=torch.bfloat16)
-    return ones.numel() * 2 / time_torch(lambda: ones.sum(), calls=10) / 1e9
+    return ones.numel() * 2 / queued_ms(torch, lambda: ones.sum(), 10) / 1e9
 
 
 def time_fa4(fa4_run, kernel, inputs, scalars, work):
@@ -61,7 +42,7 @@ def time_fa4(fa4_run, kernel, inputs, scalars, work):
     for scalar in scalars:
         args += ["--arg", scalar]
     proc = subprocess.run(args, capture_output=True, text=True, timeout=600)
-    found = re.search(r"time=([0-9.]+) ms", proc.stdout)
+    found = TIME.search(proc.stdout)
     if proc.returncode != 0 or not found:
         raise RuntimeError(f"fa4-run exit {proc.returncode}: "
                            f"{(proc.stdout + proc.stderr).strip()[-400:]}")
@@ -95,7 +76,7 @@ def main():
                 fn = lambda: torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5)  # noqa: E731
             else:
                 fn = lambda: torch.nn.functional.rms_norm(x, (n,), w, 1e-5)  # noqa: E731
-            torch_ms = time_torch(fn)
+            torch_ms = queued_ms(torch, fn, 50)
             fa4_ms = time_fa4(args.fa4_run, kernel, inputs, ["eps=1e-5"],
                               args.work)
             moved = 2 * rows * n * 2

@@ -448,6 +448,18 @@ LogicalResult SubtileOp::verify() {
   return success();
 }
 
+/// That `op`'s unit attribute `flag` (`cols`, `blocked`), which remembers
+/// the layout once the values are distributed, agrees with `tensor`'s:
+/// `set` is the attribute, `laidOut` whether the tensor has that layout.
+static LogicalResult verifyLayoutFlag(Operation *op, StringRef flag, bool set,
+                                      bool laidOut, StringRef verb,
+                                      RankedTensorType tensor) {
+  if (set == laidOut)
+    return success();
+  return op->emitOpError() << (set ? "says " : "does not say ") << flag
+                           << " but " << verb << " " << tensor;
+}
+
 LogicalResult GlobalStoreOp::verify() {
   Type element = isa<VectorType>(getTile().getType())
                      ? cast<VectorType>(getTile().getType()).getElementType()
@@ -464,10 +476,10 @@ LogicalResult GlobalStoreOp::verify() {
     return emitOpError() << "stores tiles in the #fa4.acc, #fa4.rows or "
                             "#fa4.blocked layout, got "
                          << tensor;
-  if (getBlocked() != isa<BlockedLayoutAttr>(tensor.getEncoding()))
-    return emitOpError() << (getBlocked() ? "says blocked"
-                                          : "does not say blocked")
-                         << " but stores " << tensor;
+  if (failed(verifyLayoutFlag(*this, "blocked", getBlocked(),
+                              isa<BlockedLayoutAttr>(tensor.getEncoding()),
+                              "stores", tensor)))
+    return failure();
   if (std::optional<int64_t> columns = getColumns()) {
     int64_t width = tensor.getRank() == 2 ? tensor.getDimSize(1) : 1;
     if (*columns < 8 || *columns % 8 != 0 || *columns > width)
@@ -487,14 +499,13 @@ LogicalResult GlobalLoadOp::verify() {
     return emitOpError() << "loads vectors in the #fa4.rows, #fa4.cols or "
                             "#fa4.blocked layout, got "
                          << tensor;
-  if (getCols() != isa<ColsLayoutAttr>(tensor.getEncoding()))
-    return emitOpError() << (getCols() ? "says cols" : "does not say cols")
-                         << " but loads " << tensor;
-  if (getBlocked() != isa<BlockedLayoutAttr>(tensor.getEncoding()))
-    return emitOpError() << (getBlocked() ? "says blocked"
-                                          : "does not say blocked")
-                         << " but loads " << tensor;
-  return success();
+  if (failed(verifyLayoutFlag(*this, "cols", getCols(),
+                              isa<ColsLayoutAttr>(tensor.getEncoding()),
+                              "loads", tensor)))
+    return failure();
+  return verifyLayoutFlag(*this, "blocked", getBlocked(),
+                          isa<BlockedLayoutAttr>(tensor.getEncoding()), "loads",
+                          tensor);
 }
 
 LogicalResult SharedLoadOp::verify() {

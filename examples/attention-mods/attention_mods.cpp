@@ -110,12 +110,8 @@ int main(int argc, char **argv) {
         !s.ok())
       return fail(2, s.message());
     // ptxas's spill line: a mod's cost in registers.
-    std::string report = artifacts.stages["ptxas-report"], spills;
-    if (size_t at = report.find("bytes spill stores"); at != std::string::npos)
-      spills = report.substr(report.rfind(',', at) + 2,
-                             report.find('\n', at) - report.rfind(',', at) - 2);
     std::printf("compiled %s for %s (%s): wrote %s\n", name,
-                target.arch.c_str(), spills.c_str(), path.c_str());
+                target.arch.c_str(), artifacts.spills().c_str(), path.c_str());
   }
   return 0;
 }

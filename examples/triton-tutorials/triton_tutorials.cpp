@@ -155,16 +155,6 @@ static Module matmulGelu(mlir::MLIRContext *context) {
   return p.finish();
 }
 
-/// ptxas's spill counts in `report` ("0 bytes spill stores, 0 bytes spill
-/// loads"): what the epilogue or the norm costs in registers.
-static std::string spills(const std::string &report) {
-  size_t at = report.find("bytes spill stores");
-  if (at == std::string::npos)
-    return "no ptxas report";
-  size_t first = report.rfind(',', at) + 2;
-  return report.substr(first, report.find('\n', at) - first);
-}
-
 static int fail(int status, const std::string &message) {
   std::fprintf(stderr, "triton-tutorials: %s\n", message.c_str());
   return status;
@@ -213,8 +203,7 @@ int main(int argc, char **argv) {
         !s.ok())
       return fail(2, s.message());
     std::printf("compiled %s for %s (%s): wrote %s\n", tutorial.name,
-                target.arch.c_str(),
-                spills(artifacts.stages["ptxas-report"]).c_str(), path.c_str());
+                target.arch.c_str(), artifacts.spills().c_str(), path.c_str());
   }
   return 0;
 }

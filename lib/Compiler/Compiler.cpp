@@ -285,6 +285,18 @@ std::unique_ptr<MLIRContext> mlir::fa4::createCompilerContext() {
   return context;
 }
 
+std::string mlir::fa4::CompileArtifacts::spills() const {
+  auto report = stages.find("ptxas-report");
+  size_t at = report == stages.end()
+                  ? std::string::npos
+                  : report->second.find("bytes spill stores");
+  if (at == std::string::npos)
+    return "no ptxas report";
+  const std::string &text = report->second;
+  size_t first = text.rfind(',', at) + 2;
+  return text.substr(first, text.find('\n', at) - first);
+}
+
 FailureOr<::fa4::runtime::KernelFile>
 mlir::fa4::compileModule(ModuleOp module, const TargetOptions &options,
                          CompileArtifacts &artifacts) {

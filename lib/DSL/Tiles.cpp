@@ -397,32 +397,6 @@ Tile fa4::dsl::where(const Tile &mask, Operand ifTrue, Operand ifFalse,
                                                     left, right)};
 }
 
-Tile fa4::dsl::exp2(const Tile &tile, SourceLoc loc) {
-  if (!tile.isValid())
-    return {};
-  Program *program = tile.getProgram();
-  return {program,
-          program->create<tile::Exp2Op>(loc, tile.getType(), tile.getValue())};
-}
-
-Tile fa4::dsl::log2(const Tile &tile, SourceLoc loc) {
-  if (!tile.isValid())
-    return {};
-  Program *program = tile.getProgram();
-  return {program,
-          program->create<mlir::math::Log2Op>(
-              loc, tile.getType(), tile.getValue(), arith::FastMathFlags::afn)};
-}
-
-Tile fa4::dsl::tanh(const Tile &tile, SourceLoc loc) {
-  if (!tile.isValid())
-    return {};
-  Program *program = tile.getProgram();
-  return {program,
-          program->create<mlir::math::TanhOp>(
-              loc, tile.getType(), tile.getValue(), arith::FastMathFlags::afn)};
-}
-
 /// Whether `tile` has a float element type; says so at `loc` in `name`'s
 /// words otherwise.
 static bool isFloatTile(const Tile &tile, StringRef name, SourceLoc loc) {
@@ -443,6 +417,24 @@ static Tile floatMath(const Tile &tile, StringRef name, SourceLoc loc,
   Program *program = tile.getProgram();
   return {program,
           program->create<OpT>(loc, tile.getType(), tile.getValue(), flags)};
+}
+
+Tile fa4::dsl::exp2(const Tile &tile, SourceLoc loc) {
+  if (!tile.isValid())
+    return {};
+  Program *program = tile.getProgram();
+  return {program,
+          program->create<tile::Exp2Op>(loc, tile.getType(), tile.getValue())};
+}
+
+Tile fa4::dsl::log2(const Tile &tile, SourceLoc loc) {
+  return floatMath<mlir::math::Log2Op>(tile, "log2", loc,
+                                       arith::FastMathFlags::afn);
+}
+
+Tile fa4::dsl::tanh(const Tile &tile, SourceLoc loc) {
+  return floatMath<mlir::math::TanhOp>(tile, "tanh", loc,
+                                       arith::FastMathFlags::afn);
 }
 
 Tile fa4::dsl::exp(const Tile &tile, SourceLoc loc) {
@@ -697,6 +689,18 @@ void fa4::dsl::atomicAdd(const Desc &desc, ArrayRef<IndexArg> coords,
   storeBlock(desc, coords, tile, false, loc, /*add=*/true);
 }
 
+/// Element `index` of the tensor at the valid `ptr` (`tile.load_scalar`),
+/// of its element type; null after an error.
+static Value loadElement(const Ptr &ptr, const IndexArg &index, SourceLoc loc) {
+  Program *program = ptr.getProgram();
+  Value at = program->getIndex(index);
+  if (!at)
+    return {};
+  Type element =
+      llvm::cast<tile::PointerType>(ptr.getValue().getType()).getElementType();
+  return program->create<tile::LoadScalarOp>(loc, element, ptr.getValue(), at);
+}
+
 Index fa4::dsl::load(const Ptr &ptr, const IndexArg &index, SourceLoc loc) {
   if (!ptr.isValid())
     return {};
@@ -710,11 +714,9 @@ Index fa4::dsl::load(const Ptr &ptr, const IndexArg &index, SourceLoc loc) {
            "reads a value of any float type)";
     return {};
   }
-  Value at = program->getIndex(index);
-  if (!at)
+  Value value = loadElement(ptr, index, loc);
+  if (!value)
     return {};
-  Value value = program->create<tile::LoadScalarOp>(loc, element,
-                                                    ptr.getValue(), at);
   return {program, program->create<arith::IndexCastOp>(
                        loc, program->getBuilder().getIndexType(), value)};
 }
@@ -733,11 +735,9 @@ Scalar fa4::dsl::loadScalar(const Ptr &ptr, const IndexArg &index,
                             << element;
     return {};
   }
-  Value at = program->getIndex(index);
-  if (!at)
+  Value value = loadElement(ptr, index, loc);
+  if (!value)
     return {};
-  Value value =
-      program->create<tile::LoadScalarOp>(loc, element, ptr.getValue(), at);
   if (narrow)
     value = program->create<arith::ExtFOp>(
         loc, program->getBuilder().getF32Type(), value);

@@ -79,6 +79,11 @@ struct CompileArtifacts {
   /// and optimized), `nvptx` (the backend, to PTX) and `ptxas`, in that
   /// order.
   std::vector<std::pair<std::string, double>> phases;
+
+  /// ptxas's spill counts from the report ("0 bytes spill stores, 0 bytes
+  /// spill loads"): what a kernel costs in registers beyond the file;
+  /// "no ptxas report" when there is none.
+  std::string spills() const;
 };
 
 /// Compiles `module` into a kernel file for `options.arch`: a tile program

@@ -125,17 +125,31 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
         b, warp, lane, [&](int64_t v) { return i64Const(b, v); },
         adaptor.getRow(), adaptor.getCol());
 
-    // A run of a 1-d tile: each thread its piece of consecutive elements,
-    // as rows of one column.
-    if (op.getBlocked()) {
-      int64_t piece = type.getNumElements();
-      Value first = LLVM::AddOp::create(
-          b, adaptor.getRow(),
-          LLVM::MulOp::create(b, inGroup, i64Const(b, piece)));
-      for (int64_t i = 0; i < piece; ++i) {
-        Value r = LLVM::AddOp::create(b, first, i64Const(b, i));
+    // One value at a time: a #fa4.rows tile (two values a thread, rows
+    // 16w + l/4 and +8, the same in the four threads of a quad; the first of
+    // them stores) or a run of a 1-d tile (each thread its piece of
+    // consecutive elements, stored as the rows of one column).
+    if (op.getBlocked() || type.getNumElements() == 2) {
+      int64_t values = type.getNumElements();
+      Value first = row, leader;
+      int64_t step = kAccHalfRows;
+      if (op.getBlocked()) {
+        first = LLVM::AddOp::create(
+            b, adaptor.getRow(),
+            LLVM::MulOp::create(b, inGroup, i64Const(b, values)));
+        step = 1;
+      } else {
+        leader = LLVM::ICmpOp::create(
+            b, LLVM::ICmpPredicate::eq,
+            LLVM::URemOp::create(b, lane, i64Const(b, kAccQuadLanes)),
+            i64Const(b, 0));
+      }
+      for (int64_t i = 0; i < values; ++i) {
+        Value r = LLVM::AddOp::create(b, first, i64Const(b, step * i));
         Value inside = LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::ult, r,
                                             adaptor.getRowLimit());
+        if (leader)
+          inside = LLVM::AndOp::create(b, leader, inside);
         Value index = LLVM::AddOp::create(
             b, LLVM::MulOp::create(b, r, adaptor.getStride()),
             adaptor.getCol());
@@ -153,43 +167,6 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
         }
         Value mask =
             LLVM::UndefOp::create(b, VectorType::get({1}, b.getI1Type()));
-        mask = LLVM::InsertElementOp::create(b, mask, inside, i32Const(b, 0));
-        LLVM::MaskedStoreOp::create(b, value, ptr, mask,
-                                    b.getI32IntegerAttr(elementBytes));
-      }
-      rewriter.eraseOp(op);
-      return success();
-    }
-
-    // A #fa4.rows tile: two values a thread, rows 16w + l/4 and +8, the same
-    // in the four threads of a quad; the first of them stores.
-    if (type.getNumElements() == 2) {
-      Value leader = LLVM::ICmpOp::create(
-          b, LLVM::ICmpPredicate::eq,
-          LLVM::URemOp::create(b, lane, i64Const(b, kAccQuadLanes)),
-          i64Const(b, 0));
-      Value rowCol = adaptor.getCol();
-      for (int64_t h = 0; h < 2; ++h) {
-        Value r = LLVM::AddOp::create(b, row, i64Const(b, kAccHalfRows * h));
-        Value inside = LLVM::AndOp::create(
-            b, leader,
-            LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::ult, r,
-                                 adaptor.getRowLimit()));
-        Value index = LLVM::AddOp::create(
-            b, LLVM::MulOp::create(b, r, adaptor.getStride()), rowCol);
-        Value ptr = LLVM::GEPOp::create(b, adaptor.getBase().getType(),
-                                        elementType, adaptor.getBase(),
-                                        ArrayRef<LLVM::GEPArg>{index});
-        auto oneType = VectorType::get({1}, elementType);
-        Value value = LLVM::ShuffleVectorOp::create(
-            b, oneType, tile, tile, ArrayRef<int32_t>{static_cast<int32_t>(h)});
-        if (op.getAdd()) {
-          beginUnder(b, rewriter, op, inside);
-          atomicAdd(b, value, ptr);
-          b.setInsertionPoint(op);
-          continue;
-        }
-        Value mask = LLVM::UndefOp::create(b, VectorType::get({1}, b.getI1Type()));
         mask = LLVM::InsertElementOp::create(b, mask, inside, i32Const(b, 0));
         LLVM::MaskedStoreOp::create(b, value, ptr, mask,
                                     b.getI32IntegerAttr(elementBytes));
