@@ -480,13 +480,18 @@ LogicalResult GlobalStoreOp::verify() {
                               isa<BlockedLayoutAttr>(tensor.getEncoding()),
                               "stores", tensor)))
     return failure();
-  if (std::optional<int64_t> columns = getColumns()) {
-    int64_t width = tensor.getRank() == 2 ? tensor.getDimSize(1) : 1;
-    if (*columns < 8 || *columns % 8 != 0 || *columns > width)
-      return emitOpError() << "columns(" << *columns
-                           << ") is not a positive multiple of 8 within the "
-                           << width << " columns of the tile";
-  }
+  if (!getColumns())
+    return success();
+  if (!isa<AccLayoutAttr>(tensor.getEncoding()))
+    return emitOpError() << "limits the columns of " << tensor
+                         << ": columns() takes #fa4.acc tiles";
+  int64_t width = tensor.getDimSize(1);
+  APInt columns;
+  if (matchPattern(getColumns(), m_ConstantInt(&columns)) &&
+      (columns.getSExtValue() < 1 || columns.getSExtValue() > width))
+    return emitOpError() << "columns(" << columns.getSExtValue()
+                         << ") is not within the " << width
+                         << " columns of the tile";
   return success();
 }
 

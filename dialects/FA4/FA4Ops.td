@@ -523,26 +523,30 @@ def FA4_GlobalStoreOp : FA4_Op<"global_store"> {
     `row + i < row_limit`; rows past the limit are not written (the tail of a
     sequence). With `add` each f32 value is added to the one in memory by a
     relaxed atomic add (`atom.global.add.f32`, its result unused) instead,
-    under the same conditions. With `columns(C)` only the tile's first C columns are written
-    (a multiple of 8, known when the kernel is compiled: a head dim narrower
-    than its tile), the others skipped without a test. A 64-element
+    under the same conditions. With `columns(%c)` only the tile's first `c`
+    columns are written (`j < c`; none when `c` is 0 or negative): a tensor
+    narrower than the tile. A constant multiple of 8 (a head dim narrower than
+    its tile) skips the column blocks past it without a test; any other count
+    (a matrix's last block of columns) is tested a pair of values at a
+    time, under the test of the first: both stored where the second lies
+    inside too, else the first alone. A 64-element
     `#fa4.rows` tile (one value per row, such as a row's log-sum-exp) is
     stored the same way with `j = 0`, by the first thread of each quad; an
     `#fa4.blocked` one (a run of a 1-d tile; `blocked` says so, which the
     distributed values no longer do) too, each thread its own elements.
 
-    The verifier checks the layout and that `columns` is a positive multiple
-    of 8 within the tile.
+    The verifier checks the layout, that `columns` comes with `#fa4.acc`
+    tiles only and that a constant one lies within the tile's columns.
 
     ```mlir
     fa4.global_store %o, %out[%row, %c0] rows(%seq) stride(%c128) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
-    fa4.global_store %o, %out[%row, %c0] rows(%seq) columns(80) stride(%c80) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
+    fa4.global_store %o, %out[%row, %c0] rows(%seq) columns(%c80) stride(%c80) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
     fa4.global_store %lse, %l[%row, %c0] rows(%seq) stride(%c1) : tensor<64xf32, #fa4.rows>, !llvm.ptr<1>
     ```
   }];
   let arguments = (ins FA4_RegisterTile:$tile, LLVM_AnyPointer:$base,
                        Index:$row, Index:$col, Index:$row_limit,
-                       Index:$stride, OptionalAttr<I64Attr>:$columns,
+                       Index:$stride, Optional<Index>:$columns,
                        UnitAttr:$add, UnitAttr:$blocked);
   let assemblyFormat = [{
     $tile `,` $base `[` $row `,` $col `]` `rows` `(` $row_limit `)`

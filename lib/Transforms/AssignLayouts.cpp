@@ -74,6 +74,10 @@ private:
   /// Offsets an axis-0 iota by the warpgroup's first row (or the first
   /// element of its run).
   void offsetRowIota(tile::IotaOp iota);
+  /// Whether a launch of the kernel requires `size`, an index argument
+  /// given by a launch rule, to be a multiple of `multiple` (the author's
+  /// `p.require(dim % multiple == 0)`).
+  bool requiresMultiple(Value size, int64_t multiple);
   LogicalResult lowerStore(tile::StoreOp store);
   LogicalResult storeThroughTMA(tile::StoreOp store);
   LogicalResult readIntoRegisters(tile::LoadOp load);
@@ -193,6 +197,30 @@ void LayoutAssignment::offsetRowIota(tile::IotaOp iota) {
   iota.getResult().replaceAllUsesExcept(shifted, shifted);
 }
 
+bool LayoutAssignment::requiresMultiple(Value size, int64_t multiple) {
+  auto arg = dyn_cast<BlockArgument>(size);
+  auto rules = function->getAttrOfType<ArrayAttr>(kRequireAttrName);
+  if (!arg || arg.getOwner() != &function.getBody().front() || !rules)
+    return false;
+  auto value = function.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                     kValueArgAttrName);
+  if (!value)
+    return false;
+  // The rule's text without spaces: "b.dim0 % 128 == 0" as "b.dim0%128==0".
+  auto squeezed = [](StringRef text) {
+    std::string out;
+    llvm::copy_if(text, std::back_inserter(out),
+                  [](char c) { return c != ' '; });
+    return out;
+  };
+  std::string rule =
+      squeezed(value.getValue()) + "%" + std::to_string(multiple) + "==0";
+  return llvm::any_of(rules, [&](Attribute r) {
+    auto text = dyn_cast<StringAttr>(r);
+    return text && squeezed(text.getValue()) == rule;
+  });
+}
+
 LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
   auto tileType = cast<RankedTensorType>(store.getValue().getType());
   if (!tileType.getEncoding())
@@ -252,17 +280,28 @@ LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
       arith::AddIOp::create(b, scaled(coords[rowDim], blockRows),
                             blocked ? firstElement(tileType) : firstRow());
   Value limit = shape[rowDim];
-  Value col = acc ? scaled(coords[rowDim + 1], block[rowDim + 1]) : index(0);
-  col = arith::AddIOp::create(b, col, lead);
-  auto global = GlobalStoreOp::create(
-      b, store.getValue(), base, row, col, limit, strides[rowDim],
-      /*columns=*/IntegerAttr(), store.getAdd(), blocked);
-  // A tensor narrower than the block (a head dim padded to whole 128-byte
-  // rows): only its columns are written.
-  if (acc)
-    if (std::optional<int64_t> width = getConstantIntValue(shape[rowDim + 1]);
-        width && *width < block[rowDim + 1])
-      global.setColumns(*width);
+  Value firstCol =
+      acc ? scaled(coords[rowDim + 1], block[rowDim + 1]) : index(0);
+  Value col = arith::AddIOp::create(b, firstCol, lead);
+  // Columns past the tensor's edge are not written: none to test when the
+  // width is a whole number of blocks (a constant one, or one a launch
+  // requires); a tensor narrower than the block (a
+  // head dim padded to whole 128-byte rows) by a constant; any other by
+  // what is left of the row from the block's first column (a matrix's last
+  // block of columns).
+  Value columns;
+  if (acc) {
+    int64_t blockCols = block[rowDim + 1];
+    std::optional<int64_t> width = getConstantIntValue(shape[rowDim + 1]);
+    std::optional<int64_t> first = getConstantIntValue(coords[rowDim + 1]);
+    if (width && first && *width < blockCols)
+      columns = index(*width - *first * (elements ? 1 : blockCols));
+    else if (width ? *width % blockCols != 0
+                   : !requiresMultiple(shape[rowDim + 1], blockCols))
+      columns = arith::SubIOp::create(b, shape[rowDim + 1], firstCol);
+  }
+  GlobalStoreOp::create(b, store.getValue(), base, row, col, limit,
+                        strides[rowDim], columns, store.getAdd(), blocked);
   store.erase();
   return success();
 }

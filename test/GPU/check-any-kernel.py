@@ -31,8 +31,8 @@ GQA, Sq != Sk both ways, causal); --vector-add, --layer-norm, --rms-norm
 and --matmul-gelu the kernels of examples/triton-tutorials (Triton's vector
 add of f32 vectors of any length, exactly; its layer norm
 forward with the rows' mean and rstd, RMSNorm, both over rows of any N that
-is a multiple of 8, and the matmul with a bias and exact GELU; against
-float64). The inputs
+is a multiple of 8, and the matmul with a bias and exact GELU, any M, N
+and K multiples of 8; against float64). The inputs
 are 16-bit values written as '<f4' .npy files; fa4-run converts them exactly,
 and fills each output with NaNs before the launch.
 Prints one line per case and exits 1 when a case fails.
@@ -521,7 +521,8 @@ def main():
                    check_norm(args.fa4_run, kernel, args.work, kind, n, rows,
                               rng))
     if args.matmul_gelu:
-        for m, n, k in ((1000, 1024, 512), (128, 256, 64), (77, 512, 200)):
+        for m, n, k in ((1000, 1000, 512), (128, 256, 64), (77, 328, 200),
+                        (300, 8, 8)):
             report(f"matmul_gelu m={m} n={n} k={k}",
                    check_matmul_gelu(args.fa4_run, args.matmul_gelu, args.work,
                                      m, n, k, rng))

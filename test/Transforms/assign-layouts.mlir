@@ -58,6 +58,41 @@ func.func @rows(%q: !tile.desc<1x128x128xbf16>, %k: !tile.desc<1x128x128xbf16>,
 
 // -----
 
+// A matrix of any width (a GEMM's C, N columns): the store of column block
+// j writes what is left of the row, N - 128 j columns.
+// CHECK-LABEL: func.func @any_width
+func.func @any_width(%c: !tile.ptr<bf16> {fa4.name = "c"}, %m: index, %n: index) {
+  %c1 = arith.constant 1 : index
+  %i = tile.program_id 0
+  %j = tile.program_id 1
+  %zero = arith.constant dense<0.0> : tensor<128x128xbf16>
+  %cd = tile.make_desc %c, [%m, %n], [%n, %c1] : !tile.ptr<bf16> -> !tile.desc<128x128xbf16>
+  // CHECK: %[[J:.*]] = tile.program_id 1
+  // CHECK: %[[FIRST:.*]] = arith.muli %[[J]], %c128
+  // CHECK: %[[LEFT:.*]] = arith.subi %arg2, %[[FIRST]] : index
+  // CHECK: fa4.global_store %{{.*}} rows(%arg1) columns(%[[LEFT]]) stride(%arg2)
+  tile.store %zero, %cd[%i, %j] : tensor<128x128xbf16>, !tile.desc<128x128xbf16>
+  return
+}
+
+// -----
+
+// A width that the launch requires to be a whole number of blocks (the
+// author's `p.require(b.dim0 % 128 == 0)`): nothing to test.
+// CHECK-LABEL: func.func @required_width
+func.func @required_width(%c: !tile.ptr<bf16> {fa4.name = "c"}, %m: index, %n: index {fa4.value = "b.dim0"}) attributes {fa4.require = ["b.dim0 % 128 == 0"]} {
+  %c1 = arith.constant 1 : index
+  %i = tile.program_id 0
+  %j = tile.program_id 1
+  %zero = arith.constant dense<0.0> : tensor<128x128xbf16>
+  %cd = tile.make_desc %c, [%m, %n], [%n, %c1] : !tile.ptr<bf16> -> !tile.desc<128x128xbf16>
+  // CHECK: fa4.global_store %{{.*}} rows(%arg1) stride(%arg2)
+  tile.store %zero, %cd[%i, %j] : tensor<128x128xbf16>, !tile.desc<128x128xbf16>
+  return
+}
+
+// -----
+
 func.func @odd_rows() {
   // expected-error @below {{a register tile 'tensor<96x128xf32>' does not have the plan's 128 rows (2 consumer warpgroups of 64 rows): fa4 keeps 2-d tiles and row vectors of the CTA's rows in registers}}
   %zero = arith.constant dense<0.0> : tensor<96x128xf32>

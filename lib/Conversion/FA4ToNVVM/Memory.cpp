@@ -16,6 +16,7 @@
 #include "FA4/AccFragment.h"
 #include "Tile/TileDialect.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 using namespace mlir::fa4;
@@ -178,31 +179,108 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
     auto pairType = VectorType::get({2}, elementType);
     auto maskType = VectorType::get({2}, b.getI1Type());
     int64_t blocks = type.getNumElements() / kAccBlockValues;
-    // Column blocks of 8 past `columns` are not written.
-    if (std::optional<int64_t> columns = op.getColumns())
-      blocks = std::min(blocks, *columns / kAccBlockColumns);
-    for (int64_t h = 0; h < 2; ++h) {
+    // Column blocks of 8 past a constant `columns` are not written; any
+    // other count is tested pair by pair, against what is left of the row
+    // from the thread's first column of the tile.
+    Value left;
+    if (Value count = op.getColumns()) {
+      std::optional<int64_t> known = getConstantIntValue(count);
+      if (known && *known % kAccBlockColumns == 0)
+        blocks = std::min(blocks, *known / kAccBlockColumns);
+      else
+        left = LLVM::SubOp::create(
+            b, adaptor.getColumns(),
+            buildAccThreadOrigin<LLVM::AddOp, LLVM::MulOp, LLVM::UDivOp,
+                                 LLVM::URemOp>(b, warp, lane, [&](int64_t v) {
+              return i64Const(b, v);
+            }).second);
+    }
+    // Row half h: whether its row lies inside, and where it starts.
+    Value rowInside[2], rowStart[2];
+    auto rowHalf = [&](int64_t h) {
       Value r = LLVM::AddOp::create(b, row, i64Const(b, kAccHalfRows * h));
-      Value inside = LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::ult, r,
+      rowInside[h] = LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::ult, r,
                                           adaptor.getRowLimit());
+      return r;
+    };
+    // The address of the pair of block j in row half h, and the index of
+    // its first value in the tile.
+    auto pairAt = [&](int64_t j, int64_t h) {
+      Value c = LLVM::AddOp::create(b, col, i64Const(b, kAccBlockColumns * j));
+      Value index = LLVM::AddOp::create(b, rowStart[h], c);
+      Value ptr =
+          LLVM::GEPOp::create(b, adaptor.getBase().getType(), elementType,
+                              adaptor.getBase(), ArrayRef<LLVM::GEPArg>{index});
+      int32_t first = static_cast<int32_t>(accValueIndex(j, h, 0));
+      return std::pair{ptr, first};
+    };
+
+    // Under a column count, a pair at a time: under the test of its first
+    // value, the pair whole where its second lies inside too (one vector
+    // store), else the first alone (an odd count's last column). The
+    // branches keep each value's math beside its store.
+    if (left) {
+      for (int64_t h = 0; h < 2; ++h)
+        rowStart[h] = LLVM::MulOp::create(b, rowHalf(h), adaptor.getStride());
+      for (int64_t h = 0; h < 2; ++h)
+        for (int64_t j = 0; j < blocks; ++j) {
+          int64_t c = kAccBlockColumns * j;
+          Value firstInside = LLVM::AndOp::create(
+              b, rowInside[h],
+              LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::sgt, left,
+                                   i64Const(b, c)));
+          beginUnder(b, rewriter, op, firstInside);
+          auto [ptr, first] = pairAt(j, h);
+          Value value =
+              LLVM::ExtractElementOp::create(b, tile, i32Const(b, first));
+          Value whole = LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::sgt, left,
+                                             i64Const(b, c + 1));
+          if (op.getAdd()) {
+            Value second =
+                LLVM::ExtractElementOp::create(b, tile, i32Const(b, first + 1));
+            Value ptr1 =
+                LLVM::GEPOp::create(b, ptr.getType(), elementType, ptr,
+                                    ArrayRef<LLVM::GEPArg>{int32_t(1)});
+            LLVM::AtomicRMWOp::create(b, LLVM::AtomicBinOp::fadd, ptr, value,
+                                      LLVM::AtomicOrdering::monotonic);
+            beginUnder(b, rewriter, &*b.getInsertionPoint(), whole);
+            LLVM::AtomicRMWOp::create(b, LLVM::AtomicBinOp::fadd, ptr1, second,
+                                      LLVM::AtomicOrdering::monotonic);
+          } else {
+            Value pair = LLVM::ShuffleVectorOp::create(
+                b, pairType, tile, tile, ArrayRef<int32_t>{first, first + 1});
+            Value alone =
+                LLVM::XOrOp::create(b, whole,
+                                    LLVM::ConstantOp::create(
+                                        b, b.getI1Type(), b.getBoolAttr(true)));
+            // The first value's block ends at its branch to what follows.
+            Operation *end = &*b.getInsertionPoint();
+            beginUnder(b, rewriter, end, whole);
+            LLVM::StoreOp::create(b, pair, ptr, 2 * elementBytes);
+            beginUnder(b, rewriter, end, alone);
+            LLVM::StoreOp::create(b, value, ptr, elementBytes);
+          }
+          b.setInsertionPoint(op);
+        }
+      rewriter.eraseOp(op);
+      return success();
+    }
+
+    for (int64_t h = 0; h < 2; ++h) {
+      Value r = rowHalf(h);
       Value mask;
       if (!op.getAdd()) {
         mask = LLVM::UndefOp::create(b, maskType);
-        mask = LLVM::InsertElementOp::create(b, mask, inside, i32Const(b, 0));
-        mask = LLVM::InsertElementOp::create(b, mask, inside, i32Const(b, 1));
+        for (int32_t e = 0; e < 2; ++e)
+          mask = LLVM::InsertElementOp::create(b, mask, rowInside[h],
+                                               i32Const(b, e));
       }
-      Value rowStart = LLVM::MulOp::create(b, r, adaptor.getStride());
+      rowStart[h] = LLVM::MulOp::create(b, r, adaptor.getStride());
       // An atomic add's row half: one block under the row's test.
       if (op.getAdd())
-        beginUnder(b, rewriter, op, inside);
+        beginUnder(b, rewriter, op, rowInside[h]);
       for (int64_t j = 0; j < blocks; ++j) {
-        Value c =
-            LLVM::AddOp::create(b, col, i64Const(b, kAccBlockColumns * j));
-        Value index = LLVM::AddOp::create(b, rowStart, c);
-        Value ptr = LLVM::GEPOp::create(b, adaptor.getBase().getType(),
-                                        elementType, adaptor.getBase(),
-                                        ArrayRef<LLVM::GEPArg>{index});
-        int32_t first = static_cast<int32_t>(accValueIndex(j, h, 0));
+        auto [ptr, first] = pairAt(j, h);
         Value pair = LLVM::ShuffleVectorOp::create(
             b, pairType, tile, tile, ArrayRef<int32_t>{first, first + 1});
         if (op.getAdd())

@@ -61,3 +61,60 @@ func.func @run(%v: vector<4xf32>, %out: !llvm.ptr<1>, %row: index, %col: index, 
   fa4.global_store %v, %out[%row, %col] rows(%limit) stride(%ld) blocked : vector<4xf32>, !llvm.ptr<1>
   return
 }
+
+// A constant `columns`, a multiple of 8 (a head dim narrower than its
+// tile): the blocks past it are not written, and nothing is tested.
+// CHECK-LABEL: llvm.func @narrow
+func.func @narrow(%o: vector<64xbf16>, %out: !llvm.ptr<1>, %row: index, %col: index, %limit: index, %ld: index) {
+  %c80 = arith.constant 80 : index
+  // CHECK-COUNT-10: llvm.intr.masked.store
+  // CHECK: llvm.shufflevector %{{.*}}, %{{.*}} [2, 3] : vector<64xbf16>
+  // CHECK-COUNT-10: llvm.intr.masked.store
+  // CHECK-NOT: llvm.intr.masked.store
+  fa4.global_store %o, %out[%row, %col] rows(%limit) columns(%c80) stride(%ld) : vector<64xbf16>, !llvm.ptr<1>
+  return
+}
+
+// Any other count (a matrix's last block of columns): a pair at a time,
+// under its row's test and its first value's (what is left of the row from
+// the thread's first column, count - 2 (l % 4), beyond 8 j), the pair whole
+// where its second value lies inside too, else the first alone.
+// CHECK-LABEL: llvm.func @clipped
+func.func @clipped(%o: vector<16xbf16>, %out: !llvm.ptr<1>, %row: index, %col: index, %limit: index, %ld: index, %n: index) {
+  // CHECK: %[[LEFT:.*]] = llvm.sub %arg6, %{{.*}} : i64
+  // CHECK: %[[ROW:.*]] = llvm.icmp "ult" %{{.*}}, %arg4 : i64
+  // CHECK: %[[C0:.*]] = llvm.icmp "sgt" %[[LEFT]], %{{.*}} : i64
+  // CHECK: %[[IN:.*]] = llvm.and %[[ROW]], %[[C0]] : i1
+  // CHECK: llvm.cond_br %[[IN]], ^[[FIRST:.*]], ^[[NEXT:bb[0-9]+]]
+  // CHECK: ^[[FIRST]]:
+  // CHECK: %[[ONE:.*]] = llvm.extractelement %arg0
+  // CHECK: %[[WHOLE:.*]] = llvm.icmp "sgt" %[[LEFT]], %{{.*}} : i64
+  // CHECK: %[[PAIR:.*]] = llvm.shufflevector %arg0, %arg0 [0, 1]
+  // CHECK: %[[ALONE:.*]] = llvm.xor %[[WHOLE]]
+  // CHECK: llvm.cond_br %[[WHOLE]]
+  // CHECK: llvm.store %[[PAIR]], %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<1>
+  // CHECK: llvm.cond_br %[[ALONE]]
+  // CHECK: llvm.store %[[ONE]], %{{.*}} {alignment = 2 : i64} : bf16, !llvm.ptr<1>
+  // CHECK: ^[[NEXT]]:
+  // CHECK-COUNT-7: llvm.store %{{.*}} : vector<2xbf16>, !llvm.ptr<1>
+  // CHECK-NOT: llvm.intr.masked.store
+  fa4.global_store %o, %out[%row, %col] rows(%limit) columns(%n) stride(%ld) : vector<16xbf16>, !llvm.ptr<1>
+  return
+}
+
+// An atomic add with a column count: under the pair's first value's test,
+// that value added, and the second under its own.
+// CHECK-LABEL: llvm.func @add_clipped
+func.func @add_clipped(%o: vector<8xf32>, %out: !llvm.ptr<1>, %row: index, %col: index, %limit: index, %ld: index, %n: index) {
+  // CHECK: %[[IN:.*]] = llvm.and
+  // CHECK: llvm.cond_br %[[IN]], ^[[FIRST:.*]], ^{{.*}}
+  // CHECK: ^[[FIRST]]:
+  // CHECK: %[[WHOLE:.*]] = llvm.icmp "sgt"
+  // CHECK: llvm.atomicrmw fadd
+  // CHECK-NEXT: llvm.cond_br %[[WHOLE]]
+  // CHECK: llvm.atomicrmw fadd
+  // CHECK-COUNT-6: llvm.atomicrmw fadd
+  // CHECK-NOT: llvm.atomicrmw
+  fa4.global_store %o, %out[%row, %col] rows(%limit) columns(%n) stride(%ld) add : vector<8xf32>, !llvm.ptr<1>
+  return
+}

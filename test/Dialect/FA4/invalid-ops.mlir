@@ -567,3 +567,20 @@ func.func @blocked_length(%v: tensor<100xf32, #fa4.blocked>) {
 func.func @cols_length(%v: tensor<60xf32, #fa4.cols>) {
   return
 }
+
+// -----
+
+func.func @global_store_columns_rows(%v: tensor<64xf32, #fa4.rows>, %p: !llvm.ptr<1>, %i: index) {
+  // expected-error @below {{limits the columns of 'tensor<64xf32, #fa4.rows>': columns() takes #fa4.acc tiles}}
+  fa4.global_store %v, %p[%i, %i] rows(%i) columns(%i) stride(%i) : tensor<64xf32, #fa4.rows>, !llvm.ptr<1>
+  return
+}
+
+// -----
+
+func.func @global_store_columns_wide(%o: tensor<64x128xbf16, #fa4.acc>, %p: !llvm.ptr<1>, %i: index) {
+  %c200 = arith.constant 200 : index
+  // expected-error @below {{columns(200) is not within the 128 columns of the tile}}
+  fa4.global_store %o, %p[%i, %i] rows(%i) columns(%c200) stride(%i) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
+  return
+}
