@@ -16,7 +16,9 @@
 # When KERNEL_DIR also holds examples/triton-tutorials' kernels
 # (`triton-tutorials --out-dir KERNEL_DIR`), test/GPU/check-any-kernel.py
 # checks them against float64 and bench/tutorials.py times the norms beside
-# torch's (tutorials.log).
+# torch's (tutorials.log); when it holds examples/attention-mods' kernels
+# (`attention-mods --out-dir KERNEL_DIR --heads 16 --chunk 100`), it checks
+# ALiBi, chunked attention and document masking against float64 (mods.log).
 #
 # Further kernel sets (LABEL=DIR, e.g. kernels of an earlier commit) are
 # benchmarked beside KERNEL_DIR's in the same run; the matrix and the
@@ -82,6 +84,14 @@ if [ -f "$kernels/vector-add.kernel" ]; then
     --rms-norm "$kernels/rms-norm.kernel" --work "$out/tutorials-bench" \
     --out "$out/tutorials.md" >> "$out/tutorials.log" 2>&1 || tutorials=1
 fi
+mods=0
+if [ -f "$kernels/document.kernel" ]; then
+  python3 "$root/test/GPU/check-any-kernel.py" --fa4-run "$fa4run" \
+    --work "$out/mods-check" --alibi "$kernels/alibi.kernel:16" \
+    --chunked "$kernels/chunked.kernel:100" \
+    --document "$kernels/document.kernel" > "$out/mods.log" 2>&1
+  mods=$?
+fi
 grep -cE ' PASS' "$out/matrix.log" | sed 's/^/matrix cases passed: /'
 grep -E 'FAIL|TIMEOUT|ERROR' "$out/matrix.log" | head -20
 tail -n 30 "$out/matrix.log"
@@ -89,4 +99,5 @@ cat "$out/crosscheck.log"
 cat "$out/ncu.txt" 2>/dev/null
 cat "$out/bench.md" 2>/dev/null || tail -n 20 "$out/bench.log"
 cat "$out/tutorials.log" 2>/dev/null
-exit $((matrix || bench || cross || tutorials))
+cat "$out/mods.log" 2>/dev/null
+exit $((matrix || bench || cross || tutorials || mods))

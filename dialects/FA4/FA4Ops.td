@@ -570,7 +570,7 @@ def FA4_GlobalLoadOp : FA4_Op<"global_load", [MemoryEffects<[MemRead]>]> {
     negative, when the element at `base` is read and discarded). How a
     program's per-row or per-column terms kept in global memory, such as
     the backward's log-sum-exp and D or a normalization's weights (f32,
-    bf16 or f16), reach registers. `cols` says the
+    bf16 or f16), or each token's document (i32), reach registers. `cols` says the
     layout is `#fa4.cols` (the verifier checks it agrees with the type),
     which a thread's vector of values no longer says; `blocked` likewise
     for `#fa4.blocked` (a run of a 1-d tile, each thread its consecutive
@@ -584,8 +584,8 @@ def FA4_GlobalLoadOp : FA4_Op<"global_load", [MemoryEffects<[MemRead]>]> {
   }];
   let arguments = (ins LLVM_AnyPointer:$base, Index:$start, Index:$count,
                        UnitAttr:$cols, UnitAttr:$blocked);
-  let results = (outs AnyTypeOf<[RankedTensorOf<[F32, BF16, F16]>,
-                                 VectorOfRankAndType<[1], [F32, BF16, F16]>]>:$result);
+  let results = (outs AnyTypeOf<[RankedTensorOf<[F32, BF16, F16, I32]>,
+                                 VectorOfRankAndType<[1], [F32, BF16, F16, I32]>]>:$result);
   let assemblyFormat = [{
     $base `[` $start `]` `count` `(` $count `)` (`cols` $cols^)?
     (`blocked` $blocked^)? attr-dict `:`

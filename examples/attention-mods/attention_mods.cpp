@@ -14,8 +14,17 @@
 //   mask mod, and the chunks' key range, so that the blocks of keys no
 //   query of a block sees are skipped.
 //
-// Both take the arguments of fa4's attention kernel (q, k, v, o, lse and
-// the softmax scale, causal), head dim 128, bf16.
+// - document.kernel: document masking of packed samples, a query
+//   attending only the keys of its own document: a mask mod that reads
+//   each token's document from a tensor, `document` [B, S] i32 (ascending
+//   along each row), and the documents' key range from a second one,
+//   `document_offsets` [B, D + 1] i32 (row b: where each document of batch
+//   b starts, then S), so that the key blocks of other documents are
+//   skipped. Self-attention: Sq = Sk = S.
+//
+// Each takes the arguments of fa4's attention kernel (q, k, v, o, lse and
+// the softmax scale, causal), document.kernel those two tensors too; head
+// dim 128, bf16.
 //
 //   attention-mods [--out-dir DIR] [--heads H] [--chunk C]
 //
@@ -31,6 +40,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 
 using namespace fa4::dsl;
@@ -55,6 +65,50 @@ static AttentionMods chunked(int64_t chunk) {
   mods.keys = [chunk](const Index &, const Index &, const Index &first,
                       const Index &end) {
     return std::pair{first / chunk * chunk, ((end - 1) / chunk + 1) * chunk};
+  };
+  return mods;
+}
+
+/// Document masking: a query sees the keys of its own document. The mods
+/// read two tensors, which `arguments` declares on the attention program.
+static AttentionMods documents() {
+  struct Tensors {
+    Ptr document, offsets;
+    Index batches, tokens, starts;
+  };
+  auto t = std::make_shared<Tensors>();
+  AttentionMods mods;
+  mods.arguments = [t](Program &p) {
+    // A document for each token of Q's (and K's) sequences.
+    Extent batches = Extent::named("q.dim0"), tokens = Extent::named("q.dim2");
+    p.require(Extent::named("k.dim2") == tokens);
+    t->document = p.ptr("document", i32, {batches, tokens});
+    t->offsets = p.ptr("document_offsets", i32, {batches, Extent::any()});
+    t->batches = p.index("document_batches", t->document.dim(0));
+    t->tokens = p.index("document_tokens", t->document.dim(1));
+    t->starts = p.index("document_starts", t->offsets.dim(1));
+  };
+  // Each query row's document beside each key column's: vectors from the
+  // block's first query and key.
+  mods.mask = [t](const AttentionScoreIndices &at) {
+    Program &p = *t->document.getProgram();
+    llvm::ArrayRef<int64_t> block = at.query.getShape();
+    auto documents = [&](int64_t length, const Index &start) {
+      Desc run = p.makeDesc(t->document, {t->batches, t->tokens},
+                            {t->tokens, 1}, {1, length});
+      return loadAt(run, {at.batch, start});
+    };
+    return documents(block[0], at.queryStart).col() ==
+           documents(block[1], at.keyStart).row();
+  };
+  // The keys of the documents of the block's first and last query.
+  mods.keys = [t](const Index &batch, const Index &, const Index &first,
+                  const Index &end) {
+    Index tokens = batch * t->tokens, starts = batch * t->starts;
+    Index firstDocument = load(t->document, tokens + first);
+    Index lastDocument = load(t->document, tokens + end - 1);
+    return std::pair{load(t->offsets, starts + firstDocument),
+                     load(t->offsets, starts + lastDocument + 1)};
   };
   return mods;
 }
@@ -92,7 +146,8 @@ int main(int argc, char **argv) {
   AttentionMods alibiMods;
   alibiMods.score = alibi(heads);
   for (auto [name, mods] :
-       {std::pair{"alibi", alibiMods}, std::pair{"chunked", chunked(chunk)}}) {
+       {std::pair{"alibi", alibiMods}, std::pair{"chunked", chunked(chunk)},
+        std::pair{"document", documents()}}) {
     mlir::OwningOpRef<mlir::ModuleOp> module =
         mlir::fa4::buildAttentionWithMods(*context, key, mods);
     if (!module)

@@ -58,11 +58,11 @@ ArrayRef<int64_t> Desc::getBlockShape() const {
 /// `tile` viewed as a column or a row of a 2-d tile, repeated along `axis`.
 static Broadcast view(const Tile &tile, int64_t axis, SourceLoc loc) {
   if (!tile.isValid() || tile.getRank() == 1)
-    return {tile, axis};
+    return {tile, axis, loc};
   tile.getProgram()->emitError(loc)
       << (axis == 1 ? "col()" : "row()") << " of " << tile.getType()
       << ": only 1-d tiles broadcast as a column or a row";
-  return {Tile(), axis};
+  return {Tile(), axis, loc};
 }
 
 Broadcast Tile::col(SourceLoc loc) const { return view(*this, 1, loc); }
@@ -214,6 +214,36 @@ static Tile elementwise(BinaryKind kind, const Operand &lhs, const Operand &rhs,
   return {&program, buildBinary(program, kind, left, right, loc)};
 }
 
+/// `lhs op rhs` of a column and a row: the 2-d tile they span, each
+/// broadcast to it.
+static Tile outer(BinaryKind kind, const Broadcast &lhs, const Broadcast &rhs,
+                  SourceLoc loc) {
+  const Tile &left = lhs.getTile(), &right = rhs.getTile();
+  if (!left.isValid() || !right.isValid())
+    return {};
+  Program &program = *left.getProgram();
+  if (lhs.getAxis() == rhs.getAxis() || left.getRank() != 1 ||
+      right.getRank() != 1) {
+    program.emitError(loc)
+        << "'" << spell(kind) << "' of two "
+        << (lhs.getAxis() == 1 ? "columns" : "rows") << " (" << left.getType()
+        << " and " << right.getType()
+        << "): a column (`a.col()`) and a row (`b.row()`) of 1-d tiles span "
+           "a 2-d tile";
+    return {};
+  }
+  const Broadcast &col = lhs.getAxis() == 1 ? lhs : rhs;
+  const Broadcast &row = lhs.getAxis() == 1 ? rhs : lhs;
+  auto like = RankedTensorType::get(
+      {col.getTile().getShape()[0], row.getTile().getShape()[0]},
+      left.getElementType());
+  Value a = resolve(program, Operand(lhs, lhs.getLoc()), like, spell(kind));
+  Value b = resolve(program, Operand(rhs, rhs.getLoc()), like, spell(kind));
+  if (!a || !b)
+    return {};
+  return {&program, buildBinary(program, kind, a, b, loc)};
+}
+
 /// The operators with the tile on the left, and with the tile on the right.
 static Tile tileLeft(BinaryKind kind, const Tile &lhs, const Operand &rhs) {
   return elementwise(kind, Operand(lhs, rhs.getLoc()), rhs, rhs.getLoc());
@@ -226,6 +256,22 @@ static Tile tileRight(BinaryKind kind, const Operand &lhs, const Tile &rhs) {
 //===----------------------------------------------------------------------===//
 // Elementwise math
 //===----------------------------------------------------------------------===//
+
+#define FA4_OUTER_OPERATOR(op, kind)                                           \
+  Tile fa4::dsl::operator op(const Broadcast &lhs, const Broadcast &rhs) {     \
+    return outer(BinaryKind::kind, lhs, rhs, rhs.getLoc());                    \
+  }
+FA4_OUTER_OPERATOR(+, Add)
+FA4_OUTER_OPERATOR(-, Sub)
+FA4_OUTER_OPERATOR(*, Mul)
+FA4_OUTER_OPERATOR(/, Div)
+FA4_OUTER_OPERATOR(<, Lt)
+FA4_OUTER_OPERATOR(<=, Le)
+FA4_OUTER_OPERATOR(>, Gt)
+FA4_OUTER_OPERATOR(>=, Ge)
+FA4_OUTER_OPERATOR(==, Eq)
+FA4_OUTER_OPERATOR(!=, Ne)
+#undef FA4_OUTER_OPERATOR
 
 Tile fa4::dsl::operator+(const Tile &lhs, Operand rhs) {
   return tileLeft(BinaryKind::Add, lhs, rhs);

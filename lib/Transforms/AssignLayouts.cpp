@@ -433,12 +433,14 @@ LogicalResult LayoutAssignment::loadVector(tile::LoadOp load) {
              strides = desc.getStrides();
   std::optional<int64_t> unit = getConstantIntValue(strides.back());
   if (type.getRank() != 1 ||
-      !isa<Float32Type, BFloat16Type, Float16Type>(type.getElementType()) ||
+      !(isa<Float32Type, BFloat16Type, Float16Type>(type.getElementType()) ||
+        type.getElementType().isInteger(32)) ||
       !llvm::all_of(block.drop_back(), [](int64_t n) { return n == 1; }) ||
       !unit || *unit != 1)
     return load.emitOpError()
            << "loads " << type << " in blocks of " << desc.getDesc().getType()
-           << " through a tile.make_desc: fa4 loads f32, bf16 or f16 vectors "
+           << " through a tile.make_desc: fa4 loads f32, bf16, f16 or i32 "
+              "vectors "
               "(blocks of leading 1s and one run of contiguous elements) that "
               "way, and "
               "2-d tiles through descriptor arguments (tensor maps)";

@@ -5,8 +5,9 @@
 // `attention-bwd-preprocess-hd<D>[-f16]`, its postprocess
 // `attention-bwd-postprocess-hd<D>[-f16]`, `gemm`, `split-sum` (atomic
 // adds across programs), `softmax-n<N>[-f16]`, `elementwise-math` (the
-// DSL's exp, log, sqrt, rsqrt, erf and abs) and `fill` (a kernel that loads
-// no tile) print the module
+// DSL's exp, log, sqrt, rsqrt, erf and abs), `fill` (a kernel that loads
+// no tile) and `pair-mask` (i32 vectors combined as a column and a row)
+// print the module
 // of a reference program with its locations. `errors` builds small broken
 // programs and lets their diagnostics print, then says for each that it gave
 // no module; errors.test runs FileCheck on this file, whose ERR lines sit
@@ -86,6 +87,16 @@ static int runErrors(mlir::MLIRContext *context) {
     s - m.col();
     // ERR: column-length: no module
     ok &= refused(p, "column-length");
+  }
+  {
+    Program p(context, "outer_axes");
+    Tile a = p.zeros({128}, f32), b = p.zeros({64}, f32);
+    // ERR: dsl-programs.cpp:[[@LINE+1]]:{{[0-9]+}}: error: '==' of two columns ('tensor<128xf32>' and 'tensor<64xf32>'): a column (`a.col()`) and a row (`b.row()`) of 1-d tiles span a 2-d tile
+    (void)(a.col() == b.col());
+    // ERR: dsl-programs.cpp:[[@LINE+1]]:{{[0-9]+}}: error: '+' of 'tensor<128x64xf32>' and a row of 'tensor<64xi32>': the element types differ
+    a.col() + p.iota({64}, 0).row();
+    // ERR: outer-axes: no module
+    ok &= refused(p, "outer-axes");
   }
   {
     Program p(context, "scalar_type");
@@ -195,6 +206,24 @@ static mlir::OwningOpRef<mlir::ModuleOp> buildFill(mlir::MLIRContext *context) {
   return p.finish();
 }
 
+/// Each token's group compared pairwise (a document mask's shape): Y [R, R]
+/// (bf16) = 1 where group[i] == group[j], else 0, for i32 `group` [R], the
+/// rows' groups and the columns' each a vector loaded from their block's
+/// first token and combined as a column and a row.
+static mlir::OwningOpRef<mlir::ModuleOp>
+buildPairMask(mlir::MLIRContext *context) {
+  Program p(context, "pair_mask");
+  Desc y = p.desc("y", {128, 128}, bf16);
+  Ptr group = p.ptr("group", i32, {y.dim(0)});
+  Index n = p.index("n", y.dim(0));
+  p.grid({cdiv(y.dim(0), 128), cdiv(y.dim(1), 128)});
+  Index i = p.programId(0), j = p.programId(1);
+  Desc run = p.makeDesc(group, {n}, {1}, {128});
+  Tile same = loadAt(run, {i * 128}).col() == loadAt(run, {j * 128}).row();
+  store(y, {i, j}, where(same, 1.0, 0.0).to(bf16));
+  return p.finish();
+}
+
 /// The options of the attention program `name`
 /// (`attention-hd<D>[-f16][-window][-softcap]`), or nothing for another name.
 static std::optional<AttentionOptions> parseAttention(llvm::StringRef name) {
@@ -220,7 +249,8 @@ int main(int argc, char **argv) {
            "attention-bwd-(preprocess|postprocess|dq|dkdv)-hd<D>[-f16] | "
            "attention-decode[-combine]-hd<D>[-f16][-window][-softcap][-paged<R>"
            "] | gemm | split-sum | "
-           "softmax-n<N>[-f16] | elementwise-math | fill | errors\n";
+           "softmax-n<N>[-f16] | elementwise-math | fill | pair-mask | "
+           "errors\n";
     return 2;
   }
   mlir::MLIRContext context;
@@ -232,6 +262,8 @@ int main(int argc, char **argv) {
   mlir::OwningOpRef<mlir::ModuleOp> module;
   if (name == "fill") {
     module = buildFill(&context);
+  } else if (name == "pair-mask") {
+    module = buildPairMask(&context);
   } else if (name == "elementwise-math") {
     module = buildElementwiseMath(&context);
   } else if (name == "gemm") {

@@ -6,7 +6,7 @@ and checks their outputs against references computed here with numpy.
                       [--rowsum DV[,f16]=K ...] [--scale-cast D[,f16]=K ...]
                       [--split-sum K] [--softmax N[,f16]=K ...]
                       [--backward D[,f16]=KDQ:KDKDV ...]
-                      [--alibi K:HEADS] [--chunked K:CHUNK]
+                      [--alibi K:HEADS] [--chunked K:CHUNK] [--document K]
                       [--vector-add K] [--layer-norm K] [--rms-norm K]
                       [--matmul-gelu K]
 
@@ -27,7 +27,10 @@ of the same inputs, with Sq != Sk, GQA and MQA, causal rows that see no
 key); --alibi and --chunked the kernels of examples/attention-mods
 (attention with a score mod, ALiBi for HEADS heads, and with a mask mod, a
 query seeing the keys of its chunk of CHUNK; O and the LSE against float64,
-GQA, Sq != Sk both ways, causal); --vector-add, --layer-norm, --rms-norm
+GQA, Sq != Sk both ways, causal); --document that of its document
+masking (packed samples of random lengths, some of one token, each token's
+document and each document's first token given as i32 tensors; O and the
+LSE against float64, GQA, causal); --vector-add, --layer-norm, --rms-norm
 and --matmul-gelu the kernels of examples/triton-tutorials (Triton's vector
 add of f32 vectors of any length, exactly; its layer norm
 forward with the rows' mean and rstd, RMSNorm, both over rows of any N that
@@ -401,6 +404,57 @@ def check_mods(fa4_run, kernel, work, mod, param, shape, causal, rng):
                 f"unseen_rows={int((~seen).sum())} stray={stray}")
 
 
+def check_document(fa4_run, kernel, work, shape, causal, rng):
+    """examples/attention-mods' document masking: batch row b packs
+    documents of random lengths (some of one token, one long), given as each
+    token's document and each document's first token (the row padded with
+    S past its last)."""
+    b, h, hkv, s = shape
+    d = 128
+    lengths = []
+    for _ in range(b):
+        cuts = np.sort(rng.choice(np.arange(1, s), size=min(s - 1, 6),
+                                  replace=False))
+        cuts = np.concatenate([[0], cuts, [cuts[-1] + 1], [s]])
+        lengths.append(np.unique(cuts))
+    docs = max(len(c) - 1 for c in lengths)
+    offsets = np.full((b, docs + 1), s, dtype=np.int32)
+    document = np.zeros((b, s), dtype=np.int32)
+    for i, cuts in enumerate(lengths):
+        offsets[i, :len(cuts)] = cuts
+        for j in range(len(cuts) - 1):
+            document[i, cuts[j]:cuts[j + 1]] = j
+    q = bf16_round(rng.uniform(-1, 1, (b, h, s, d)).astype(np.float32) * 2)
+    k = bf16_round(rng.uniform(-1, 1, (b, hkv, s, d)).astype(np.float32) * 2)
+    v = bf16_round(rng.uniform(-1, 1, (b, hkv, s, d)).astype(np.float32))
+    scale = 1 / np.sqrt(d)
+    tag = f"document-{b}x{h}x{hkv}x{s}-{int(causal)}"
+    error, out = run_kernel(
+        fa4_run, kernel, work, tag,
+        {"q": q, "k": k, "v": v, "document": document,
+         "document_offsets": offsets}, ["o", "lse"],
+        [f"scale_log2={float(scale * np.log2(np.e)):.9g}",
+         f"causal={int(causal)}"])
+    if error:
+        return False, error
+    group = h // hkv
+    kh = np.repeat(k.astype(np.float64), group, axis=1)
+    vh = np.repeat(v.astype(np.float64), group, axis=1)
+    sc = np.einsum("bhqd,bhkd->bhqk", q.astype(np.float64), kh) * scale
+    same = document[:, :, None] == document[:, None, :]
+    sc = np.where(same[:, None], sc, -np.inf)
+    if causal:
+        rows = np.arange(s)[:, None]
+        sc = np.where((np.arange(s)[None, :] <= rows)[None, None], sc, -np.inf)
+    _, o, lse = softmax_rows(sc, vh)
+    err = rel_err(out["o"], o)
+    lse_err = float(np.max(np.abs(out["lse"] - lse)))
+    nan = int(np.isnan(out["o"]).sum())
+    ok = nan == 0 and err < 1e-2 and lse_err < 1e-3
+    return ok, (f"rel_err={err:.1e} lse_max_abs={lse_err:.1e} nan={nan} "
+                f"documents={docs}")
+
+
 def check_backward(fa4_run, kernels, work, d, f16, shape, causal, gain, rng):
     rnd = f16_round if f16 else bf16_round
     b, h, hkv, sq, sk = shape
@@ -455,6 +509,7 @@ def main():
                         metavar="D[,f16]=KDQ:KDKDV")
     parser.add_argument("--alibi", metavar="KERNEL:HEADS")
     parser.add_argument("--chunked", metavar="KERNEL:CHUNK")
+    parser.add_argument("--document", metavar="KERNEL")
     parser.add_argument("--vector-add", metavar="KERNEL")
     parser.add_argument("--layer-norm", metavar="KERNEL")
     parser.add_argument("--rms-norm", metavar="KERNEL")
@@ -502,6 +557,15 @@ def main():
             report(f"{mod} b,h,hkv,sq,sk={shape} causal={int(causal)}",
                    check_mods(args.fa4_run, kernel, args.work, mod, int(param),
                               shape, causal, rng))
+    # (B, H, HKV, S), causal: rows of no block's length, GQA.
+    if args.document:
+        for shape, causal in (((2, 16, 16, 300), False),
+                              ((1, 16, 4, 1000), True),
+                              ((3, 16, 16, 77), True),
+                              ((1, 8, 2, 2048), False)):
+            report(f"document b,h,hkv,s={shape} causal={int(causal)}",
+                   check_document(args.fa4_run, args.document, args.work,
+                                  shape, causal, rng))
     # examples/triton-tutorials' kernels: Triton's length, lengths no
     # block of 1024 divides, a part of one block.
     if args.vector_add:

@@ -171,7 +171,7 @@ func.func @tile_through_pointer(%x: !tile.ptr<f32>, %n: index) -> tensor<128x64x
   %c64 = arith.constant 64 : index
   %c0 = arith.constant 0 : index
   %ld = tile.make_desc %x, [%n, %c64], [%c64, %c1] : !tile.ptr<f32> -> !tile.desc<128x64xf32>
-  // expected-error @below {{'tile.load' op loads 'tensor<128x64xf32>' in blocks of '!tile.desc<128x64xf32>' through a tile.make_desc: fa4 loads f32, bf16 or f16 vectors (blocks of leading 1s and one run of contiguous elements) that way, and 2-d tiles through descriptor arguments (tensor maps)}}
+  // expected-error @below {{'tile.load' op loads 'tensor<128x64xf32>' in blocks of '!tile.desc<128x64xf32>' through a tile.make_desc: fa4 loads f32, bf16, f16 or i32 vectors (blocks of leading 1s and one run of contiguous elements) that way, and 2-d tiles through descriptor arguments (tensor maps)}}
   %t = tile.load %ld[%c0, %c0] : !tile.desc<128x64xf32> -> tensor<128x64xf32>
   return %t : tensor<128x64xf32>
 }

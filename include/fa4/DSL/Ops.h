@@ -139,6 +139,21 @@ Tile operator>=(NonTileOperand lhs, const Tile &rhs);
 Tile operator==(NonTileOperand lhs, const Tile &rhs);
 Tile operator!=(NonTileOperand lhs, const Tile &rhs);
 
+// A column and a row combined, Triton's `a[:, None] op b[None, :]`: the
+// M x N tile whose element (i, j) is `col[i] op row[j]`, for an M-element
+// `col` (`a.col()`) and an N-element `row` (`b.row()`) of one element type,
+// in either order; e.g. a document mask `qdoc.col() == kdoc.row()`.
+Tile operator+(const Broadcast &lhs, const Broadcast &rhs);
+Tile operator-(const Broadcast &lhs, const Broadcast &rhs);
+Tile operator*(const Broadcast &lhs, const Broadcast &rhs);
+Tile operator/(const Broadcast &lhs, const Broadcast &rhs);
+Tile operator<(const Broadcast &lhs, const Broadcast &rhs);
+Tile operator<=(const Broadcast &lhs, const Broadcast &rhs);
+Tile operator>(const Broadcast &lhs, const Broadcast &rhs);
+Tile operator>=(const Broadcast &lhs, const Broadcast &rhs);
+Tile operator==(const Broadcast &lhs, const Broadcast &rhs);
+Tile operator!=(const Broadcast &lhs, const Broadcast &rhs);
+
 // Logic on i1 tiles (masks); a `Bool` operand is splat.
 Tile operator&&(const Tile &lhs, Operand rhs);
 Tile operator||(const Tile &lhs, Operand rhs);

@@ -24,12 +24,15 @@
 namespace fa4::dsl {
 
 /// What attention's score and mask mods see of a block of scores: the
-/// program's batch (the sequence, for packed sequences) and query head, and
+/// program's batch (the sequence, for packed sequences) and query head,
 /// each score's query and key position within its sequence (i32 tiles of
-/// the block's shape).
+/// the block's shape), and the block's first query and key position (where
+/// a row's or a column's terms kept in a tensor start: `loadAt` of a vector
+/// from there gives one per query or key).
 struct AttentionScoreIndices {
   Index batch, head;
   Tile query, key;
+  Index queryStart, keyStart;
 };
 
 /// A score mod (FlexAttention's `score_mod`): a block of scores, in the
@@ -54,12 +57,19 @@ using AttentionKeyRange = std::function<std::pair<Index, Index>(
     const Index &batch, const Index &head, const Index &queryFirst,
     const Index &queryEnd)>;
 
+/// The kernel arguments an author's mods read (the tensors a FlexAttention
+/// mod captures: a bias, each token's document): declared on the attention
+/// program (`p.ptr`, `p.index`) after its own arguments and before the mods
+/// run, which capture them.
+using AttentionModArguments = std::function<void(Program &)>;
+
 /// An author's mods of the attention program (FlexAttention's), each
 /// optional.
 struct AttentionMods {
   AttentionScoreMod score;
   AttentionMaskMod mask;
   AttentionKeyRange keys;
+  AttentionModArguments arguments;
 
   explicit operator bool() const { return score || mask || keys; }
 };

@@ -154,15 +154,19 @@ public:
 /// which makes it that tile's shape.
 class Broadcast {
 public:
-  Broadcast(const Tile &tile, int64_t axis) : tile(tile), axis(axis) {}
+  Broadcast(const Tile &tile, int64_t axis, SourceLoc loc = SourceLoc())
+      : tile(tile), axis(axis), loc(loc) {}
 
   const Tile &getTile() const { return tile; }
   /// The axis of the 2-d tile along which the 1-d tile is repeated.
   int64_t getAxis() const { return axis; }
+  /// Where the author wrote `col()` or `row()`.
+  SourceLoc getLoc() const { return loc; }
 
 private:
   Tile tile;
   int64_t axis;
+  SourceLoc loc;
 };
 
 template <typename T>

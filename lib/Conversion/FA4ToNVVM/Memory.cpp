@@ -80,8 +80,10 @@ struct GlobalLoadLowering : public ConvertOpToLLVMPattern<GlobalLoadOp> {
         op.getBlocked()
             ? Value(LLVM::MulOp::create(b, inGroup, i64Const(b, piece)))
             : (rows ? row : col);
-    Value zero = LLVM::ConstantOp::create(b, element,
-                                          b.getFloatAttr(element, 0.0));
+    Value zero = LLVM::ConstantOp::create(
+        b, element,
+        isa<FloatType>(element) ? TypedAttr(b.getFloatAttr(element, 0.0))
+                                : TypedAttr(b.getIntegerAttr(element, 0)));
     Value result = LLVM::UndefOp::create(b, type);
     for (int64_t i = 0; i < piece; ++i) {
       int64_t step = op.getBlocked() ? i

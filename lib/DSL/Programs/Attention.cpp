@@ -127,6 +127,9 @@ writeAttention(mlir::MLIRContext *context, int64_t d, int64_t dv, DType type,
     capUnit = scaleLog2 / capLog2e;
     capUnitInverse = capLog2e / scaleLog2;
   }
+  // The tensors the author's mods read.
+  if (mods.arguments)
+    mods.arguments(p);
   if (!varlen) {
     p.grid({cdiv(q.dim(2), bm), q.dim(1), q.dim(0)});
     // A dynamic schedule runs the query blocks of as many heads together
@@ -211,8 +214,9 @@ writeAttention(mlir::MLIRContext *context, int64_t d, int64_t dv, DType type,
         // The author's mods, on each score's query and key position.
         if (scoreMods) {
           s = s * scale;
-          AttentionScoreIndices at{b, h, p.iota({bm, bn}, 0) + m0,
-                                   p.iota({bm, bn}, 1) + j * bn};
+          AttentionScoreIndices at{
+              b,  h,     p.iota({bm, bn}, 0) + m0, p.iota({bm, bn}, 1) + j * bn,
+              m0, j * bn};
           if (mods.score)
             s = mods.score(s, at);
           if (mods.mask)
