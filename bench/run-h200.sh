@@ -18,7 +18,8 @@
 # checks them against float64 and bench/tutorials.py times the norms beside
 # torch's (tutorials.log); when it holds examples/attention-mods' kernels
 # (`attention-mods --out-dir KERNEL_DIR --heads 16 --chunk 100`), it checks
-# ALiBi, chunked attention and document masking against float64 (mods.log).
+# ALiBi, chunked attention, document masking and a bias from a tensor
+# against float64 (mods.log).
 #
 # Further kernel sets (LABEL=DIR, e.g. kernels of an earlier commit) are
 # benchmarked beside KERNEL_DIR's in the same run; the matrix and the
@@ -89,7 +90,8 @@ if [ -f "$kernels/document.kernel" ]; then
   python3 "$root/test/GPU/check-any-kernel.py" --fa4-run "$fa4run" \
     --work "$out/mods-check" --alibi "$kernels/alibi.kernel:16" \
     --chunked "$kernels/chunked.kernel:100" \
-    --document "$kernels/document.kernel" > "$out/mods.log" 2>&1
+    --document "$kernels/document.kernel" \
+    --bias "$kernels/bias.kernel" > "$out/mods.log" 2>&1
   mods=$?
 fi
 grep -cE ' PASS' "$out/matrix.log" | sed 's/^/matrix cases passed: /'

@@ -496,13 +496,25 @@ LogicalResult GlobalStoreOp::verify() {
 }
 
 LogicalResult GlobalLoadOp::verify() {
+  bool tile = bool(getStride());
+  if (tile != bool(getRows()))
+    return emitOpError() << "takes stride() and rows() together (a 2-d "
+                            "tile's) or neither (a vector's)";
   auto tensor = dyn_cast<RankedTensorType>(getResult().getType());
   if (!tensor)
+    return success();
+  if (tile != isa_and_nonnull<AccLayoutAttr>(tensor.getEncoding()))
+    return emitOpError() << (tile ? "takes stride() and rows(), a 2-d "
+                                    "tile's, but loads "
+                                  : "loads ")
+                         << tensor
+                         << (tile ? "" : " without stride() and rows()");
+  if (tile)
     return success();
   if (!isa_and_nonnull<RowsLayoutAttr, ColsLayoutAttr, BlockedLayoutAttr>(
           tensor.getEncoding()))
     return emitOpError() << "loads vectors in the #fa4.rows, #fa4.cols or "
-                            "#fa4.blocked layout, got "
+                            "#fa4.blocked layout, and #fa4.acc tiles, got "
                          << tensor;
   if (failed(verifyLayoutFlag(*this, "cols", getCols(),
                               isa<ColsLayoutAttr>(tensor.getEncoding()),

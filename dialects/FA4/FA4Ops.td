@@ -557,8 +557,9 @@ def FA4_GlobalStoreOp : FA4_Op<"global_store"> {
   let hasVerifier = 1;
 }
 
-def FA4_GlobalLoadOp : FA4_Op<"global_load", [MemoryEffects<[MemRead]>]> {
-  let summary = "load a row or column vector from global memory into registers";
+def FA4_GlobalLoadOp : FA4_Op<"global_load", [MemoryEffects<[MemRead]>,
+                                              AttrSizedOperandSegments]> {
+  let summary = "load a vector or a warpgroup's tile from global memory into registers";
   let description = [{
     Each thread of the warpgroup reads its values of a vector of `N`
     elements: in the `#fa4.rows` layout the values of its two rows `i` of
@@ -576,18 +577,27 @@ def FA4_GlobalLoadOp : FA4_Op<"global_load", [MemoryEffects<[MemRead]>]> {
     for `#fa4.blocked` (a run of a 1-d tile, each thread its consecutive
     elements: a vector add's operands).
 
+    A `64 x N` tile in the `#fa4.acc` layout (a score bias kept in global
+    memory) takes `stride` and `rows`, which no vector takes: its element
+    (i, j) is the one at `base + (start + i * stride + j) * sizeof(element)`
+    when `i < rows` and `j < count`, 0 otherwise (a sequence's last block
+    of rows or columns), each read on its own.
+
     ```mlir
     %lse = fa4.global_load %l[%start] count(%n) : !llvm.ptr<1> -> tensor<64xf32, #fa4.rows>
     %d = fa4.global_load %dl[%start] count(%n) cols : !llvm.ptr<1> -> tensor<64xf32, #fa4.cols>
     %x = fa4.global_load %xp[%start] count(%n) blocked : !llvm.ptr<1> -> tensor<512xbf16, #fa4.blocked>
+    %b = fa4.global_load %bias[%start] count(%n) stride(%s) rows(%r) : !llvm.ptr<1> -> tensor<64x128xbf16, #fa4.acc>
     ```
   }];
   let arguments = (ins LLVM_AnyPointer:$base, Index:$start, Index:$count,
+                       Optional<Index>:$stride, Optional<Index>:$rows,
                        UnitAttr:$cols, UnitAttr:$blocked);
   let results = (outs AnyTypeOf<[RankedTensorOf<[F32, BF16, F16, I32]>,
                                  VectorOfRankAndType<[1], [F32, BF16, F16, I32]>]>:$result);
   let assemblyFormat = [{
-    $base `[` $start `]` `count` `(` $count `)` (`cols` $cols^)?
+    $base `[` $start `]` `count` `(` $count `)`
+    (`stride` `(` $stride^ `)`)? (`rows` `(` $rows^ `)`)? (`cols` $cols^)?
     (`blocked` $blocked^)? attr-dict `:`
     qualified(type($base)) `->` type($result)
   }];

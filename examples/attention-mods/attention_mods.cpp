@@ -22,9 +22,12 @@
 //   b starts, then S), so that the key blocks of other documents are
 //   skipped. Self-attention: Sq = Sk = S.
 //
+// - bias.kernel: a bias from a tensor, score + bias[b, h, query, key] for
+//   `bias` [B, H, Sq, Sk] bf16, read a block of scores at a time.
+//
 // Each takes the arguments of fa4's attention kernel (q, k, v, o, lse and
-// the softmax scale, causal), document.kernel those two tensors too; head
-// dim 128, bf16.
+// the softmax scale, causal), document.kernel and bias.kernel their
+// tensors too; head dim 128, bf16.
 //
 //   attention-mods [--out-dir DIR] [--heads H] [--chunk C]
 //
@@ -113,6 +116,40 @@ static AttentionMods documents() {
   return mods;
 }
 
+/// A bias from a tensor: score + bias[b, h, query, key], `bias` [B, H, Sq,
+/// Sk] bf16 (contiguous), read through a pointer a block of scores at a
+/// time.
+static AttentionMods tensorBias() {
+  struct Tensors {
+    Ptr bias;
+    Index planes, heads, seqQ, seqK;
+  };
+  auto t = std::make_shared<Tensors>();
+  AttentionMods mods;
+  mods.arguments = [t](Program &p) {
+    t->bias = p.ptr("bias", bf16,
+                    {Extent::named("q.dim0"), Extent::named("q.dim1"),
+                     Extent::named("q.dim2"), Extent::named("k.dim2")});
+    t->planes = p.index("bias_planes", t->bias.dim(0) * t->bias.dim(1));
+    t->heads = p.index("bias_heads", t->bias.dim(1));
+    t->seqQ = p.index("bias_seq_q", t->bias.dim(2));
+    t->seqK = p.index("bias_seq_k", t->bias.dim(3));
+  };
+  // The bias as [B H, Sq, Sk]: plane b H + h, from the block's first query
+  // and key (zeros past the sequences' ends, which the masks remove).
+  mods.score = [t](const Tile &score, const AttentionScoreIndices &at) {
+    Program &p = *t->bias.getProgram();
+    llvm::ArrayRef<int64_t> block = score.getShape();
+    Desc planes =
+        p.makeDesc(t->bias, {t->planes, t->seqQ, t->seqK},
+                   {t->seqQ * t->seqK, t->seqK, 1}, {1, block[0], block[1]});
+    Tile bias = loadAt(
+        planes, {at.batch * t->heads + at.head, at.queryStart, at.keyStart});
+    return score + bias.to(f32);
+  };
+  return mods;
+}
+
 static int fail(int status, const std::string &message) {
   std::fprintf(stderr, "attention-mods: %s\n", message.c_str());
   return status;
@@ -147,7 +184,7 @@ int main(int argc, char **argv) {
   alibiMods.score = alibi(heads);
   for (auto [name, mods] :
        {std::pair{"alibi", alibiMods}, std::pair{"chunked", chunked(chunk)},
-        std::pair{"document", documents()}}) {
+        std::pair{"document", documents()}, std::pair{"bias", tensorBias()}}) {
     mlir::OwningOpRef<mlir::ModuleOp> module =
         mlir::fa4::buildAttentionWithMods(*context, key, mods);
     if (!module)

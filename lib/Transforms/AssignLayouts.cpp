@@ -432,32 +432,50 @@ LogicalResult LayoutAssignment::loadVector(tile::LoadOp load) {
   ValueRange coords = load.getCoords(), shape = desc.getShape(),
              strides = desc.getStrides();
   std::optional<int64_t> unit = getConstantIntValue(strides.back());
-  if (type.getRank() != 1 ||
+  // A vector, or a 2-d tile of the CTA's rows (a score bias), each after
+  // leading unit block dimensions.
+  int64_t lead = rank - type.getRank();
+  bool tile = type.getRank() == 2 && type.getDimSize(0) == ctaRows;
+  if ((type.getRank() != 1 && !tile) ||
       !(isa<Float32Type, BFloat16Type, Float16Type>(type.getElementType()) ||
         type.getElementType().isInteger(32)) ||
-      !llvm::all_of(block.drop_back(), [](int64_t n) { return n == 1; }) ||
+      !llvm::all_of(block.take_front(lead), [](int64_t n) { return n == 1; }) ||
       !unit || *unit != 1)
     return load.emitOpError()
            << "loads " << type << " in blocks of " << desc.getDesc().getType()
            << " through a tile.make_desc: fa4 loads f32, bf16, f16 or i32 "
-              "vectors "
-              "(blocks of leading 1s and one run of contiguous elements) that "
-              "way, and "
-              "2-d tiles through descriptor arguments (tensor maps)";
+              "vectors and 2-d tiles of the plan's "
+           << ctaRows
+           << " CTA rows that way (blocks of leading 1s, then contiguous "
+              "rows), and other 2-d tiles through descriptor arguments "
+              "(tensor maps)";
   ImplicitLocOpBuilder b(load.getLoc(), load);
+  auto scaled = [&](int64_t dim) -> Value {
+    if (load.getElements())
+      return coords[dim];
+    return arith::MulIOp::create(b, coords[dim],
+                                 arith::ConstantIndexOp::create(b, block[dim]));
+  };
   // Leading (unit) block dimensions select a slice at an element offset;
   // the vector starts at its block (or element) coordinate in the last.
   Value start = arith::ConstantIndexOp::create(b, 0);
-  for (int64_t i = 0; i + 1 < rank; ++i)
+  for (int64_t i = 0; i < lead; ++i)
     start = arith::AddIOp::create(
         b, start, arith::MulIOp::create(b, coords[i], strides[i]));
-  Value first = coords.back();
-  if (!load.getElements())
-    first = arith::MulIOp::create(
-        b, first, arith::ConstantIndexOp::create(b, block.back()));
+  Value first = scaled(rank - 1);
   start = arith::AddIOp::create(b, start, first);
   Value count = arith::SubIOp::create(b, shape.back(), first);
-  auto vector = GlobalLoadOp::create(b, type, base, start, count);
+  Value stride, rowsLeft;
+  if (tile) {
+    // The warpgroup's first row of the tile, and the rows left from it.
+    Value row = arith::AddIOp::create(b, scaled(rank - 2), firstRow());
+    stride = strides[rank - 2];
+    start =
+        arith::AddIOp::create(b, start, arith::MulIOp::create(b, row, stride));
+    rowsLeft = arith::SubIOp::create(b, shape[rank - 2], row);
+  }
+  auto vector =
+      GlobalLoadOp::create(b, type, base, start, count, stride, rowsLeft);
   load.replaceAllUsesWith(vector.getResult());
   load.erase();
   return success();
@@ -601,9 +619,12 @@ LogicalResult LayoutAssignment::run() {
       if (failed(lowerStore(store)))
         return failure();
     } else if (auto vector = dyn_cast<GlobalLoadOp>(op)) {
-      // A row vector: the warpgroup's rows; a run: the warpgroup's run.
+      // A row vector: the warpgroup's rows; a run: the warpgroup's run (a
+      // tile starts at the warpgroup's rows already).
       auto type = cast<RankedTensorType>(vector.getType());
-      if (isa<ColsLayoutAttr>(type.getEncoding())) {
+      if (isa<AccLayoutAttr>(type.getEncoding())) {
+        continue;
+      } else if (isa<ColsLayoutAttr>(type.getEncoding())) {
         vector.setCols(true);
       } else {
         bool blocked = isa<BlockedLayoutAttr>(type.getEncoding());

@@ -7,6 +7,7 @@ and checks their outputs against references computed here with numpy.
                       [--split-sum K] [--softmax N[,f16]=K ...]
                       [--backward D[,f16]=KDQ:KDKDV ...]
                       [--alibi K:HEADS] [--chunked K:CHUNK] [--document K]
+                      [--bias K]
                       [--vector-add K] [--layer-norm K] [--rms-norm K]
                       [--matmul-gelu K]
 
@@ -30,7 +31,8 @@ query seeing the keys of its chunk of CHUNK; O and the LSE against float64,
 GQA, Sq != Sk both ways, causal); --document that of its document
 masking (packed samples of random lengths, some of one token, each token's
 document and each document's first token given as i32 tensors; O and the
-LSE against float64, GQA, causal); --vector-add, --layer-norm, --rms-norm
+LSE against float64, GQA, causal); --bias that of its bias from a tensor
+(scores + bias [B, H, Sq, Sk] bf16, the cases of --alibi); --vector-add, --layer-norm, --rms-norm
 and --matmul-gelu the kernels of examples/triton-tutorials (Triton's vector
 add of f32 vectors of any length, exactly; its layer norm
 forward with the rows' mean and rstd, RMSNorm, both over rows of any N that
@@ -354,10 +356,11 @@ def backward_reference(q, k, v, do, scale, causal):
     return o, lse, dq, dk.sum(axis=2) * scale, dv.sum(axis=2)
 
 
-def mods_reference(q, k, v, scale, causal, heads, mod, param):
+def mods_reference(q, k, v, scale, causal, heads, mod, param, bias=None):
     """Float64 attention with examples/attention-mods' mods: O and the LSE
     (natural log). `mod` "alibi": scores + 2^(-8 (h + 1) / heads) (key -
-    query); "chunked": a query sees the keys of its chunk of `param`."""
+    query); "chunked": a query sees the keys of its chunk of `param`;
+    "bias": scores + `bias` [B, H, Sq, Sk]."""
     b, h, sq, _ = q.shape
     group = h // k.shape[1]
     sk = k.shape[2]
@@ -369,6 +372,8 @@ def mods_reference(q, k, v, scale, causal, heads, mod, param):
     if mod == "alibi":
         slopes = 2.0 ** (-8.0 * (np.arange(h) + 1) / heads)
         s = s + slopes[None, :, None, None] * (cols - rows)[None, None]
+    elif mod == "bias":
+        s = s + bias.astype(np.float64)
     else:
         s = np.where((rows // param == cols // param)[None, None], s, -np.inf)
     if causal:
@@ -385,13 +390,21 @@ def check_mods(fa4_run, kernel, work, mod, param, shape, causal, rng):
     v = bf16_round(rng.uniform(-1, 1, (b, hkv, sk, d)).astype(np.float32))
     scale = 1 / np.sqrt(d)
     tag = f"{mod}-{b}x{h}x{hkv}x{sq}x{sk}-{int(causal)}"
+    inputs = {"q": q, "k": k, "v": v}
+    bias = None
+    if mod == "bias":
+        # Biases of the scores' size, some rows' far larger.
+        bias = bf16_round((rng.uniform(-2, 2, (b, h, sq, sk))
+                           * rng.choice([1, 8], (b, h, sq, 1)))
+                          .astype(np.float32))
+        inputs["bias"] = bias
     error, out = run_kernel(
-        fa4_run, kernel, work, tag, {"q": q, "k": k, "v": v}, ["o", "lse"],
+        fa4_run, kernel, work, tag, inputs, ["o", "lse"],
         [f"scale_log2={float(scale * np.log2(np.e)):.9g}",
          f"causal={int(causal)}"])
     if error:
         return False, error
-    o, lse = mods_reference(q, k, v, scale, causal, h, mod, param)
+    o, lse = mods_reference(q, k, v, scale, causal, h, mod, param, bias)
     seen = np.isfinite(lse)
     err = rel_err(out["o"], o)
     lse_err = float(np.max(np.abs(out["lse"][seen] - lse[seen]), initial=0))
@@ -510,6 +523,7 @@ def main():
     parser.add_argument("--alibi", metavar="KERNEL:HEADS")
     parser.add_argument("--chunked", metavar="KERNEL:CHUNK")
     parser.add_argument("--document", metavar="KERNEL")
+    parser.add_argument("--bias", metavar="KERNEL")
     parser.add_argument("--vector-add", metavar="KERNEL")
     parser.add_argument("--layer-norm", metavar="KERNEL")
     parser.add_argument("--rms-norm", metavar="KERNEL")
@@ -549,7 +563,8 @@ def main():
     # examples/attention-mods' kernels: (B, H, HKV, SQ, SK), causal.
     mods_cases = (((2, 16, 16, 300, 300), False), ((1, 16, 4, 1000, 1000), True),
                   ((3, 16, 16, 77, 200), False), ((1, 16, 2, 200, 77), True))
-    for mod, spec in (("alibi", args.alibi), ("chunked", args.chunked)):
+    for mod, spec in (("alibi", args.alibi), ("chunked", args.chunked),
+                      ("bias", args.bias and args.bias + ":0")):
         if not spec:
             continue
         kernel, param = spec.rsplit(":", 1)

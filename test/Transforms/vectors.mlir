@@ -4,7 +4,9 @@
 // `v.row()` repeats along the rows of a 2-d tile, and every vector joined
 // to it by elementwise ops, is a column vector (#fa4.cols, N values, all of
 // them in each warpgroup); the others are row vectors (#fa4.rows), whose
-// load starts at the warpgroup's first row. f32, bf16 and f16 elements.
+// load starts at the warpgroup's first row. f32, bf16, f16 and i32
+// elements. A 2-d tile of the CTA's rows loads likewise, each warpgroup its
+// rows in the #fa4.acc layout.
 // RUN: fa4-opt %s --split-input-file --fa4-attach-config=head-dim=128 --fa4-assign-layouts --verify-diagnostics | FileCheck %s
 
 // dQ's per-row terms: LSE and D of the CTA's 128 rows.
@@ -166,12 +168,41 @@ func.func @both(%s: tensor<128x128xf32>, %v: !tile.ptr<f32>, %n: index) -> tenso
 
 // -----
 
-func.func @tile_through_pointer(%x: !tile.ptr<f32>, %n: index) -> tensor<128x64xf32> {
+// A 2-d tile of the CTA's rows through a pointer (a score bias): the
+// warpgroup's rows, from row 128 i + 64 wg, with the rows and columns left.
+// CHECK-LABEL: func.func @tile_through_pointer
+// CHECK: %[[WG:.*]] = fa4.warpgroup_id
+// CHECK: %[[FIRST:.*]] = arith.muli %[[WG]], %c64
+// CHECK: %[[COL:.*]] = arith.muli %{{.*}}, %c64
+// CHECK: %[[START:.*]] = arith.addi %{{.*}}, %[[COL]]
+// CHECK: %[[COLS:.*]] = arith.subi %c64{{.*}}, %[[COL]]
+// CHECK: %[[BLOCK:.*]] = arith.muli %{{.*}}, %c128
+// CHECK: %[[ROW:.*]] = arith.addi %[[BLOCK]], %[[FIRST]]
+// CHECK: %[[AT:.*]] = arith.muli %[[ROW]], %c64
+// CHECK: %[[MINE:.*]] = arith.addi %[[START]], %[[AT]]
+// CHECK: %[[ROWS:.*]] = arith.subi %arg1, %[[ROW]]
+// CHECK: fa4.global_load %arg0[%[[MINE]]] count(%[[COLS]]) stride(%c64{{.*}}) rows(%[[ROWS]]) : !llvm.ptr<1> -> tensor<64x64xf32, #fa4.acc>
+func.func @tile_through_pointer(%x: !tile.ptr<f32>, %n: index, %out: !tile.ptr<f32>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %i = tile.program_id 0
+  %j = tile.program_id 1
+  %ld = tile.make_desc %x, [%n, %c64], [%c64, %c1] : !tile.ptr<f32> -> !tile.desc<128x64xf32>
+  %t = tile.load %ld[%i, %j] : !tile.desc<128x64xf32> -> tensor<128x64xf32>
+  %od = tile.make_desc %out, [%n, %c64], [%c64, %c1] : !tile.ptr<f32> -> !tile.desc<128x64xf32>
+  tile.store %t, %od[%i, %c1] : tensor<128x64xf32>, !tile.desc<128x64xf32>
+  return
+}
+
+// -----
+
+func.func @short_tile_through_pointer(%x: !tile.ptr<f32>, %n: index) {
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
   %c0 = arith.constant 0 : index
-  %ld = tile.make_desc %x, [%n, %c64], [%c64, %c1] : !tile.ptr<f32> -> !tile.desc<128x64xf32>
-  // expected-error @below {{'tile.load' op loads 'tensor<128x64xf32>' in blocks of '!tile.desc<128x64xf32>' through a tile.make_desc: fa4 loads f32, bf16, f16 or i32 vectors (blocks of leading 1s and one run of contiguous elements) that way, and 2-d tiles through descriptor arguments (tensor maps)}}
-  %t = tile.load %ld[%c0, %c0] : !tile.desc<128x64xf32> -> tensor<128x64xf32>
-  return %t : tensor<128x64xf32>
+  %ld = tile.make_desc %x, [%n, %c64], [%c64, %c1] : !tile.ptr<f32> -> !tile.desc<64x64xf32>
+  // expected-error @below {{'tile.load' op loads 'tensor<64x64xf32>' in blocks of '!tile.desc<64x64xf32>' through a tile.make_desc: fa4 loads f32, bf16, f16 or i32 vectors and 2-d tiles of the plan's 128 CTA rows that way (blocks of leading 1s, then contiguous rows), and other 2-d tiles through descriptor arguments (tensor maps)}}
+  %t = tile.load %ld[%c0, %c0] : !tile.desc<64x64xf32> -> tensor<64x64xf32>
+  %e = math.exp %t : tensor<64x64xf32>
+  return
 }

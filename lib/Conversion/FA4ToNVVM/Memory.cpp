@@ -2,11 +2,12 @@
 //
 // Lowering of `fa4.global_store` (each thread's pairs of an #fa4.acc tile, or
 // a quad's two values of an #fa4.rows tile, rows past the limit masked), of
-// `fa4.global_load` (a thread's rows or columns of a vector, zeros past
-// its end), of
+// `fa4.global_load` (a thread's rows or columns of a vector, or its values
+// of a tile, zeros past its end), of
 // a warpgroup's read of a shared-memory tile into registers
-// (`fa4.shared_load`, ldmatrix), of the TMA-store epilogue (`fa4.shared_buffer`, `fa4.tma_store`,
-// `fa4.tma_store_wait`) and of the tile dialect's program ids.
+// (`fa4.shared_load`, ldmatrix), of the TMA-store epilogue
+// (`fa4.shared_buffer`, `fa4.tma_store`, `fa4.tma_store_wait`) and of the tile
+// dialect's program ids.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,9 +56,9 @@ void atomicAdd(ImplicitLocOpBuilder &b, Value values, Value ptr) {
 }
 
 /// Each of a thread's values of the vector (its two rows, its columns, or
-/// its piece of a run) read with one load, of the element at the base when it
-/// lies past `count` (a valid address however short the vector), and replaced
-/// by 0 there: no branch.
+/// its piece of a run) or of the #fa4.acc tile read with one load, of the
+/// element at the base when it lies past `count` (a valid address however short
+/// the vector), and replaced by 0 there: no branch.
 struct GlobalLoadLowering : public ConvertOpToLLVMPattern<GlobalLoadOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -73,6 +74,48 @@ struct GlobalLoadLowering : public ConvertOpToLLVMPattern<GlobalLoadOp> {
     auto [row, col] = buildAccThreadOrigin<LLVM::AddOp, LLVM::MulOp,
                                            LLVM::UDivOp, LLVM::URemOp>(
         b, warp, lane, [&](int64_t v) { return i64Const(b, v); });
+    Value zero = LLVM::ConstantOp::create(
+        b, element,
+        isa<FloatType>(element) ? TypedAttr(b.getFloatAttr(element, 0.0))
+                                : TypedAttr(b.getIntegerAttr(element, 0)));
+    // The element at `index` from the base where `inside` holds (of the
+    // base itself, discarded, elsewhere: a valid address), else 0.
+    auto loadOne = [&](Value inside, Value index) -> Value {
+      Value offset = LLVM::SelectOp::create(b, inside, index, i64Const(b, 0));
+      Value ptr = LLVM::GEPOp::create(b, adaptor.getBase().getType(), element,
+                                      adaptor.getBase(),
+                                      ArrayRef<LLVM::GEPArg>{offset});
+      return LLVM::SelectOp::create(
+          b, inside, LLVM::LoadOp::create(b, element, ptr), zero);
+    };
+    Value result = LLVM::UndefOp::create(b, type);
+    // A tile of the #fa4.acc layout: each of the thread's values, row by row
+    // half and column by column, tested against the rows and columns left.
+    if (op.getStride()) {
+      int64_t blocks = type.getNumElements() / kAccBlockValues;
+      for (int64_t h = 0; h < 2; ++h) {
+        Value r = LLVM::AddOp::create(b, row, i64Const(b, kAccHalfRows * h));
+        Value rowInside = LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::slt, r,
+                                               adaptor.getRows());
+        Value rowStart =
+            LLVM::AddOp::create(b, adaptor.getStart(),
+                                LLVM::MulOp::create(b, r, adaptor.getStride()));
+        for (int64_t j = 0; j < blocks; ++j)
+          for (int64_t e = 0; e < 2; ++e) {
+            Value c = LLVM::AddOp::create(
+                b, col, i64Const(b, kAccBlockColumns * j + e));
+            Value inside = LLVM::AndOp::create(
+                b, rowInside,
+                LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::slt, c,
+                                     adaptor.getCount()));
+            result = LLVM::InsertElementOp::create(
+                b, result, loadOne(inside, LLVM::AddOp::create(b, rowStart, c)),
+                i32Const(b, accValueIndex(j, h, e)));
+          }
+      }
+      rewriter.replaceOp(op, result);
+      return success();
+    }
     bool rows = !op.getCols() && !op.getBlocked();
     // A run's piece: the thread's consecutive elements.
     int64_t piece = type.getNumElements();
@@ -80,11 +123,6 @@ struct GlobalLoadLowering : public ConvertOpToLLVMPattern<GlobalLoadOp> {
         op.getBlocked()
             ? Value(LLVM::MulOp::create(b, inGroup, i64Const(b, piece)))
             : (rows ? row : col);
-    Value zero = LLVM::ConstantOp::create(
-        b, element,
-        isa<FloatType>(element) ? TypedAttr(b.getFloatAttr(element, 0.0))
-                                : TypedAttr(b.getIntegerAttr(element, 0)));
-    Value result = LLVM::UndefOp::create(b, type);
     for (int64_t i = 0; i < piece; ++i) {
       int64_t step = op.getBlocked() ? i
                      : rows          ? kAccHalfRows * i
@@ -92,14 +130,8 @@ struct GlobalLoadLowering : public ConvertOpToLLVMPattern<GlobalLoadOp> {
       Value index = LLVM::AddOp::create(b, first, i64Const(b, step));
       Value inside = LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::slt, index,
                                           adaptor.getCount());
-      Value offset = LLVM::SelectOp::create(
-          b, inside, LLVM::AddOp::create(b, adaptor.getStart(), index),
-          i64Const(b, 0));
-      Value ptr = LLVM::GEPOp::create(b, adaptor.getBase().getType(), element,
-                                      adaptor.getBase(),
-                                      ArrayRef<LLVM::GEPArg>{offset});
-      Value value = LLVM::SelectOp::create(
-          b, inside, LLVM::LoadOp::create(b, element, ptr), zero);
+      Value value =
+          loadOne(inside, LLVM::AddOp::create(b, adaptor.getStart(), index));
       result = LLVM::InsertElementOp::create(b, result, value, i32Const(b, i));
     }
     rewriter.replaceOp(op, result);

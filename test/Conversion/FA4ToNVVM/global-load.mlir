@@ -49,3 +49,27 @@ func.func @run(%p: !llvm.ptr<1>, %start: index, %count: index) -> vector<4xf32> 
   %v = fa4.global_load %p[%start] count(%count) blocked : !llvm.ptr<1> -> vector<4xf32>
   return %v : vector<4xf32>
 }
+
+// -----
+
+// A tile of the #fa4.acc layout (a score bias): value (j, h, e) of the
+// thread, at row 16w + l/4 + 8h and column 2(l%4) + 8j + e, read from
+// start + row * stride + column where the row lies within `rows` and the
+// column within `count`, else 0; one load a value.
+// CHECK-LABEL: llvm.func @tile
+func.func @tile(%p: !llvm.ptr<1>, %start: index, %count: index, %stride: index, %rows: index) -> vector<8xbf16> {
+  // CHECK: %[[ROWIN:.*]] = llvm.icmp "slt" %{{.*}}, %arg4 : i64
+  // CHECK: %[[ROWAT:.*]] = llvm.add %arg1, %{{.*}} : i64
+  // CHECK: %[[C:.*]] = llvm.add %{{.*}}, %{{.*}} : i64
+  // CHECK-NEXT: %[[COLIN:.*]] = llvm.icmp "slt" %[[C]], %arg2 : i64
+  // CHECK-NEXT: %[[IN:.*]] = llvm.and %[[ROWIN]], %[[COLIN]] : i1
+  // CHECK-NEXT: %[[AT:.*]] = llvm.add %[[ROWAT]], %[[C]] : i64
+  // CHECK: %[[OFF:.*]] = llvm.select %[[IN]], %[[AT]], %{{.*}} : i1, i64
+  // CHECK: %[[V:.*]] = llvm.load %{{.*}} : !llvm.ptr<1> -> bf16
+  // CHECK-NEXT: %[[S:.*]] = llvm.select %[[IN]], %[[V]], %{{.*}} : i1, bf16
+  // CHECK: llvm.insertelement %[[S]], %{{.*}}[%{{.*}} : i32] : vector<8xbf16>
+  // CHECK-COUNT-7: llvm.load
+  // CHECK-NOT: llvm.load
+  %v = fa4.global_load %p[%start] count(%count) stride(%stride) rows(%rows) : !llvm.ptr<1> -> vector<8xbf16>
+  return %v : vector<8xbf16>
+}

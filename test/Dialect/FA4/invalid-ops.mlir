@@ -525,8 +525,32 @@ func.func @shared_load_share(%t: tensor<128x128xbf16>, %i: index) -> tensor<64x6
 // -----
 
 func.func @global_load_layout(%p: !llvm.ptr<1>, %i: index) {
-  // expected-error @below {{'fa4.global_load' op loads vectors in the #fa4.rows, #fa4.cols or #fa4.blocked layout, got 'tensor<64x64xf32, #fa4.acc>'}}
+  // expected-error @below {{'fa4.global_load' op loads 'tensor<64x64xf32, #fa4.acc>' without stride() and rows()}}
   %v = fa4.global_load %p[%i] count(%i) : !llvm.ptr<1> -> tensor<64x64xf32, #fa4.acc>
+  return
+}
+
+// -----
+
+func.func @global_load_unlaid(%p: !llvm.ptr<1>, %i: index) {
+  // expected-error @below {{'fa4.global_load' op loads vectors in the #fa4.rows, #fa4.cols or #fa4.blocked layout, and #fa4.acc tiles, got 'tensor<64xf32>'}}
+  %v = fa4.global_load %p[%i] count(%i) : !llvm.ptr<1> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @global_load_tile_rows(%p: !llvm.ptr<1>, %i: index) {
+  // expected-error @below {{'fa4.global_load' op takes stride() and rows() together (a 2-d tile's) or neither (a vector's)}}
+  %v = fa4.global_load %p[%i] count(%i) stride(%i) : !llvm.ptr<1> -> tensor<64x64xf32, #fa4.acc>
+  return
+}
+
+// -----
+
+func.func @global_load_tile_layout(%p: !llvm.ptr<1>, %i: index) {
+  // expected-error @below {{'fa4.global_load' op takes stride() and rows(), a 2-d tile's, but loads 'tensor<64xf32, #fa4.rows>'}}
+  %v = fa4.global_load %p[%i] count(%i) stride(%i) rows(%i) : !llvm.ptr<1> -> tensor<64xf32, #fa4.rows>
   return
 }
 
