@@ -485,13 +485,6 @@ LogicalResult GlobalStoreOp::verify() {
   if (!isa<AccLayoutAttr>(tensor.getEncoding()))
     return emitOpError() << "limits the columns of " << tensor
                          << ": columns() takes #fa4.acc tiles";
-  int64_t width = tensor.getDimSize(1);
-  APInt columns;
-  if (matchPattern(getColumns(), m_ConstantInt(&columns)) &&
-      (columns.getSExtValue() < 1 || columns.getSExtValue() > width))
-    return emitOpError() << "columns(" << columns.getSExtValue()
-                         << ") is not within the " << width
-                         << " columns of the tile";
   return success();
 }
 
@@ -509,6 +502,9 @@ LogicalResult GlobalLoadOp::verify() {
                                   : "loads ")
                          << tensor
                          << (tile ? "" : " without stride() and rows()");
+  if (tile && (getCols() || getBlocked()))
+    return emitOpError() << "loads " << tensor << " but says "
+                         << (getCols() ? "cols" : "blocked");
   if (tile)
     return success();
   if (!isa_and_nonnull<RowsLayoutAttr, ColsLayoutAttr, BlockedLayoutAttr>(

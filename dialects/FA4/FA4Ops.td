@@ -535,8 +535,8 @@ def FA4_GlobalStoreOp : FA4_Op<"global_store"> {
     `#fa4.blocked` one (a run of a 1-d tile; `blocked` says so, which the
     distributed values no longer do) too, each thread its own elements.
 
-    The verifier checks the layout, that `columns` comes with `#fa4.acc`
-    tiles only and that a constant one lies within the tile's columns.
+    The verifier checks the layout and that `columns` comes with `#fa4.acc`
+    tiles only.
 
     ```mlir
     fa4.global_store %o, %out[%row, %c0] rows(%seq) stride(%c128) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
@@ -582,6 +582,10 @@ def FA4_GlobalLoadOp : FA4_Op<"global_load", [MemoryEffects<[MemRead]>,
     (i, j) is the one at `base + (start + i * stride + j) * sizeof(element)`
     when `i < rows` and `j < count`, 0 otherwise (a sequence's last block
     of rows or columns), each read on its own.
+
+    The verifier checks that `stride` and `rows` come together and with an
+    `#fa4.acc` tile, that a vector's layout is one of the three, and that
+    `cols` and `blocked` agree with it.
 
     ```mlir
     %lse = fa4.global_load %l[%start] count(%n) : !llvm.ptr<1> -> tensor<64xf32, #fa4.rows>

@@ -16,10 +16,10 @@
 //
 // - document.kernel: document masking of packed samples, a query
 //   attending only the keys of its own document: a mask mod that reads
-//   each token's document from a tensor, `document` [B, S] i32 (ascending
-//   along each row), and the documents' key range from a second one,
-//   `document_offsets` [B, D + 1] i32 (row b: where each document of batch
-//   b starts, then S), so that the key blocks of other documents are
+//   each token's document from a tensor, `document` [B, S] i32 (0 ... D - 1,
+//   ascending along each row), and the documents' key range from a second
+//   one, `document_offsets` [B, D + 1] i32 (row b: where each document of
+//   batch b starts, then S), so that the key blocks of other documents are
 //   skipped. Self-attention: Sq = Sk = S.
 //
 // - bias.kernel: a bias from a tensor, score + bias[b, h, query, key] for
@@ -110,8 +110,10 @@ static AttentionMods documents() {
     Index tokens = batch * t->tokens, starts = batch * t->starts;
     Index firstDocument = load(t->document, tokens + first);
     Index lastDocument = load(t->document, tokens + end - 1);
-    return std::pair{load(t->offsets, starts + firstDocument),
-                     load(t->offsets, starts + lastDocument + 1)};
+    // Within the row of offsets whatever the ids (the mask decides).
+    Index last = min(lastDocument + 1, t->starts - 1);
+    return std::pair{load(t->offsets, starts + min(firstDocument, last)),
+                     load(t->offsets, starts + last)};
   };
   return mods;
 }

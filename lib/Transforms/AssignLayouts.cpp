@@ -10,11 +10,13 @@
 // is repeated along the rows of a 2-d tile (`v.row()`), directly or through
 // the elementwise ops, loops and conditionals that connect it to one: then
 // it is a column vector (#fa4.cols), which every warpgroup holds whole.
-// Vectors loaded through a `tile.make_desc` of a kernel pointer become
-// `fa4.global_load`s. Row indices (`tile.iota` along axis 0)
-// gain the warpgroup's first row, and stores of register tiles through a
-// `tile.make_desc` of a kernel pointer become `fa4.global_store`s with the
-// tensor's edge as their row limit, and stores through a descriptor
+// Vectors, and 2-d tiles of the CTA's rows (a score bias), loaded through
+// a `tile.make_desc` of a kernel pointer become `fa4.global_load`s, the
+// tiles the warpgroup's rows in #fa4.acc. Row indices (`tile.iota` along
+// axis 0) gain the warpgroup's first row, and stores of register tiles
+// through a `tile.make_desc` of a kernel pointer become `fa4.global_store`s
+// with the tensor's edge as their row limit and, where the width may end
+// inside a block, a column count; stores through a descriptor
 // argument (a tensor map) TMA stores through a staging tile of shared
 // memory (`fa4.tma_store`, with a `fa4.tma_store_wait` before the kernel
 // returns); scalar reads through a kernel pointer
@@ -285,19 +287,21 @@ LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
   Value col = arith::AddIOp::create(b, firstCol, lead);
   // Columns past the tensor's edge are not written: none to test when the
   // width is a whole number of blocks (a constant one, or one a launch
-  // requires); a tensor narrower than the block (a
-  // head dim padded to whole 128-byte rows) by a constant; any other by
-  // what is left of the row from the block's first column (a matrix's last
-  // block of columns).
+  // requires) and the block starts at a block boundary; a tensor narrower
+  // than the block (a head dim padded to whole 128-byte rows) by a
+  // constant; any other by what is left of the row from the block's first
+  // column (a matrix's last block of columns).
   Value columns;
   if (acc) {
     int64_t blockCols = block[rowDim + 1];
     std::optional<int64_t> width = getConstantIntValue(shape[rowDim + 1]);
     std::optional<int64_t> first = getConstantIntValue(coords[rowDim + 1]);
+    bool aligned = !elements || (first && *first % blockCols == 0);
+    bool wholeBlocks = width ? *width % blockCols == 0
+                             : requiresMultiple(shape[rowDim + 1], blockCols);
     if (width && first && *width < blockCols)
       columns = index(*width - *first * (elements ? 1 : blockCols));
-    else if (width ? *width % blockCols != 0
-                   : !requiresMultiple(shape[rowDim + 1], blockCols))
+    else if (!wholeBlocks || !aligned)
       columns = arith::SubIOp::create(b, shape[rowDim + 1], firstCol);
   }
   GlobalStoreOp::create(b, store.getValue(), base, row, col, limit,
@@ -435,8 +439,11 @@ LogicalResult LayoutAssignment::loadVector(tile::LoadOp load) {
   // A vector, or a 2-d tile of the CTA's rows (a score bias), each after
   // leading unit block dimensions.
   int64_t lead = rank - type.getRank();
-  bool tile = type.getRank() == 2 && type.getDimSize(0) == ctaRows;
+  // One block (a gather's several blocks of rows are not this load's).
+  bool tile = type.getRank() == 2 && type.getDimSize(0) == ctaRows &&
+              lead >= 0 && block[rank - 2] == ctaRows;
   if ((type.getRank() != 1 && !tile) ||
+      static_cast<int64_t>(coords.size()) != rank ||
       !(isa<Float32Type, BFloat16Type, Float16Type>(type.getElementType()) ||
         type.getElementType().isInteger(32)) ||
       !llvm::all_of(block.take_front(lead), [](int64_t n) { return n == 1; }) ||

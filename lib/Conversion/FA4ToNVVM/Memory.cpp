@@ -1,7 +1,8 @@
 //===- Memory.cpp - global stores and program ids to NVVM -----------------===//
 //
 // Lowering of `fa4.global_store` (each thread's pairs of an #fa4.acc tile, or
-// a quad's two values of an #fa4.rows tile, rows past the limit masked), of
+// a quad's two values of an #fa4.rows tile, rows past the limit and
+// columns past the count not written), of
 // `fa4.global_load` (a thread's rows or columns of a vector, or its values
 // of a tile, zeros past its end), of
 // a warpgroup's read of a shared-memory tile into registers
@@ -26,8 +27,8 @@ using namespace mlir::fa4::detail;
 namespace {
 
 /// Moves `b` into a block of its own that runs where `inside` holds, before
-/// `op` (atomics cannot be masked as stores are); `b.setInsertionPoint(op)`
-/// ends it.
+/// `op` (atomics cannot be masked as stores are, and a branch keeps a
+/// store's math beside it); `b.setInsertionPoint(op)` ends it.
 void beginUnder(ImplicitLocOpBuilder &b, ConversionPatternRewriter &rewriter,
                 Operation *op, Value inside) {
   rewriter.setInsertionPoint(op);
@@ -57,8 +58,8 @@ void atomicAdd(ImplicitLocOpBuilder &b, Value values, Value ptr) {
 
 /// Each of a thread's values of the vector (its two rows, its columns, or
 /// its piece of a run) or of the #fa4.acc tile read with one load, of the
-/// element at the base when it lies past `count` (a valid address however short
-/// the vector), and replaced by 0 there: no branch.
+/// element at the base when it lies past `count` (or `rows`: a valid address
+/// however short the vector), and replaced by 0 there: no branch.
 struct GlobalLoadLowering : public ConvertOpToLLVMPattern<GlobalLoadOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -222,17 +223,16 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
       if (known && *known % kAccBlockColumns == 0)
         blocks = std::min(blocks, *known / kAccBlockColumns);
       else
-        left = LLVM::SubOp::create(
-            b, adaptor.getColumns(),
-            buildAccThreadOrigin<LLVM::AddOp, LLVM::MulOp, LLVM::UDivOp,
-                                 LLVM::URemOp>(b, warp, lane, [&](int64_t v) {
-              return i64Const(b, v);
-            }).second);
+        left =
+            LLVM::SubOp::create(b, adaptor.getColumns(),
+                                LLVM::SubOp::create(b, col, adaptor.getCol()));
     }
     // Row half h: whether its row lies inside, and where it starts.
     Value rowInside[2], rowStart[2];
+    Value threadRow = row, threadCol = col;
     auto rowHalf = [&](int64_t h) {
-      Value r = LLVM::AddOp::create(b, row, i64Const(b, kAccHalfRows * h));
+      Value r =
+          LLVM::AddOp::create(b, threadRow, i64Const(b, kAccHalfRows * h));
       rowInside[h] = LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::ult, r,
                                           adaptor.getRowLimit());
       return r;
@@ -240,7 +240,8 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
     // The address of the pair of block j in row half h, and the index of
     // its first value in the tile.
     auto pairAt = [&](int64_t j, int64_t h) {
-      Value c = LLVM::AddOp::create(b, col, i64Const(b, kAccBlockColumns * j));
+      Value c =
+          LLVM::AddOp::create(b, threadCol, i64Const(b, kAccBlockColumns * j));
       Value index = LLVM::AddOp::create(b, rowStart[h], c);
       Value ptr =
           LLVM::GEPOp::create(b, adaptor.getBase().getType(), elementType,
@@ -252,10 +253,20 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
     // Under a column count, a pair at a time: under the test of its first
     // value, the pair whole where its second lies inside too (one vector
     // store), else the first alone (an odd count's last column). The
-    // branches keep each value's math beside its store.
+    // branches keep each value's math beside its store (a masked store
+    // whose values' tests differ becomes a branch a value, which crowd a
+    // thread's registers).
     if (left) {
-      for (int64_t h = 0; h < 2; ++h)
+      // Whether row half h's pairs start at even element offsets.
+      Value aligned[2];
+      for (int64_t h = 0; h < 2; ++h) {
         rowStart[h] = LLVM::MulOp::create(b, rowHalf(h), adaptor.getStride());
+        aligned[h] = LLVM::ICmpOp::create(
+            b, LLVM::ICmpPredicate::eq,
+            LLVM::AndOp::create(b, LLVM::AddOp::create(b, rowStart[h], col),
+                                i64Const(b, 1)),
+            i64Const(b, 0));
+      }
       for (int64_t h = 0; h < 2; ++h)
         for (int64_t j = 0; j < blocks; ++j) {
           int64_t c = kAccBlockColumns * j;
@@ -281,18 +292,30 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
             LLVM::AtomicRMWOp::create(b, LLVM::AtomicBinOp::fadd, ptr1, second,
                                       LLVM::AtomicOrdering::monotonic);
           } else {
+            // The pair whole by one vector store where its address allows
+            // (an even element offset; an odd row stride leaves every
+            // other row's pairs odd), else value by value.
             Value pair = LLVM::ShuffleVectorOp::create(
                 b, pairType, tile, tile, ArrayRef<int32_t>{first, first + 1});
-            Value alone =
-                LLVM::XOrOp::create(b, whole,
+            Value vector = LLVM::AndOp::create(b, whole, aligned[h]);
+            Value scalars =
+                LLVM::XOrOp::create(b, vector,
                                     LLVM::ConstantOp::create(
                                         b, b.getI1Type(), b.getBoolAttr(true)));
+            Value second =
+                LLVM::ExtractElementOp::create(b, tile, i32Const(b, first + 1));
             // The first value's block ends at its branch to what follows.
             Operation *end = &*b.getInsertionPoint();
-            beginUnder(b, rewriter, end, whole);
+            beginUnder(b, rewriter, end, vector);
             LLVM::StoreOp::create(b, pair, ptr, 2 * elementBytes);
-            beginUnder(b, rewriter, end, alone);
+            beginUnder(b, rewriter, end, scalars);
             LLVM::StoreOp::create(b, value, ptr, elementBytes);
+            beginUnder(b, rewriter, &*b.getInsertionPoint(), whole);
+            LLVM::StoreOp::create(
+                b, second,
+                LLVM::GEPOp::create(b, ptr.getType(), elementType, ptr,
+                                    ArrayRef<LLVM::GEPArg>{int32_t(1)}),
+                elementBytes);
           }
           b.setInsertionPoint(op);
         }

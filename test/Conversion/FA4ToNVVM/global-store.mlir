@@ -77,12 +77,14 @@ func.func @narrow(%o: vector<64xbf16>, %out: !llvm.ptr<1>, %row: index, %col: in
 
 // Any other count (a matrix's last block of columns): a pair at a time,
 // under its row's test and its first value's (what is left of the row from
-// the thread's first column, count - 2 (l % 4), beyond 8 j), the pair whole
-// where its second value lies inside too, else the first alone.
+// the thread's first column, count - 2 (l % 4), beyond 8 j): the pair by one
+// vector store where its second value lies inside too and its address is
+// even (an odd row stride makes every other row's odd), else value by value.
 // CHECK-LABEL: llvm.func @clipped
 func.func @clipped(%o: vector<16xbf16>, %out: !llvm.ptr<1>, %row: index, %col: index, %limit: index, %ld: index, %n: index) {
   // CHECK: %[[LEFT:.*]] = llvm.sub %arg6, %{{.*}} : i64
   // CHECK: %[[ROW:.*]] = llvm.icmp "ult" %{{.*}}, %arg4 : i64
+  // CHECK: %[[EVEN:.*]] = llvm.icmp "eq" %{{.*}}, %{{.*}} : i64
   // CHECK: %[[C0:.*]] = llvm.icmp "sgt" %[[LEFT]], %{{.*}} : i64
   // CHECK: %[[IN:.*]] = llvm.and %[[ROW]], %[[C0]] : i1
   // CHECK: llvm.cond_br %[[IN]], ^[[FIRST:.*]], ^[[NEXT:bb[0-9]+]]
@@ -90,11 +92,15 @@ func.func @clipped(%o: vector<16xbf16>, %out: !llvm.ptr<1>, %row: index, %col: i
   // CHECK: %[[ONE:.*]] = llvm.extractelement %arg0
   // CHECK: %[[WHOLE:.*]] = llvm.icmp "sgt" %[[LEFT]], %{{.*}} : i64
   // CHECK: %[[PAIR:.*]] = llvm.shufflevector %arg0, %arg0 [0, 1]
-  // CHECK: %[[ALONE:.*]] = llvm.xor %[[WHOLE]]
-  // CHECK: llvm.cond_br %[[WHOLE]]
+  // CHECK: %[[VEC:.*]] = llvm.and %[[WHOLE]], %[[EVEN]] : i1
+  // CHECK: %[[SCALARS:.*]] = llvm.xor %[[VEC]]
+  // CHECK: %[[TWO:.*]] = llvm.extractelement %arg0
+  // CHECK: llvm.cond_br %[[VEC]]
   // CHECK: llvm.store %[[PAIR]], %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<1>
-  // CHECK: llvm.cond_br %[[ALONE]]
+  // CHECK: llvm.cond_br %[[SCALARS]]
   // CHECK: llvm.store %[[ONE]], %{{.*}} {alignment = 2 : i64} : bf16, !llvm.ptr<1>
+  // CHECK: llvm.cond_br %[[WHOLE]]
+  // CHECK: llvm.store %[[TWO]], %{{.*}} {alignment = 2 : i64} : bf16, !llvm.ptr<1>
   // CHECK: ^[[NEXT]]:
   // CHECK-COUNT-7: llvm.store %{{.*}} : vector<2xbf16>, !llvm.ptr<1>
   // CHECK-NOT: llvm.intr.masked.store
@@ -106,7 +112,7 @@ func.func @clipped(%o: vector<16xbf16>, %out: !llvm.ptr<1>, %row: index, %col: i
 // that value added, and the second under its own.
 // CHECK-LABEL: llvm.func @add_clipped
 func.func @add_clipped(%o: vector<8xf32>, %out: !llvm.ptr<1>, %row: index, %col: index, %limit: index, %ld: index, %n: index) {
-  // CHECK: %[[IN:.*]] = llvm.and
+  // CHECK: %[[IN:.*]] = llvm.and %{{.*}}, %{{.*}} : i1
   // CHECK: llvm.cond_br %[[IN]], ^[[FIRST:.*]], ^{{.*}}
   // CHECK: ^[[FIRST]]:
   // CHECK: %[[WHOLE:.*]] = llvm.icmp "sgt"

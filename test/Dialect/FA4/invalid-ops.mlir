@@ -602,9 +602,8 @@ func.func @global_store_columns_rows(%v: tensor<64xf32, #fa4.rows>, %p: !llvm.pt
 
 // -----
 
-func.func @global_store_columns_wide(%o: tensor<64x128xbf16, #fa4.acc>, %p: !llvm.ptr<1>, %i: index) {
-  %c200 = arith.constant 200 : index
-  // expected-error @below {{columns(200) is not within the 128 columns of the tile}}
-  fa4.global_store %o, %p[%i, %i] rows(%i) columns(%c200) stride(%i) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
+func.func @global_load_tile_cols(%p: !llvm.ptr<1>, %i: index) {
+  // expected-error @below {{'fa4.global_load' op loads 'tensor<64x64xf32, #fa4.acc>' but says cols}}
+  %v = fa4.global_load %p[%i] count(%i) stride(%i) rows(%i) cols : !llvm.ptr<1> -> tensor<64x64xf32, #fa4.acc>
   return
 }
