@@ -356,11 +356,12 @@ def backward_reference(q, k, v, do, scale, causal):
     return o, lse, dq, dk.sum(axis=2) * scale, dv.sum(axis=2)
 
 
-def mods_reference(q, k, v, scale, causal, heads, mod, param, bias=None):
+def mods_reference(q, k, v, scale, causal, heads, mod, param, tensor=None):
     """Float64 attention with examples/attention-mods' mods: O and the LSE
     (natural log). `mod` "alibi": scores + 2^(-8 (h + 1) / heads) (key -
     query); "chunked": a query sees the keys of its chunk of `param`;
-    "bias": scores + `bias` [B, H, Sq, Sk]."""
+    "bias": scores + `tensor` [B, H, Sq, Sk]; "document": a query sees the
+    keys of its document, `tensor` [B, S] each token's."""
     b, h, sq, _ = q.shape
     group = h // k.shape[1]
     sk = k.shape[2]
@@ -373,7 +374,10 @@ def mods_reference(q, k, v, scale, causal, heads, mod, param, bias=None):
         slopes = 2.0 ** (-8.0 * (np.arange(h) + 1) / heads)
         s = s + slopes[None, :, None, None] * (cols - rows)[None, None]
     elif mod == "bias":
-        s = s + bias.astype(np.float64)
+        s = s + tensor.astype(np.float64)
+    elif mod == "document":
+        same = tensor[:, :, None] == tensor[:, None, :]
+        s = np.where(same[:, None], s, -np.inf)
     else:
         s = np.where((rows // param == cols // param)[None, None], s, -np.inf)
     if causal:
@@ -450,16 +454,8 @@ def check_document(fa4_run, kernel, work, shape, causal, rng):
          f"causal={int(causal)}"])
     if error:
         return False, error
-    group = h // hkv
-    kh = np.repeat(k.astype(np.float64), group, axis=1)
-    vh = np.repeat(v.astype(np.float64), group, axis=1)
-    sc = np.einsum("bhqd,bhkd->bhqk", q.astype(np.float64), kh) * scale
-    same = document[:, :, None] == document[:, None, :]
-    sc = np.where(same[:, None], sc, -np.inf)
-    if causal:
-        rows = np.arange(s)[:, None]
-        sc = np.where((np.arange(s)[None, :] <= rows)[None, None], sc, -np.inf)
-    _, o, lse = softmax_rows(sc, vh)
+    o, lse = mods_reference(q, k, v, scale, causal, h, "document", 0,
+                            document)
     err = rel_err(out["o"], o)
     lse_err = float(np.max(np.abs(out["lse"] - lse)))
     nan = int(np.isnan(out["o"]).sum())
