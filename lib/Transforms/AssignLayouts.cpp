@@ -57,6 +57,29 @@ static bool isShared(Value value) {
   return false;
 }
 
+/// The element offset of the slice that the `lead` leading (unit) block
+/// dimensions of a `tile.make_desc` select, whatever their strides:
+/// (B, H, S, D) and (B, S, H, D) alike.
+static Value sliceOffset(ImplicitLocOpBuilder &b, ValueRange coords,
+                         ValueRange strides, int64_t lead) {
+  Value offset = arith::ConstantIndexOp::create(b, 0);
+  for (int64_t i = 0; i < lead; ++i)
+    offset = arith::AddIOp::create(
+        b, offset, arith::MulIOp::create(b, coords[i], strides[i]));
+  return offset;
+}
+
+/// The element coordinate of a block coordinate along a dimension of
+/// `size`-element blocks: block coordinates count blocks; with `elements`
+/// they are the element offsets already.
+static Value elementCoord(ImplicitLocOpBuilder &b, Value coord, int64_t size,
+                          bool elements) {
+  if (elements)
+    return coord;
+  return arith::MulIOp::create(b, coord,
+                               arith::ConstantIndexOp::create(b, size));
+}
+
 namespace {
 /// Layout assignment of one kernel under its plan.
 class LayoutAssignment {
@@ -264,19 +287,12 @@ LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
   };
   ValueRange coords = store.getCoords(), shape = desc.getShape(),
              strides = desc.getStrides();
-  // Leading (unit) block dimensions select a slice at an element offset,
-  // whatever their strides: (B, H, S, D) and (B, S, H, D) alike. It joins the
-  // column, so rows count within the slice.
-  Value lead = index(0);
-  for (int64_t i = 0; i < rowDim; ++i)
-    lead = arith::AddIOp::create(
-        b, lead, arith::MulIOp::create(b, coords[i], strides[i]));
-  // Block coordinates count blocks; with `elements` they are the element
-  // offsets already.
+  // The slice of the leading (unit) block dimensions joins the column, so
+  // rows count within the slice.
+  Value lead = sliceOffset(b, coords, strides, rowDim);
   bool elements = store.getElements();
-  auto scaled = [&](Value coord, int64_t size) -> Value {
-    return elements ? coord
-                    : arith::MulIOp::create(b, coord, index(size)).getResult();
+  auto scaled = [&](Value coord, int64_t size) {
+    return elementCoord(b, coord, size, elements);
   };
   Value row =
       arith::AddIOp::create(b, scaled(coords[rowDim], blockRows),
@@ -457,18 +473,12 @@ LogicalResult LayoutAssignment::loadVector(tile::LoadOp load) {
               "rows), and other 2-d tiles through descriptor arguments "
               "(tensor maps)";
   ImplicitLocOpBuilder b(load.getLoc(), load);
-  auto scaled = [&](int64_t dim) -> Value {
-    if (load.getElements())
-      return coords[dim];
-    return arith::MulIOp::create(b, coords[dim],
-                                 arith::ConstantIndexOp::create(b, block[dim]));
+  auto scaled = [&](int64_t dim) {
+    return elementCoord(b, coords[dim], block[dim], load.getElements());
   };
-  // Leading (unit) block dimensions select a slice at an element offset;
-  // the vector starts at its block (or element) coordinate in the last.
-  Value start = arith::ConstantIndexOp::create(b, 0);
-  for (int64_t i = 0; i < lead; ++i)
-    start = arith::AddIOp::create(
-        b, start, arith::MulIOp::create(b, coords[i], strides[i]));
+  // The vector (or each row of the tile) starts at its block (or element)
+  // coordinate in the last dimension, within the slice of the leading ones.
+  Value start = sliceOffset(b, coords, strides, lead);
   Value first = scaled(rank - 1);
   start = arith::AddIOp::create(b, start, first);
   Value count = arith::SubIOp::create(b, shape.back(), first);
