@@ -8,8 +8,9 @@
 // position of 2^32 or more (its bounds check reads the position as 32 bits
 // and then indexes the struct with all 64), on the op's line or any line
 // before its position list closes. fa4's tools look for both in the text
-// before they parse, outside comments and strings, and refuse them with the
-// line and column.
+// before they parse, outside comments and strings (a string ends at the end
+// of its line, as MLIR's lexer ends an unterminated one), and refuse them
+// with the line and column.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,12 +46,14 @@ LogicalResult mlir::fa4::checkParserHazards(const llvm::MemoryBuffer &buffer,
       while (i + 1 < text.size() && text[i + 1] != '\n')
         ++i;
     } else if (c == '"') {
+      // A string ends at its closing quote or, as MLIR's lexer ends one, at
+      // the end of its line (the lexer reports it and parsing goes on).
       for (++i; i < text.size() && text[i] != '"'; ++i) {
-        if (text[i] == '\\')
+        if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] != '\n')
           ++i;
         else if (text[i] == '\n') {
-          ++line;
-          lineStart = i + 1;
+          --i;
+          break;
         }
       }
     } else if ((text.substr(i, 16) == "llvm.insertvalue" ||
