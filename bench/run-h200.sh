@@ -15,8 +15,8 @@
 #
 # When KERNEL_DIR also holds examples/triton-tutorials' kernels
 # (`triton-tutorials --out-dir KERNEL_DIR`), test/GPU/check-any-kernel.py
-# checks them against float64 and bench/tutorials.py times the norms beside
-# torch's (tutorials.log); when it holds examples/attention-mods' kernels
+# checks them against float64 and bench/tutorials.py times the softmax and
+# the norms beside torch's and Triton's (tutorials.log); when it holds examples/attention-mods' kernels
 # (`attention-mods --out-dir KERNEL_DIR --heads 16 --chunk 100`), it checks
 # ALiBi, chunked attention, document masking and a bias from a tensor
 # against float64 (mods.log).
@@ -76,11 +76,19 @@ tutorials=0
 if [ -f "$kernels/vector-add.kernel" ]; then
   python3 "$root/test/GPU/check-any-kernel.py" --fa4-run "$fa4run" \
     --work "$out/tutorials-check" --vector-add "$kernels/vector-add.kernel" \
+    --row-softmax "$kernels/softmax.kernel" \
     --layer-norm "$kernels/layer-norm.kernel" \
     --rms-norm "$kernels/rms-norm.kernel" \
     --matmul-gelu "$kernels/matmul-gelu.kernel" > "$out/tutorials.log" 2>&1
   tutorials=$?
+  python3 "$root/test/GPU/check-any-kernel.py" --fa4-run "$fa4run" \
+    --work "$out/tutorials-check" \
+    --row-softmax "$kernels/softmax-128.kernel" \
+    --layer-norm "$kernels/layer-norm-128.kernel" \
+    --rms-norm "$kernels/rms-norm-128.kernel" >> "$out/tutorials.log" 2>&1 ||
+    tutorials=1
   python3 "$root/bench/tutorials.py" --fa4-run "$fa4run" \
+    --softmax "$kernels/softmax.kernel" \
     --layer-norm "$kernels/layer-norm.kernel" \
     --rms-norm "$kernels/rms-norm.kernel" --work "$out/tutorials-bench" \
     --out "$out/tutorials.md" >> "$out/tutorials.log" 2>&1 || tutorials=1

@@ -1,17 +1,22 @@
 #!/usr/bin/env python3
-"""Time examples/triton-tutorials' norm kernels against torch's own
-(F.layer_norm and F.rms_norm) on the GPU machine, by turns in one run.
+"""Time examples/triton-tutorials' softmax and norm kernels against torch's
+own (softmax, F.layer_norm, F.rms_norm) and against Triton kernels written
+here for the comparison, by turns in one run on the GPU machine.
 
 fa4's kernel runs through `fa4-run --kernel K --arg ... --bench` (the better
-median of two rounds of queued launches, CUDA-event-timed); torch's
-function is timed the same way (bench/attention.py's queued_ms: 50 queued
-calls a round). Rows of N bf16 values, the
-weight (and layer norm's bias) of N; at least 256 MiB of X at every shape.
-Bandwidth = the bytes a norm must move once (X read, Y written) / time,
-beside the read rate of a bf16 sum over 4 GiB in the same run.
+median of two rounds of queued launches, CUDA-event-timed); torch's and
+Triton's are timed the same way (bench/attention.py's queued_ms: 50 queued
+calls a round). Rows of N bf16 values, the weight (and layer norm's bias)
+of N; 256 MiB of X at every shape. Bandwidth = the bytes the kernel must
+move once (X read, Y written) / time, beside the read rate of a bf16 sum
+over 4 GiB in the same run. The Triton kernels take a row a program, the
+whole row in one block (Triton's usual form for rows that fit), with
+num_warps from the block's size; fa4's are examples/triton-tutorials', a
+few rows a program in blocks of 512 columns, or of 128 for rows of up to
+128 (its `-128` kernels, used when they are beside the ones named).
 
-    python3 bench/tutorials.py --fa4-run PATH --layer-norm K --rms-norm K
-                               [--work DIR] [--out table.md]
+    python3 bench/tutorials.py --fa4-run PATH [--softmax K] [--layer-norm K]
+                               [--rms-norm K] [--work DIR] [--out table.md]
 """
 
 import argparse
@@ -22,6 +27,57 @@ import numpy as np
 import torch
 
 from attention import TIME, queued_ms
+
+try:
+    import triton
+    import triton.language as tl
+except ImportError:
+    triton = None
+
+if triton is not None:
+    @triton.jit
+    def _softmax_row(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+        row = tl.program_id(0).to(tl.int64)
+        cols = tl.arange(0, BLOCK)
+        inside = cols < n
+        x = tl.load(x_ptr + row * n + cols, mask=inside,
+                    other=-float("inf")).to(tl.float32)
+        e = tl.exp(x - tl.max(x, 0))
+        tl.store(y_ptr + row * n + cols, (e / tl.sum(e, 0)).to(tl.bfloat16),
+                 mask=inside)
+
+    @triton.jit
+    def _norm_row(x_ptr, y_ptr, w_ptr, b_ptr, n, eps, LAYER: tl.constexpr,
+                  BLOCK: tl.constexpr):
+        row = tl.program_id(0).to(tl.int64)
+        cols = tl.arange(0, BLOCK)
+        inside = cols < n
+        x = tl.load(x_ptr + row * n + cols, mask=inside,
+                    other=0.0).to(tl.float32)
+        w = tl.load(w_ptr + cols, mask=inside, other=0.0).to(tl.float32)
+        if LAYER:
+            x = tl.where(inside, x - tl.sum(x, 0) / n, 0.0)
+        y = x * (1.0 / tl.sqrt(tl.sum(x * x, 0) / n + eps)) * w
+        if LAYER:
+            y += tl.load(b_ptr + cols, mask=inside, other=0.0).to(tl.float32)
+        tl.store(y_ptr + row * n + cols, y.to(tl.bfloat16), mask=inside)
+
+
+def triton_fn(kind, x, w, b):
+    """A call of this kind's Triton kernel on x (rows of n), or None
+    without Triton."""
+    if triton is None:
+        return None
+    rows, n = x.shape
+    y = torch.empty_like(x)
+    block = triton.next_power_of_2(n)
+    warps = min(max(block // 256, 1), 16)
+    if kind == "softmax":
+        return lambda: _softmax_row[(rows,)](x, y, n, BLOCK=block,
+                                             num_warps=warps)
+    return lambda: _norm_row[(rows,)](x, y, w, b, n, 1e-5,
+                                      LAYER=kind == "layer_norm", BLOCK=block,
+                                      num_warps=warps)
 
 # (rows, N): 256 MiB of X at each (the LLM hidden sizes, and short rows).
 SHAPES = [(32768, 4096), (16384, 8192), (65536, 2048), (1048576, 128)]
@@ -49,9 +105,18 @@ def time_fa4(fa4_run, kernel, inputs, scalars, work):
     return float(found.group(1))
 
 
+def block_kernel(kernel, n):
+    """The kernel compiled for rows of up to 128 (`NAME-128.kernel` beside
+    `NAME.kernel`, as Triton compiles a kernel per BLOCK_SIZE) when n is
+    that short and the file is there, else `kernel`."""
+    narrow = kernel[:-len(".kernel")] + "-128.kernel"
+    return narrow if n <= 128 and os.path.exists(narrow) else kernel
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--fa4-run", required=True)
+    parser.add_argument("--softmax")
     parser.add_argument("--layer-norm")
     parser.add_argument("--rms-norm")
     parser.add_argument("--work", default="tutorials-work")
@@ -60,9 +125,11 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     read_tbps = read_rate()
     lines = [f"read rate (bf16 sum over 4 GiB): {read_tbps:.2f} TB/s", "",
-             "| kernel | rows x N | fa4 ms | fa4 TB/s | torch ms | torch TB/s "
-             "| fa4 / torch |", "|---|---|---|---|---|---|---|"]
-    for kind, kernel in (("layer_norm", args.layer_norm),
+             "| kernel | rows x N | fa4 ms | fa4 TB/s | of read rate "
+             "| torch ms | Triton ms | fa4 / torch | fa4 / Triton |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for kind, kernel in (("softmax", args.softmax),
+                         ("layer_norm", args.layer_norm),
                          ("rms_norm", args.rms_norm)):
         if not kernel:
             continue
@@ -70,20 +137,32 @@ def main():
             x = torch.randn(rows, n, device="cuda", dtype=torch.bfloat16)
             w = torch.rand(n, device="cuda", dtype=torch.bfloat16) + 0.5
             b = torch.rand(n, device="cuda", dtype=torch.bfloat16) - 0.5
-            inputs = {"x": x.float().cpu().numpy(), "w": w.float().cpu().numpy()}
-            if kind == "layer_norm":
+            inputs = {"x": x.float().cpu().numpy()}
+            scalars = []
+            if kind == "softmax":
+                fn = lambda: torch.softmax(x, -1)  # noqa: E731
+            elif kind == "layer_norm":
+                inputs["w"] = w.float().cpu().numpy()
                 inputs["b"] = b.float().cpu().numpy()
+                scalars = ["eps=1e-5"]
                 fn = lambda: torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5)  # noqa: E731
             else:
+                inputs["w"] = w.float().cpu().numpy()
+                scalars = ["eps=1e-5"]
                 fn = lambda: torch.nn.functional.rms_norm(x, (n,), w, 1e-5)  # noqa: E731
             torch_ms = queued_ms(torch, fn, 50)
-            fa4_ms = time_fa4(args.fa4_run, kernel, inputs, ["eps=1e-5"],
-                              args.work)
+            tri = triton_fn(kind, x, w, b)
+            triton_ms = queued_ms(torch, tri, 50) if tri else None
+            fa4_ms = time_fa4(args.fa4_run, block_kernel(kernel, n), inputs,
+                              scalars, args.work)
             moved = 2 * rows * n * 2
+            tbps = moved / fa4_ms / 1e9
+            tri_text = f"{triton_ms:.3f}" if triton_ms else "-"
+            tri_ratio = f"{triton_ms / fa4_ms:.2f}" if triton_ms else "-"
             lines.append(f"| {kind} | {rows} x {n} | {fa4_ms:.3f} | "
-                         f"{moved / fa4_ms / 1e9:.2f} | {torch_ms:.3f} | "
-                         f"{moved / torch_ms / 1e9:.2f} | "
-                         f"{torch_ms / fa4_ms:.2f} |")
+                         f"{tbps:.2f} | {tbps / read_tbps:.2f} | "
+                         f"{torch_ms:.3f} | {tri_text} | "
+                         f"{torch_ms / fa4_ms:.2f} | {tri_ratio} |")
             print(lines[-1], flush=True)
     text = "\n".join(lines)
     print(text)

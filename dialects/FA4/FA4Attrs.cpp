@@ -8,6 +8,8 @@
 
 #include "FA4/FA4Dialect.h"
 
+#include "FA4/CoalescedFragment.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -222,7 +224,7 @@ LogicalResult ConfigAttr::verify(
     int64_t bk1, int64_t kvStages, int64_t qkStages, int64_t swizzle,
     int64_t qTiles, Target target, ArrayAttr roles, bool persistent,
     int64_t qStages, bool tmaStore, bool debugHangs, bool rebuildDescriptors,
-    bool interleaveHeads, bool dynamicSchedule, bool oInQ) {
+    bool interleaveHeads, bool dynamicSchedule, bool oInQ, int64_t ctasPerSm) {
   if (!elementType.isBF16() && !elementType.isF16())
     return emitError() << "element type must be bf16 or f16, got "
                        << elementType;
@@ -286,6 +288,9 @@ LogicalResult ConfigAttr::verify(
                           "schedule; a dynamic_schedule takes its tiles in "
                           "groups of heads (grid_group) instead";
 
+  if (ctasPerSm < 1 || ctasPerSm > 32)
+    return emitError() << "ctas_per_sm is " << ctasPerSm
+                       << ": an SM runs 1 to 32 CTAs at once";
   if (oInQ && !(persistent && tmaStore))
     return emitError() << "o_in_q stages the TMA store of a persistent plan "
                           "in the tile's Q stage, but this plan is "
@@ -483,7 +488,7 @@ ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
                  ArrayAttr::get(context, roles), persistent, qStages,
                  request.tmaStore, choices.debugHangs.value_or(false),
                  rebuildDescriptors, choices.interleaveHeads.value_or(false),
-                 dynamicSchedule, oInQ);
+                 dynamicSchedule, oInQ, choices.ctasPerSm.value_or(1));
   if (!config)
     return failure();
   return config;
@@ -530,5 +535,43 @@ LogicalResult BlockedLayoutAttr::verifyEncoding(
                           "tile: a multiple of 128 elements (one piece a "
                           "thread), at most "
                        << kMaxBlockedValues * 128;
+  return success();
+}
+
+LogicalResult CoalescedLayoutAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  CoalescedGeometry layout{getCols()};
+  if (!layout.valid())
+    return emitError() << "#fa4.coalesced lays out tiles of 8 to 128 columns "
+                          "by powers of two or a multiple of 256, not "
+                       << getCols();
+  if (getSlice() < -1 || getSlice() > 1)
+    return emitError() << "#fa4.coalesced slices dimension 0 or 1, not "
+                       << getSlice();
+  if (static_cast<int64_t>(shape.size()) != (isTile() ? 2 : 1))
+    return emitError() << "#fa4.coalesced" << (isTile() ? "" : " with a slice")
+                       << " lays out " << (isTile() ? "2-d tiles" : "vectors");
+  if (isColumnVector())
+    return shape[0] == getCols()
+               ? success()
+               : (emitError() << "a #fa4.coalesced column vector has the "
+                                 "tile's "
+                              << getCols() << " columns, not " << shape[0]);
+  if (isTile() && shape[1] != getCols())
+    return emitError() << "a #fa4.coalesced tile of " << shape[1]
+                       << " columns says cols = " << getCols();
+  int64_t footprint = layout.footprintRows();
+  if (shape[0] % footprint != 0 || shape[0] == 0)
+    return emitError() << "#fa4.coalesced with " << getCols()
+                       << " columns lays out a warpgroup's rows in multiples "
+                          "of "
+                       << footprint << " (4 warps of " << layout.warpRows()
+                       << " rows), not " << shape[0];
+  if (isTile() && layout.tileValues(shape[0]) > kMaxCoalescedValues)
+    return emitError() << "a " << shape[0] << "x" << getCols()
+                       << " #fa4.coalesced tile is "
+                       << layout.tileValues(shape[0])
+                       << " values a thread, more than " << kMaxCoalescedValues;
   return success();
 }

@@ -152,6 +152,14 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
     longest query blocks of several heads run first and the short ones end
     the kernel.
 
+    `ctas_per_sm` (1 when left out) is how many CTAs of the kernel an SM
+    runs at once: each thread starts with the SM's 65536 registers shared
+    among them (`.maxnreg`, at most 248). A memory-bound kernel without a
+    producer warp (a softmax or a norm through pointers) takes more than
+    one for the loads they keep in flight; a kernel that loads by TMA runs
+    one, since its roles share the SM's registers through `setmaxnreg`
+    (fa4-warp-specialize refuses more).
+
     One verifier computes the budgets and rejects impossible plans with the
     numbers: shared memory (Q, K and V stage buffers and the mbarriers, the
     O staging tile of a persistent `tma_store` plan without `o_in_q`,
@@ -187,7 +195,8 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
                         DefaultValuedParameter<"bool", "false">:$rebuild_descriptors,
                         DefaultValuedParameter<"bool", "false">:$interleave_heads,
                         DefaultValuedParameter<"bool", "false">:$dynamic_schedule,
-                        DefaultValuedParameter<"bool", "false">:$o_in_q);
+                        DefaultValuedParameter<"bool", "false">:$o_in_q,
+                        DefaultValuedParameter<"int64_t", "1">:$ctas_per_sm);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -278,6 +287,43 @@ def FA4_BlockedLayoutAttr : FA4_Attr<"BlockedLayout", "blocked", [
     ```mlir
     tensor<512xf32, #fa4.blocked>
     ```
+  }];
+}
+
+def FA4_CoalescedLayoutAttr : FA4_Attr<"CoalescedLayout", "coalesced", [
+    DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
+  let summary = "a warpgroup's rows of a 2-d tile, a row's lanes side by side";
+  let description = [{
+    The layout of a warpgroup's `R x C` share of a 2-d tile that no MMA
+    reads or writes (a norm's or a softmax's rows): the lanes of a warp
+    spread along a row in pieces of 8 consecutive elements, `L = min(32,
+    C / 8)` lanes a row, so that neighbouring lanes read and write
+    neighbouring 16-byte pieces of memory; a warp covers `32 / L` rows, the
+    warpgroup `4 (32 / L)`, repeated down the `R` rows and along the `C`
+    columns (`CoalescedFragment.h` says which value is where). `C` is 8 to
+    128 by powers of two or a multiple of 256, `R` a multiple of the
+    footprint's rows.
+
+    `slice` names the dimension a vector drops from such a tile: `slice = 1`
+    is a row vector (one value per row, the same in the `L` lanes of the
+    row; row reductions produce it), `slice = 0` a column vector (one value
+    per column, the same in every warp; `v.row()` repeats it down the rows).
+    `cols` is the tile's `C` either way.
+
+    ```mlir
+    tensor<4x1024xf32, #fa4.coalesced<cols = 1024>>
+    tensor<4xf32, #fa4.coalesced<cols = 1024, slice = 1>>
+    tensor<1024xbf16, #fa4.coalesced<cols = 1024, slice = 0>>
+    ```
+  }];
+  let parameters = (ins "int64_t":$cols,
+                        DefaultValuedParameter<"int64_t", "-1">:$slice);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let extraClassDeclaration = [{
+    /// Whether the layout is a 2-d tile's, a row vector's, a column vector's.
+    bool isTile() const { return getSlice() < 0; }
+    bool isRowVector() const { return getSlice() == 1; }
+    bool isColumnVector() const { return getSlice() == 0; }
   }];
 }
 

@@ -8,6 +8,7 @@
 #include "FA4/FA4Dialect.h"
 
 #include "FA4/AccFragment.h"
+#include "FA4/CoalescedFragment.h"
 #include "fa4/KernelFormat/HangReport.h"
 #include "fa4/KernelFormat/LaunchRule.h"
 
@@ -234,6 +235,14 @@ VectorType mlir::fa4::getDistributedType(RankedTensorType type) {
                            type.getElementType());
   if (isa_and_nonnull<BlockedLayoutAttr>(encoding))
     return VectorType::get({type.getDimSize(0) / 128}, type.getElementType());
+  if (auto coalesced = dyn_cast_or_null<CoalescedLayoutAttr>(encoding)) {
+    CoalescedGeometry layout{coalesced.getCols()};
+    int64_t values = coalesced.isTile() ? layout.tileValues(type.getDimSize(0))
+                     : coalesced.isRowVector()
+                         ? layout.rowVectorValues(type.getDimSize(0))
+                         : layout.rowValues();
+    return VectorType::get({values}, type.getElementType());
+  }
   return {};
 }
 

@@ -233,6 +233,13 @@ VectorType getDistributedType(RankedTensorType type);
 /// The plan of the nearest op at or above `op` that carries `fa4.config`, or
 /// null when there is none.
 ConfigAttr lookupConfig(Operation *op);
+
+/// The registers per thread a kernel of `threads` threads starts with under
+/// its plan: those of `threads` times the plan's CTAs per SM (one without a
+/// plan).
+inline int64_t getEntryRegisters(int64_t threads, ConfigAttr config) {
+  return getEntryRegisters(threads * (config ? config.getCtasPerSm() : 1));
+}
 } // namespace mlir::fa4
 
 #endif // FA4_FA4DIALECT_H

@@ -460,6 +460,22 @@ static LogicalResult verifyLayoutFlag(Operation *op, StringRef flag, bool set,
                            << " but " << verb << " " << tensor;
 }
 
+/// That `op`'s `coalesced` attribute, `said`, is the layout of `tensor`,
+/// `laidOut` (both may be absent).
+static LogicalResult verifyCoalescedFlag(Operation *op,
+                                         CoalescedLayoutAttr said,
+                                         CoalescedLayoutAttr laidOut,
+                                         StringRef verb,
+                                         RankedTensorType tensor) {
+  if (said == laidOut)
+    return success();
+  if (!said)
+    return op->emitOpError()
+           << "does not say coalesced but " << verb << " " << tensor;
+  return op->emitOpError() << "says coalesced " << said << " but " << verb
+                           << " " << tensor;
+}
+
 LogicalResult GlobalStoreOp::verify() {
   Type element = isa<VectorType>(getTile().getType())
                      ? cast<VectorType>(getTile().getType()).getElementType()
@@ -468,23 +484,33 @@ LogicalResult GlobalStoreOp::verify() {
   if (getAdd() && !element.isF32())
     return emitOpError() << "adds " << element
                          << " values atomically: atomic adds take f32";
+  if (getPieces() && !getCoalescedAttr())
+    return emitOpError() << "says pieces without a #fa4.coalesced layout";
   auto tensor = dyn_cast<RankedTensorType>(getTile().getType());
   if (!tensor)
     return success();
+  auto coalesced = dyn_cast_or_null<CoalescedLayoutAttr>(tensor.getEncoding());
   if (!isa_and_nonnull<AccLayoutAttr, RowsLayoutAttr, BlockedLayoutAttr>(
-          tensor.getEncoding()))
-    return emitOpError() << "stores tiles in the #fa4.acc, #fa4.rows or "
-                            "#fa4.blocked layout, got "
+          tensor.getEncoding()) &&
+      !(coalesced && !coalesced.isColumnVector()))
+    return emitOpError() << "stores tiles in the #fa4.acc, #fa4.rows, "
+                            "#fa4.blocked or #fa4.coalesced layout (a tile "
+                            "or its row vector), got "
                          << tensor;
   if (failed(verifyLayoutFlag(*this, "blocked", getBlocked(),
                               isa<BlockedLayoutAttr>(tensor.getEncoding()),
                               "stores", tensor)))
     return failure();
+  if (failed(verifyCoalescedFlag(*this, getCoalescedAttr(), coalesced, "stores",
+                                 tensor)))
+    return failure();
   if (!getColumns())
     return success();
-  if (!isa<AccLayoutAttr>(tensor.getEncoding()))
+  if (!isa<AccLayoutAttr>(tensor.getEncoding()) &&
+      !(coalesced && coalesced.isTile()))
     return emitOpError() << "limits the columns of " << tensor
-                         << ": columns() takes #fa4.acc tiles";
+                         << ": columns() takes #fa4.acc and #fa4.coalesced "
+                            "tiles";
   return success();
 }
 
@@ -493,9 +519,31 @@ LogicalResult GlobalLoadOp::verify() {
   if (tile != bool(getRows()))
     return emitOpError() << "takes stride() and rows() together (a 2-d "
                             "tile's) or neither (a vector's)";
+  if (getPieces() && !getCoalescedAttr())
+    return emitOpError() << "says pieces without a #fa4.coalesced layout";
+  if (tile && getCoalescedAttr() && !getCoalescedAttr().isTile())
+    return emitOpError() << "takes stride() and rows(), a 2-d tile's, but "
+                            "says a vector's layout "
+                         << getCoalescedAttr();
   auto tensor = dyn_cast<RankedTensorType>(getResult().getType());
   if (!tensor)
     return success();
+  auto coalesced = dyn_cast_or_null<CoalescedLayoutAttr>(tensor.getEncoding());
+  if (failed(verifyCoalescedFlag(*this, getCoalescedAttr(), coalesced, "loads",
+                                 tensor)))
+    return failure();
+  if (coalesced) {
+    if (tile != coalesced.isTile())
+      return emitOpError() << (tile ? "takes stride() and rows(), a 2-d "
+                                      "tile's, but loads "
+                                    : "loads ")
+                           << tensor
+                           << (tile ? "" : " without stride() and rows()");
+    if (getCols() || getBlocked())
+      return emitOpError() << "loads " << tensor << " but says "
+                           << (getCols() ? "cols" : "blocked");
+    return success();
+  }
   if (tile != isa_and_nonnull<AccLayoutAttr>(tensor.getEncoding()))
     return emitOpError() << (tile ? "takes stride() and rows(), a 2-d "
                                     "tile's, but loads "

@@ -535,8 +535,17 @@ def FA4_GlobalStoreOp : FA4_Op<"global_store"> {
     `#fa4.blocked` one (a run of a 1-d tile; `blocked` says so, which the
     distributed values no longer do) too, each thread its own elements.
 
+    A `#fa4.coalesced` tile (`coalesced` repeats its layout, which the
+    distributed values no longer say) is stored the same way, by rows and
+    under `columns`, each thread's pieces of 8 consecutive elements of a row
+    value by value under their tests; with `pieces` (the row starts, the
+    column and the column count all multiples of 8 elements) a piece is
+    written by one vector store under one test, rows past the limit or
+    pieces past the count not written. Its row vector (`slice = 1`) is stored
+    as a `#fa4.rows` one is, by the first lane of each row.
+
     The verifier checks the layout and that `columns` comes with `#fa4.acc`
-    tiles only.
+    and `#fa4.coalesced` tiles only.
 
     ```mlir
     fa4.global_store %o, %out[%row, %c0] rows(%seq) stride(%c128) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
@@ -547,11 +556,13 @@ def FA4_GlobalStoreOp : FA4_Op<"global_store"> {
   let arguments = (ins FA4_RegisterTile:$tile, LLVM_AnyPointer:$base,
                        Index:$row, Index:$col, Index:$row_limit,
                        Index:$stride, Optional<Index>:$columns,
-                       UnitAttr:$add, UnitAttr:$blocked);
+                       UnitAttr:$add, UnitAttr:$blocked,
+                       OptionalAttr<FA4_CoalescedLayoutAttr>:$coalesced,
+                       UnitAttr:$pieces);
   let assemblyFormat = [{
     $tile `,` $base `[` $row `,` $col `]` `rows` `(` $row_limit `)`
     (`columns` `(` $columns^ `)`)? `stride` `(` $stride `)` (`add` $add^)?
-    (`blocked` $blocked^)?
+    (`blocked` $blocked^)? (`coalesced` $coalesced^)? (`pieces` $pieces^)?
     attr-dict `:` type($tile) `,` qualified(type($base))
   }];
   let hasVerifier = 1;
@@ -583,26 +594,38 @@ def FA4_GlobalLoadOp : FA4_Op<"global_load", [MemoryEffects<[MemRead]>,
     when `i < rows` and `j < count`, 0 otherwise (a sequence's last block
     of rows or columns), each read on its own.
 
+    A `#fa4.coalesced` tile takes `stride` and `rows` likewise, and its
+    vectors (`slice = 1`, a value per row of the warpgroup's; `slice = 0`, a
+    value per column) take neither; `coalesced` repeats the layout. Each
+    thread reads its pieces of 8 consecutive elements value by value, or,
+    with `pieces` (the start, the stride and the count all multiples of 8
+    elements), each piece with one vector load, zeros for a piece past the
+    rows or the count.
+
     The verifier checks that `stride` and `rows` come together and with an
-    `#fa4.acc` tile, that a vector's layout is one of the three, and that
-    `cols` and `blocked` agree with it.
+    `#fa4.acc` or `#fa4.coalesced` tile, that a vector's layout is one of
+    the four, and that `cols`, `blocked` and `coalesced` agree with it.
 
     ```mlir
     %lse = fa4.global_load %l[%start] count(%n) : !llvm.ptr<1> -> tensor<64xf32, #fa4.rows>
     %d = fa4.global_load %dl[%start] count(%n) cols : !llvm.ptr<1> -> tensor<64xf32, #fa4.cols>
     %x = fa4.global_load %xp[%start] count(%n) blocked : !llvm.ptr<1> -> tensor<512xbf16, #fa4.blocked>
     %b = fa4.global_load %bias[%start] count(%n) stride(%s) rows(%r) : !llvm.ptr<1> -> tensor<64x128xbf16, #fa4.acc>
+    %x = fa4.global_load %xp[%start] count(%n) stride(%s) rows(%r) coalesced <cols = 1024> pieces : !llvm.ptr<1> -> tensor<4x1024xbf16, #fa4.coalesced<cols = 1024>>
     ```
   }];
   let arguments = (ins LLVM_AnyPointer:$base, Index:$start, Index:$count,
                        Optional<Index>:$stride, Optional<Index>:$rows,
-                       UnitAttr:$cols, UnitAttr:$blocked);
+                       UnitAttr:$cols, UnitAttr:$blocked,
+                       OptionalAttr<FA4_CoalescedLayoutAttr>:$coalesced,
+                       UnitAttr:$pieces);
   let results = (outs AnyTypeOf<[RankedTensorOf<[F32, BF16, F16, I32]>,
                                  VectorOfRankAndType<[1], [F32, BF16, F16, I32]>]>:$result);
   let assemblyFormat = [{
     $base `[` $start `]` `count` `(` $count `)`
     (`stride` `(` $stride^ `)`)? (`rows` `(` $rows^ `)`)? (`cols` $cols^)?
-    (`blocked` $blocked^)? attr-dict `:`
+    (`blocked` $blocked^)? (`coalesced` $coalesced^)? (`pieces` $pieces^)?
+    attr-dict `:`
     qualified(type($base)) `->` type($result)
   }];
   let hasVerifier = 1;

@@ -7,6 +7,9 @@
 // - vector-add.kernel (tutorial 01): out = x + y for f32 vectors of any
 //   length N, a block of 1024 elements a program (1-d tiles, spread over
 //   the program's threads in consecutive pieces);
+// - softmax.kernel (tutorial 02): each row of X [M, N] through a softmax,
+//   Y = exp(X - max) / sum(exp(X - max)), with an online maximum so that
+//   rows of any length take two passes;
 // - layer-norm.kernel (tutorial 05, the forward): along each row of X
 //   [M, N], Y = (X - mean) * rstd * W + B with rstd = 1 / sqrt(var + eps),
 //   the rows' mean and rstd kept for a backward;
@@ -15,11 +18,16 @@
 //   C = gelu(A B + bias) for row-major A [M, K], B [K, N], bias [N], GELU
 //   the exact one, x / 2 * (1 + erf(x / sqrt(2))).
 //
-// A norm program takes 128 rows, any N (a multiple of 8: TMA's 16-byte
-// row stride), in blocks of 128 columns, Triton's BLOCK_SIZE; the matmul
-// one a 128 x 256 block of C, any M, and N and K multiples of 8 (B's and
-// A's row strides), the rows and columns past C's edge not written. bf16
-// in and out, f32 math.
+// A softmax or norm program takes 8 rows of any N, in blocks of 512
+// columns (Triton's BLOCK_SIZE) through pointers; the `-128` kernels
+// (softmax-128.kernel, ...) 32 rows in blocks of 128, for short rows, as
+// Triton compiles a kernel per BLOCK_SIZE. These are kernels without a
+// dot, whose tiles fa4 lays out a row a warp (four at 128 columns), each
+// lane 16-byte pieces of it (#fa4.coalesced), read and written a piece at
+// once where the row stride allows, each loop's loads an iteration ahead;
+// their plan runs four CTAs an SM. The matmul takes a 128 x 256 block of C,
+// any M, and N and K multiples of 8 (B's and A's row strides), the rows
+// and columns past C's edge not written. bf16 in and out, f32 math.
 //
 //   triton-tutorials [--out-dir DIR]
 //
@@ -34,7 +42,11 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace fa4::dsl;
 using Module = mlir::OwningOpRef<mlir::ModuleOp>;
@@ -57,76 +69,128 @@ static Module vectorAdd(mlir::MLIRContext *context) {
   return p.finish();
 }
 
-/// The columns a norm program takes at a time: Triton's BLOCK_SIZE.
-constexpr int64_t kBlock = 128;
+/// The rows and the columns a softmax or norm program takes at a time:
+/// Triton's BLOCK_SIZE along a row, and a few rows (a row a warp at 1024
+/// columns, four at 128).
+struct RowBlock {
+  int64_t rows, cols;
+};
+/// The blocks the row kernels are compiled for: wide rows, and rows of up to
+/// 128 (`-128` kernels), as Triton compiles a kernel per BLOCK_SIZE.
+constexpr RowBlock kWide{8, 512}, kNarrow{32, 128};
+/// The CTAs of such a program an SM runs at once (the plan's ctas-per-sm).
+constexpr int64_t kCtasPerSm = 4;
+
+/// X [M, N] and Y [M, N] as kernel pointers, read and written in blocks of
+/// `block`; the program's first row block and its column blocks.
+struct RowProgram {
+  RowBlock block;
+  Ptr x, y;
+  Index rows, n, i, blocks;
+  Desc xs, ys;
+
+  RowProgram(Program &p, RowBlock block)
+      : block(block), x(p.ptr("x", bf16, {Extent::any(), Extent::any()})),
+        y(p.ptr("y", bf16, {x.dim(0), x.dim(1)})),
+        rows(p.index("rows", x.dim(0))), n(p.index("n", x.dim(1))),
+        i(p.programId(0)), blocks(ceilDiv(n, block.cols)),
+        xs(p.makeDesc(x, {rows, n}, {n, 1}, {block.rows, block.cols})),
+        ys(p.makeDesc(y, {rows, n}, {n, 1}, {block.rows, block.cols})) {
+    p.grid({cdiv(x.dim(0), block.rows)});
+  }
+
+  /// Whether each column of block `c` lies inside the row.
+  Tile inside(Program &p, Index c) const {
+    return p.iota({block.rows, block.cols}, 1) + c * block.cols < n;
+  }
+  /// A zero, or `value`, for each of the block's rows.
+  Tile perRow(Program &p, double value = 0) const {
+    return p.full({block.rows}, value, f32);
+  }
+};
 
 /// Tutorial 05's layer norm, the forward: a loop over the row's blocks for
 /// the mean, one for the variance of the centred values, one that
-/// normalizes and stores (three reads of X, as the tutorial's).
-static Module layerNorm(mlir::MLIRContext *context) {
+/// normalizes and stores (three reads of X, as the tutorial's; the later
+/// two find the rows in the cache).
+static Module layerNorm(mlir::MLIRContext *context, RowBlock block) {
   Program p(context, "layer_norm");
-  Desc x = p.desc("x", {128, kBlock}, bf16);
-  Desc y = p.desc("y", {128, kBlock}, bf16, {x.dim(0), x.dim(1)});
-  Ptr w = p.ptr("w", bf16, {x.dim(1)}), b = p.ptr("b", bf16, {x.dim(1)});
-  Ptr mean = p.ptr("mean", f32, {x.dim(0)});
-  Ptr rstd = p.ptr("rstd", f32, {x.dim(0)});
-  Index rows = p.index("rows", x.dim(0)), n = p.index("n", x.dim(1));
+  RowProgram r(p, block);
+  Ptr w = p.ptr("w", bf16, {r.x.dim(1)}), b = p.ptr("b", bf16, {r.x.dim(1)});
+  Ptr mean = p.ptr("mean", f32, {r.x.dim(0)});
+  Ptr rstd = p.ptr("rstd", f32, {r.x.dim(0)});
   Scalar eps = p.f32("eps");
-  p.grid({cdiv(x.dim(0), 128)});
 
-  // Program i normalizes rows [128 i, 128 i + 128); the loads read zeros
-  // past N, which the centred values must not keep.
-  Index i = p.programId(0);
-  Index blocks = ceilDiv(n, kBlock);
-  Tile perRow = 1.0 / splat(n, {128}).to(f32);
+  // The loads read zeros past N, which the centred values must not keep.
+  Tile perRow = 1.0 / splat(r.n, {block.rows}).to(f32);
   auto [total] =
-      p.forLoop(0, blocks, 1, {p.zeros({128}, f32)}, [&](Index c, Tile acc) {
-        return acc + sum(load(x, {i, c}).to(f32), 1);
+      p.forLoop(0, r.blocks, 1, {r.perRow(p)}, [&](Index c, Tile acc) {
+        return acc + sum(load(r.xs, {r.i, c}).to(f32), 1);
       });
   Tile mu = total * perRow;
   auto centred = [&](Index c) {
-    Tile cols = p.iota({128, kBlock}, 1) + c * kBlock;
-    return where(cols < n, load(x, {i, c}).to(f32) - mu.col(), 0.0);
+    return where(r.inside(p, c), load(r.xs, {r.i, c}).to(f32) - mu.col(), 0.0);
   };
   auto [squares] =
-      p.forLoop(0, blocks, 1, {p.zeros({128}, f32)}, [&](Index c, Tile acc) {
+      p.forLoop(0, r.blocks, 1, {r.perRow(p)}, [&](Index c, Tile acc) {
         Tile xc = centred(c);
         return acc + sum(xc * xc, 1);
       });
-  Tile r = rsqrt(squares * perRow + eps);
-  store(p.makeDesc(mean, {rows}, {1}, {128}), {i}, mu);
-  store(p.makeDesc(rstd, {rows}, {1}, {128}), {i}, r);
-  Desc wd = p.makeDesc(w, {n}, {1}, {kBlock});
-  Desc bd = p.makeDesc(b, {n}, {1}, {kBlock});
-  p.forLoop(0, blocks, 1, [&](Index c) {
+  Tile rs = rsqrt(squares * perRow + eps);
+  store(p.makeDesc(mean, {r.rows}, {1}, {block.rows}), {r.i}, mu);
+  store(p.makeDesc(rstd, {r.rows}, {1}, {block.rows}), {r.i}, rs);
+  Desc wd = p.makeDesc(w, {r.n}, {1}, {block.cols});
+  Desc bd = p.makeDesc(b, {r.n}, {1}, {block.cols});
+  p.forLoop(0, r.blocks, 1, [&](Index c) {
     Tile wv = load(wd, {c}).to(f32), bv = load(bd, {c}).to(f32);
-    store(y, {i, c}, (centred(c) * r.col() * wv.row() + bv.row()).to(bf16));
+    store(r.ys, {r.i, c},
+          (centred(c) * rs.col() * wv.row() + bv.row()).to(bf16));
   });
   return p.finish();
 }
 
 /// RMSNorm (Llama's): a loop for the mean square, one that normalizes.
-static Module rmsNorm(mlir::MLIRContext *context) {
+static Module rmsNorm(mlir::MLIRContext *context, RowBlock block) {
   Program p(context, "rms_norm");
-  Desc x = p.desc("x", {128, kBlock}, bf16);
-  Desc y = p.desc("y", {128, kBlock}, bf16, {x.dim(0), x.dim(1)});
-  Ptr w = p.ptr("w", bf16, {x.dim(1)});
-  Index n = p.index("n", x.dim(1));
+  RowProgram r(p, block);
+  Ptr w = p.ptr("w", bf16, {r.x.dim(1)});
   Scalar eps = p.f32("eps");
-  p.grid({cdiv(x.dim(0), 128)});
 
-  Index i = p.programId(0);
-  Index blocks = ceilDiv(n, kBlock);
   auto [squares] =
-      p.forLoop(0, blocks, 1, {p.zeros({128}, f32)}, [&](Index c, Tile acc) {
-        Tile xs = load(x, {i, c}).to(f32);
+      p.forLoop(0, r.blocks, 1, {r.perRow(p)}, [&](Index c, Tile acc) {
+        Tile xs = load(r.xs, {r.i, c}).to(f32);
         return acc + sum(xs * xs, 1);
       });
-  Tile r = rsqrt(squares * (1.0 / splat(n, {128}).to(f32)) + eps);
-  Desc wd = p.makeDesc(w, {n}, {1}, {kBlock});
-  p.forLoop(0, blocks, 1, [&](Index c) {
-    Tile xs = load(x, {i, c}).to(f32);
-    store(y, {i, c}, (xs * r.col() * load(wd, {c}).to(f32).row()).to(bf16));
+  Tile rs = rsqrt(squares * (1.0 / splat(r.n, {block.rows}).to(f32)) + eps);
+  Desc wd = p.makeDesc(w, {r.n}, {1}, {block.cols});
+  p.forLoop(0, r.blocks, 1, [&](Index c) {
+    Tile xs = load(r.xs, {r.i, c}).to(f32);
+    store(r.ys, {r.i, c},
+          (xs * rs.col() * load(wd, {c}).to(f32).row()).to(bf16));
+  });
+  return p.finish();
+}
+
+/// Tutorial 02's softmax along the rows, for rows of any length: a loop
+/// that keeps each row's running maximum and its sum of exponentials
+/// (rescaled when the maximum grows), one that normalizes and stores.
+static Module softmax(mlir::MLIRContext *context, RowBlock block) {
+  const double inf = std::numeric_limits<double>::infinity();
+  Program p(context, "softmax");
+  RowProgram r(p, block);
+
+  auto [m, l] = p.forLoop(
+      0, r.blocks, 1, {r.perRow(p, -inf), r.perRow(p)},
+      [&](Index c, Tile mPrev, Tile lPrev) -> Tiles<2> {
+        Tile xs = where(r.inside(p, c), load(r.xs, {r.i, c}).to(f32), -inf);
+        Tile mNew = max(mPrev, max(xs, 1));
+        Tile l = lPrev * exp(mPrev - mNew) + sum(exp(xs - mNew.col()), 1);
+        return {mNew, l};
+      });
+  Tile perSum = 1.0 / l;
+  p.forLoop(0, r.blocks, 1, [&](Index c) {
+    Tile xs = load(r.xs, {r.i, c}).to(f32);
+    store(r.ys, {r.i, c}, (exp(xs - m.col()) * perSum.col()).to(bf16));
   });
   return p.finish();
 }
@@ -175,34 +239,50 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sources;
   mlir::SourceMgrDiagnosticHandler diagnostics(sources, context.get());
   mlir::Type bf16Type = mlir::BFloat16Type::get(context.get());
-  // Each kernel, and the width of its loads that the plan is derived for.
+  // Each kernel, the width of its loads that the plan is derived for, and
+  // the plan's choices: the memory-bound row kernels run several CTAs an
+  // SM, for the loads they keep in flight.
+  fa4::Plan rowPlan;
+  rowPlan.ctasPerSm = kCtasPerSm;
+  using Writer = std::function<Module(mlir::MLIRContext *)>;
   struct Tutorial {
-    const char *name;
-    Module (*write)(mlir::MLIRContext *);
+    std::string name;
+    Writer write;
     int64_t width;
+    fa4::Plan plan;
   };
-  for (const Tutorial &tutorial : {Tutorial{"vector-add", vectorAdd, 64},
-                                   Tutorial{"layer-norm", layerNorm, kBlock},
-                                   Tutorial{"rms-norm", rmsNorm, kBlock},
-                                   Tutorial{"matmul-gelu", matmulGelu, 64}}) {
+  std::vector<Tutorial> tutorials = {{"vector-add", vectorAdd, 64, {}}};
+  using RowWriter = Module (*)(mlir::MLIRContext *, RowBlock);
+  for (auto [name, write] :
+       {std::pair<const char *, RowWriter>{"softmax", softmax},
+        {"layer-norm", layerNorm},
+        {"rms-norm", rmsNorm}})
+    for (auto [suffix, block] : {std::pair{"", kWide}, {"-128", kNarrow}})
+      tutorials.push_back(
+          {std::string(name) + suffix,
+           [write = write, block = block](mlir::MLIRContext *c) {
+             return write(c, block);
+           },
+           64, rowPlan});
+  tutorials.push_back({"matmul-gelu", matmulGelu, 64, {}});
+  for (const Tutorial &tutorial : tutorials) {
     Module module = tutorial.write(context.get());
-    if (!module ||
-        mlir::failed(mlir::fa4::attachPlan(*module, tutorial.width, bf16Type)))
-      return fail(2, std::string(tutorial.name) +
-                         " does not build (see the errors above)");
+    if (!module || mlir::failed(mlir::fa4::attachPlan(*module, tutorial.width,
+                                                      bf16Type, tutorial.plan)))
+      return fail(2, tutorial.name + " does not build (see the errors above)");
     mlir::fa4::TargetOptions target;
     mlir::fa4::CompileArtifacts artifacts;
     artifacts.keepStages = false;
     mlir::FailureOr<fa4::runtime::KernelFile> file =
         mlir::fa4::compileModule(*module, target, artifacts);
     if (mlir::failed(file))
-      return fail(2, std::string(tutorial.name) +
-                         " does not compile (see the errors above)");
+      return fail(2,
+                  tutorial.name + " does not compile (see the errors above)");
     std::string path = outDir + "/" + tutorial.name + ".kernel";
     if (fa4::runtime::Status s = fa4::runtime::writeKernelFile(*file, path);
         !s.ok())
       return fail(2, s.message());
-    std::printf("compiled %s for %s (%s): wrote %s\n", tutorial.name,
+    std::printf("compiled %s for %s (%s): wrote %s\n", tutorial.name.c_str(),
                 target.arch.c_str(), artifacts.spills().c_str(), path.c_str());
   }
   return 0;

@@ -58,6 +58,12 @@ const std::vector<Plan::Field> &Plan::fields() {
        "instead of a buffer of its own (derived: when its own buffer would "
        "narrow the widest K/V block that keeps two stages)",
        nullptr, &Plan::oInQ},
+      {"ctas-per-sm", "ctas",
+       "CTAs an SM runs at once: each thread gets the SM's 65536 registers "
+       "shared among them (at most 248), which a memory-bound kernel needs "
+       "for its loads in flight; a kernel with a producer warp runs one "
+       "(derived: 1)",
+       &Plan::ctasPerSm},
   };
   return table;
 }

@@ -20,7 +20,12 @@
 // argument (a tensor map) TMA stores through a staging tile of shared
 // memory (`fa4.tma_store`, with a `fa4.tma_store_wait` before the kernel
 // returns); scalar reads through a kernel pointer
-// (`tile.load_scalar`) become LLVM loads.
+// (`tile.load_scalar`) become LLVM loads. In a kernel without a dot, 2-d
+// tiles of other rows than the CTA's take #fa4.coalesced (each warpgroup its
+// share of the rows, CoalescedFragment.h) and the vectors joined to their
+// reductions and broadcasts its slices; their loads and stores through
+// pointers are split by one uniform test into a copy that moves whole
+// 16-byte pieces and one that moves values.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +33,7 @@
 
 #include "PlannedKernels.h"
 
+#include "FA4/CoalescedFragment.h"
 #include "FA4/FA4Dialect.h"
 #include "Tile/TileDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -35,9 +41,13 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::fa4 {
 #define GEN_PASS_DEF_FA4ASSIGNLAYOUTS
@@ -110,8 +120,21 @@ private:
   LogicalResult findColumnVectors();
   /// The first row of this warpgroup's share, as an index.
   Value firstRow();
-  /// The first element of this warpgroup's `run` of a 1-d tile.
+  /// The first element of this warpgroup's `run` of a 1-d tile, or its
+  /// first row of a #fa4.coalesced tile or row vector.
   Value firstElement(RankedTensorType run);
+  /// Whether a 2-d register tile of `rows` CTA rows takes #fa4.coalesced:
+  /// one of other rows than the plan's in a kernel without a dot.
+  bool coalesces(int64_t rows) const { return !hasDot && rows != ctaRows; }
+  /// A #fa4.coalesced load's or store's second copy, which reads or writes
+  /// whole pieces, where `whole` holds (one uniform branch: each piece at
+  /// once where the addresses allow, value by value elsewhere).
+  void splitByPieces(Operation *op, Value whole);
+  /// Whether all of `values` are multiples of a piece.
+  Value wholePieces(ImplicitLocOpBuilder &b, ValueRange values);
+  /// Loads of #fa4.coalesced tiles and vectors in loops, one iteration
+  /// ahead: each loop carries the next iteration's.
+  LogicalResult prefetchLoads();
 
   func::FuncOp function;
   ConfigAttr config;
@@ -123,12 +146,46 @@ private:
   Operation *storeWait = nullptr;
   /// The 1-d register tiles that are column vectors.
   DenseSet<Value> columnVectors;
+  /// The 1-d register tiles that are row or column vectors of a
+  /// #fa4.coalesced tile, with their layout.
+  DenseMap<Value, CoalescedLayoutAttr> coalescedVectors;
+  int64_t warpgroups() const { return ctaRows / rows; }
+  bool hasDot = false;
 };
 } // namespace
 
 RankedTensorType LayoutAssignment::share(Value value, RankedTensorType type,
                                          Location loc) {
   MLIRContext *context = type.getContext();
+  if (auto coalesced = coalescedVectors.lookup(value)) {
+    int64_t length = type.getDimSize(0);
+    if (coalesced.isColumnVector())
+      return RankedTensorType::get({length}, type.getElementType(), coalesced);
+    return RankedTensorType::get({length / warpgroups()}, type.getElementType(),
+                                 coalesced);
+  }
+  if (type.getRank() == 2 && coalesces(type.getDimSize(0))) {
+    int64_t ctaTileRows = type.getDimSize(0), cols = type.getDimSize(1);
+    CoalescedGeometry layout{cols};
+    int64_t least = warpgroups() * layout.footprintRows();
+    if (!layout.valid() || ctaTileRows % least != 0 ||
+        layout.tileValues(ctaTileRows / warpgroups()) > kMaxCoalescedValues) {
+      mlir::emitError(loc)
+          << "a register tile " << type << " in a kernel without a dot: fa4 "
+          << "spreads its rows over the " << warpgroups()
+          << " consumer warpgroups and a row over up to 32 lanes in pieces "
+             "of 8 columns, which takes 8 to 128 columns by powers of two or "
+             "a multiple of 256"
+          << (layout.valid() ? ", rows a multiple of " + std::to_string(least)
+                             : std::string())
+          << ", and at most " << kMaxCoalescedValues * 128 * warpgroups()
+          << " elements";
+      return nullptr;
+    }
+    return RankedTensorType::get({ctaTileRows / warpgroups(), cols},
+                                 type.getElementType(),
+                                 CoalescedLayoutAttr::get(context, cols, -1));
+  }
   if (type.getRank() == 1 && columnVectors.contains(value))
     return RankedTensorType::get(type.getShape(), type.getElementType(),
                                  ColsLayoutAttr::get(context));
@@ -210,8 +267,9 @@ Value LayoutAssignment::firstElement(RankedTensorType run) {
 
 void LayoutAssignment::offsetRowIota(tile::IotaOp iota) {
   auto type = cast<RankedTensorType>(iota.getType());
-  Value first = isa<BlockedLayoutAttr>(type.getEncoding()) ? firstElement(type)
-                                                           : firstRow();
+  Value first = isa<BlockedLayoutAttr, CoalescedLayoutAttr>(type.getEncoding())
+                    ? firstElement(type)
+                    : firstRow();
   ImplicitLocOpBuilder b(iota.getLoc(), iota);
   b.setInsertionPointAfter(iota);
   Value scalar = first;
@@ -268,12 +326,21 @@ LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
            << "stores through a tile.make_desc of a kernel pointer argument";
   ArrayRef<int64_t> block = desc.getDesc().getType().getBlockShape();
   int64_t rank = block.size();
-  bool acc = isa<AccLayoutAttr>(tileType.getEncoding());
+  auto coalesced = dyn_cast<CoalescedLayoutAttr>(tileType.getEncoding());
+  if (coalesced && (coalesced.isColumnVector() || store.getAdd()))
+    return store.emitOpError()
+           << (store.getAdd() ? "adds " : "stores ") << tileType
+           << ": fa4 stores a tile of other rows than the plan's, or its row "
+              "vector, without atomics";
+  // A #fa4.coalesced tile is stored as an #fa4.acc one is, from the
+  // warpgroup's first row.
+  bool acc = isa<AccLayoutAttr>(tileType.getEncoding()) ||
+             (coalesced && coalesced.isTile());
   // A run of a 1-d tile is stored as the rows of a row vector are, from
   // the warpgroup's first element.
   bool blocked = isa<BlockedLayoutAttr>(tileType.getEncoding());
-  int64_t blockRows =
-      blocked ? tileType.getDimSize(0) * (ctaRows / rows) : ctaRows;
+  bool ownRows = blocked || coalesced;
+  int64_t blockRows = ownRows ? tileType.getDimSize(0) * warpgroups() : ctaRows;
   int64_t rowDim = rank - (acc ? 2 : 1);
   if (rowDim < 0 || block[rowDim] != blockRows)
     return store.emitOpError() << "stores blocks of " << blockRows
@@ -296,7 +363,7 @@ LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
   };
   Value row =
       arith::AddIOp::create(b, scaled(coords[rowDim], blockRows),
-                            blocked ? firstElement(tileType) : firstRow());
+                            ownRows ? firstElement(tileType) : firstRow());
   Value limit = shape[rowDim];
   Value firstCol =
       acc ? scaled(coords[rowDim + 1], block[rowDim + 1]) : index(0);
@@ -320,9 +387,175 @@ LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
     else if (!wholeBlocks || !aligned)
       columns = arith::SubIOp::create(b, shape[rowDim + 1], firstCol);
   }
-  GlobalStoreOp::create(b, store.getValue(), base, row, col, limit,
-                        strides[rowDim], columns, store.getAdd(), blocked);
+  // A #fa4.coalesced tile's pieces are whole where its rows' starts and
+  // its column count are multiples of one.
+  Value whole;
+  if (coalesced && coalesced.isTile()) {
+    SmallVector<Value> starts = {strides[rowDim], col};
+    if (columns)
+      starts.push_back(columns);
+    whole = wholePieces(b, starts);
+  }
+  auto global = GlobalStoreOp::create(
+      b, store.getValue(), base, row, col, limit, strides[rowDim], columns,
+      store.getAdd(), blocked, coalesced, /*pieces=*/false);
+  if (whole)
+    splitByPieces(global, whole);
   store.erase();
+  return success();
+}
+
+Value LayoutAssignment::wholePieces(ImplicitLocOpBuilder &b,
+                                    ValueRange values) {
+  Value piece = arith::ConstantIndexOp::create(b, kCoalescedPiece);
+  Value zero = arith::ConstantIndexOp::create(b, 0);
+  Value whole;
+  for (Value v : values) {
+    if (std::optional<int64_t> known = getConstantIntValue(v);
+        known && *known % kCoalescedPiece == 0)
+      continue;
+    Value test = arith::CmpIOp::create(
+        b, arith::CmpIPredicate::eq, arith::RemUIOp::create(b, v, piece), zero);
+    whole = whole ? arith::AndIOp::create(b, whole, test) : test;
+  }
+  return whole ? whole : arith::ConstantIntOp::create(b, 1, 1).getResult();
+}
+
+void LayoutAssignment::splitByPieces(Operation *op, Value whole) {
+  OpBuilder b(op);
+  auto branch = scf::IfOp::create(b, op->getLoc(), op->getResultTypes(), whole,
+                                  /*addThenBlock=*/false,
+                                  /*addElseBlock=*/false);
+  for (bool pieces : {true, false}) {
+    Region &region = pieces ? branch.getThenRegion() : branch.getElseRegion();
+    OpBuilder inner(op->getContext());
+    inner.createBlock(&region);
+    Operation *copy = inner.clone(*op);
+    if (pieces)
+      copy->setAttr("pieces", inner.getUnitAttr());
+    scf::YieldOp::create(inner, op->getLoc(), copy->getResults());
+  }
+  op->replaceAllUsesWith(branch.getResults());
+  op->erase();
+}
+
+/// A load of a #fa4.coalesced tile or vector: a `fa4.global_load`, or the
+/// `scf.if` of its two copies.
+static bool isCoalescedLoad(Operation *op) {
+  if (auto branch = dyn_cast<scf::IfOp>(op))
+    return branch.getNumResults() == 1 &&
+           isa<GlobalLoadOp>(branch.thenBlock()->front());
+  auto load = dyn_cast<GlobalLoadOp>(op);
+  return load && load.getCoalescedAttr();
+}
+
+/// The ops of `loop`'s body that `op` (one of them) depends on, in body
+/// order, when they can be evaluated for any iteration: ops without
+/// regions or side effects whose operands are the induction variable,
+/// values from outside the loop or results of such ops. Fails otherwise (a
+/// loop-carried value, a load).
+static FailureOr<SmallVector<Operation *>> addressSlice(Operation *op,
+                                                        scf::ForOp loop) {
+  Block *body = loop.getBody();
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> pending;
+  llvm::SetVector<Value> used;
+  getUsedValuesDefinedAbove(op->getRegions(), used);
+  llvm::append_range(pending, op->getOperands());
+  llvm::append_range(pending, used);
+  while (!pending.empty()) {
+    Value value = pending.pop_back_val();
+    if (value == loop.getInductionVar() ||
+        value.getParentRegion()->isProperAncestor(&loop.getRegion()) ||
+        !loop->isAncestor(value.getParentRegion()->getParentOp()))
+      continue;
+    Operation *def = value.getDefiningOp();
+    if (!def || def->getBlock() != body || def->getNumRegions() ||
+        !isMemoryEffectFree(def))
+      return failure();
+    if (slice.insert(def))
+      llvm::append_range(pending, def->getOperands());
+  }
+  SmallVector<Operation *> ordered = slice.takeVector();
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ordered;
+}
+
+LogicalResult LayoutAssignment::prefetchLoads() {
+  SmallVector<scf::ForOp> loops;
+  function.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+  IRRewriter rewriter(function.getContext());
+  for (scf::ForOp loop : loops) {
+    SmallVector<Operation *> loads;
+    SmallVector<SmallVector<Operation *>> slices;
+    for (Operation &op : loop.getBody()->without_terminator())
+      if (isCoalescedLoad(&op))
+        if (FailureOr<SmallVector<Operation *>> slice = addressSlice(&op, loop);
+            succeeded(slice)) {
+          loads.push_back(&op);
+          slices.push_back(std::move(*slice));
+        }
+    if (loads.empty())
+      continue;
+    // The loads (and what their addresses take) for iteration `iv`, at
+    // `b`'s insertion point.
+    Value oldIv = loop.getInductionVar();
+    auto loadsAt = [&](OpBuilder &b, Value iv, Value bodyIv) {
+      SmallVector<Value> results;
+      for (auto [load, slice] : llvm::zip(loads, slices)) {
+        IRMapping map;
+        map.map(oldIv, iv);
+        map.map(bodyIv, iv);
+        for (Operation *op : slice)
+          b.clone(*op, map);
+        results.push_back(b.clone(*load, map)->getResult(0));
+      }
+      return results;
+    };
+    // The first iteration's before the loop (a loop of no iteration reads
+    // within the tensor's rows and columns all the same: its loads test
+    // them); each iteration the next one's but the last.
+    rewriter.setInsertionPoint(loop);
+    SmallVector<Value> first = loadsAt(rewriter, loop.getLowerBound(), oldIv);
+    Value step = loop.getStep();
+    Value upper = loop.getUpperBound();
+    FailureOr<LoopLikeOpInterface> rotated = loop.replaceWithAdditionalYields(
+        rewriter, first, /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &b, Location loc, ArrayRef<BlockArgument>) {
+          // The body may still be the old loop's or already the new one's.
+          Value iv = b.getInsertionBlock()->getArgument(0);
+          Value next = arith::AddIOp::create(b, loc, iv, step);
+          // The last iteration loads nothing (zeros that no one reads).
+          Value more = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                             next, upper);
+          SmallVector<Type> types;
+          for (Operation *load : loads)
+            types.push_back(load->getResult(0).getType());
+          auto ahead = scf::IfOp::create(b, loc, types, more,
+                                         /*addThenBlock=*/false,
+                                         /*addElseBlock=*/false);
+          OpBuilder inner(b.getContext());
+          inner.createBlock(&ahead.getThenRegion());
+          scf::YieldOp::create(inner, loc, loadsAt(inner, next, iv));
+          inner.createBlock(&ahead.getElseRegion());
+          SmallVector<Value> zeros;
+          for (Type type : types)
+            zeros.push_back(arith::ConstantOp::create(
+                inner, loc, cast<TypedAttr>(inner.getZeroAttr(type))));
+          scf::YieldOp::create(inner, loc, zeros);
+          return SmallVector<Value>(ahead.getResults());
+        });
+    if (failed(rotated))
+      return loop.emitOpError() << "cannot carry its loads ahead";
+    auto carried = cast<scf::ForOp>(rotated->getOperation())
+                       .getRegionIterArgs()
+                       .take_back(loads.size());
+    for (auto [load, arg] : llvm::zip(loads, carried)) {
+      load->getResult(0).replaceAllUsesWith(arg);
+      load->erase();
+    }
+  }
   return success();
 }
 
@@ -455,9 +688,12 @@ LogicalResult LayoutAssignment::loadVector(tile::LoadOp load) {
   // A vector, or a 2-d tile of the CTA's rows (a score bias), each after
   // leading unit block dimensions.
   int64_t lead = rank - type.getRank();
-  // One block (a gather's several blocks of rows are not this load's).
-  bool tile = type.getRank() == 2 && type.getDimSize(0) == ctaRows &&
-              lead >= 0 && block[rank - 2] == ctaRows;
+  // One block (a gather's several blocks of rows are not this load's), of
+  // the CTA's rows or, in a kernel without a dot, of any (#fa4.coalesced).
+  bool coalesced = type.getRank() == 2 && coalesces(type.getDimSize(0));
+  bool tile = type.getRank() == 2 &&
+              (type.getDimSize(0) == ctaRows || coalesced) && lead >= 0 &&
+              block[rank - 2] == type.getDimSize(0);
   if ((type.getRank() != 1 && !tile) ||
       static_cast<int64_t>(coords.size()) != rank ||
       !(isa<Float32Type, BFloat16Type, Float16Type>(type.getElementType()) ||
@@ -469,9 +705,9 @@ LogicalResult LayoutAssignment::loadVector(tile::LoadOp load) {
            << " through a tile.make_desc: fa4 loads f32, bf16, f16 or i32 "
               "vectors and 2-d tiles of the plan's "
            << ctaRows
-           << " CTA rows that way (blocks of leading 1s, then contiguous "
-              "rows), and other 2-d tiles through descriptor arguments "
-              "(tensor maps)";
+           << " CTA rows (of any rows in a kernel without a dot) that way "
+              "(blocks of leading 1s, then contiguous rows), and other 2-d "
+              "tiles through descriptor arguments (tensor maps)";
   ImplicitLocOpBuilder b(load.getLoc(), load);
   auto scaled = [&](int64_t dim) {
     return elementCoord(b, coords[dim], block[dim], load.getElements());
@@ -485,14 +721,22 @@ LogicalResult LayoutAssignment::loadVector(tile::LoadOp load) {
   Value stride, rowsLeft;
   if (tile) {
     // The warpgroup's first row of the tile, and the rows left from it.
-    Value row = arith::AddIOp::create(b, scaled(rank - 2), firstRow());
+    Value first = firstRow();
+    if (coalesced) {
+      int64_t shareRows = type.getDimSize(0) / warpgroups();
+      first = firstElement(
+          RankedTensorType::get({shareRows}, type.getElementType()));
+    }
+    Value row = arith::AddIOp::create(b, scaled(rank - 2), first);
     stride = strides[rank - 2];
     start =
         arith::AddIOp::create(b, start, arith::MulIOp::create(b, row, stride));
     rowsLeft = arith::SubIOp::create(b, shape[rank - 2], row);
   }
   auto vector =
-      GlobalLoadOp::create(b, type, base, start, count, stride, rowsLeft);
+      GlobalLoadOp::create(b, type, base, start, count, stride, rowsLeft,
+                           /*cols=*/false, /*blocked=*/false,
+                           /*coalesced=*/nullptr, /*pieces=*/false);
   load.replaceAllUsesWith(vector.getResult());
   load.erase();
   return success();
@@ -514,16 +758,31 @@ LogicalResult LayoutAssignment::findColumnVectors() {
   // repeats along the columns, and row reductions.
   SmallVector<Value> seeds;
   SmallVector<std::pair<Value, Operation *>> rowUses;
+  // The vectors of #fa4.coalesced tiles: the tile's columns and the
+  // dimension the vector drops.
+  SmallVector<std::tuple<Value, CoalescedLayoutAttr, Operation *>> sliced;
+  MLIRContext *context = function.getContext();
+  auto coalescedOf = [&](Type tile, int64_t axis) {
+    auto type = cast<RankedTensorType>(tile);
+    return coalesces(type.getDimSize(0))
+               ? CoalescedLayoutAttr::get(context, type.getDimSize(1), axis)
+               : CoalescedLayoutAttr();
+  };
   function.walk([&](Operation *op) {
     if (auto broadcast = dyn_cast<tile::BroadcastOp>(op)) {
-      if (broadcast.getAxis() == 0)
+      if (auto layout = coalescedOf(broadcast.getType(), broadcast.getAxis()))
+        sliced.push_back({broadcast.getSrc(), layout, op});
+      else if (broadcast.getAxis() == 0)
         seeds.push_back(broadcast.getSrc());
       else
         rowUses.push_back({broadcast.getSrc(), op});
       return;
     }
     if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
-      if (reduce.getAxis() == 1)
+      if (auto layout =
+              coalescedOf(reduce.getSrc().getType(), reduce.getAxis()))
+        sliced.push_back({reduce.getResult(), layout, op});
+      else if (reduce.getAxis() == 1)
         rowUses.push_back({reduce.getResult(), op});
       return;
     }
@@ -556,6 +815,21 @@ LogicalResult LayoutAssignment::findColumnVectors() {
           anchor = v;
       }
   });
+  for (auto [seed, layout, op] : sliced) {
+    auto leader = classes.findLeader(classes.insert(seed));
+    for (auto member = leader; member != classes.member_end(); ++member) {
+      CoalescedLayoutAttr &known = coalescedVectors[*member];
+      if (known && known != layout)
+        return op->emitOpError() << "takes " << seed.getType() << " as a "
+                                 << (layout.isRowVector() ? "row" : "column")
+                                 << " vector of a tile of " << layout.getCols()
+                                 << " columns, but the vector is also the "
+                                 << (known.isRowVector() ? "row" : "column")
+                                 << " vector of a tile of " << known.getCols()
+                                 << " columns: fa4 gives a vector one layout";
+      known = layout;
+    }
+  }
   for (Value seed : seeds) {
     auto leader = classes.findLeader(classes.insert(seed));
     for (auto member = leader; member != classes.member_end(); ++member)
@@ -572,6 +846,8 @@ LogicalResult LayoutAssignment::findColumnVectors() {
 }
 
 LogicalResult LayoutAssignment::run() {
+  hasDot = function.walk([](tile::DotOp) { return WalkResult::interrupt(); })
+               .wasInterrupted();
   // Loaded tiles stay in shared memory, where the MMA reads them; the ops
   // that compute with them read the warpgroup's rows into registers.
   SmallVector<tile::LoadOp> loads;
@@ -617,9 +893,11 @@ LogicalResult LayoutAssignment::run() {
       if (failed(retypeConstant(constant)))
         return failure();
     } else if (auto iota = dyn_cast<tile::IotaOp>(op)) {
+      Attribute layout = cast<RankedTensorType>(iota.getType()).getEncoding();
+      auto coalesced = dyn_cast_or_null<CoalescedLayoutAttr>(layout);
       if (iota.getAxis() == 0 &&
-          isa<AccLayoutAttr, RowsLayoutAttr, BlockedLayoutAttr>(
-              cast<RankedTensorType>(iota.getType()).getEncoding()))
+          (isa<AccLayoutAttr, RowsLayoutAttr, BlockedLayoutAttr>(layout) ||
+           (coalesced && !coalesced.isColumnVector())))
         offsetRowIota(iota);
     } else if (auto dot = dyn_cast<tile::DotOp>(op)) {
       auto a = cast<RankedTensorType>(dot.getA().getType());
@@ -639,6 +917,24 @@ LogicalResult LayoutAssignment::run() {
       // A row vector: the warpgroup's rows; a run: the warpgroup's run (a
       // tile starts at the warpgroup's rows already).
       auto type = cast<RankedTensorType>(vector.getType());
+      if (auto coalesced = dyn_cast<CoalescedLayoutAttr>(type.getEncoding())) {
+        vector.setCoalescedAttr(coalesced);
+        ImplicitLocOpBuilder b(vector.getLoc(), vector);
+        SmallVector<Value> starts = {vector.getStart(), vector.getCount()};
+        if (coalesced.isTile()) {
+          starts.push_back(vector.getStride());
+        } else if (coalesced.isRowVector()) {
+          // A row vector's values are the warpgroup's rows': no pieces.
+          Value first = firstElement(type);
+          vector.getStartMutable().assign(
+              arith::AddIOp::create(b, vector.getStart(), first));
+          vector.getCountMutable().assign(
+              arith::SubIOp::create(b, vector.getCount(), first));
+          continue;
+        }
+        splitByPieces(vector, wholePieces(b, starts));
+        continue;
+      }
       if (isa<AccLayoutAttr>(type.getEncoding())) {
         continue;
       } else if (isa<ColsLayoutAttr>(type.getEncoding())) {
@@ -655,6 +951,9 @@ LogicalResult LayoutAssignment::run() {
       }
     }
   }
+
+  if (failed(prefetchLoads()))
+    return failure();
 
   // Descriptors of kernel pointers served only the stores; the pointers
   // become global LLVM pointers.

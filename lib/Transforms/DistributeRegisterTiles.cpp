@@ -12,6 +12,7 @@
 #include "fa4/Transforms/Passes.h"
 
 #include "FA4/AccFragment.h"
+#include "FA4/CoalescedFragment.h"
 #include "FA4/FA4Dialect.h"
 #include "Tile/TileDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -40,7 +41,51 @@ bool isLaidOut(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor &&
          isa_and_nonnull<AccLayoutAttr, RowsLayoutAttr, ColsLayoutAttr,
-                         BlockedLayoutAttr>(tensor.getEncoding());
+                         BlockedLayoutAttr, CoalescedLayoutAttr>(
+             tensor.getEncoding());
+}
+
+/// The thread's warp in its warpgroup and its lane, as i32 values.
+std::pair<Value, Value> warpAndLane(ImplicitLocOpBuilder &b) {
+  Value tid = NVVM::ThreadIdXOp::create(b, b.getI32Type());
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, v, 32);
+  };
+  Value inGroup = arith::RemUIOp::create(b, tid, c(128));
+  return {arith::DivUIOp::create(b, inGroup, c(32)),
+          arith::RemUIOp::create(b, inGroup, c(32))};
+}
+
+/// A balanced tree of `combine` over `values`: log2 of them dependent
+/// steps instead of one chain through all.
+Value reduceTree(SmallVector<Value> level,
+                 function_ref<Value(Value, Value)> combine) {
+  while (level.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2)
+      next.push_back(combine(level[i], level[i + 1]));
+    if (level.size() % 2)
+      next.push_back(level.back());
+    level = std::move(next);
+  }
+  return level.front();
+}
+
+/// `value` combined with the same value of the lanes `offsets` apart, by
+/// butterfly shuffles: every lane of the group ends with the whole.
+Value reduceLanes(ImplicitLocOpBuilder &b, Value value,
+                  ArrayRef<int64_t> offsets,
+                  function_ref<Value(Value, Value)> combine) {
+  Value fullMask = arith::ConstantIntOp::create(b, -1, 32);
+  Value clamp = arith::ConstantIntOp::create(b, 0x1f, 32);
+  for (int64_t lanes : offsets) {
+    Value offset = arith::ConstantIntOp::create(b, lanes, 32);
+    Value other =
+        NVVM::ShflOp::create(b, value.getType(), fullMask, value, offset, clamp,
+                             NVVM::ShflKind::bfly, UnitAttr());
+    value = combine(value, other);
+  }
+  return value;
 }
 
 bool mentionsLayout(Operation *op) {
@@ -122,10 +167,14 @@ struct ReduceLowering : public OpConversionPattern<tile::ReduceOp> {
   matchAndRewrite(tile::ReduceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto srcType = cast<RankedTensorType>(op.getSrc().getType());
-    if (!isa_and_nonnull<AccLayoutAttr>(srcType.getEncoding()) ||
-        op.getAxis() != 1)
-      return rewriter.notifyMatchFailure(
-          op, "only row reductions of #fa4.acc tiles distribute");
+    auto coalesced =
+        dyn_cast_or_null<CoalescedLayoutAttr>(srcType.getEncoding());
+    if (op.getAxis() != 1 ||
+        !(coalesced || isa_and_nonnull<AccLayoutAttr>(srcType.getEncoding())))
+      return op.emitOpError()
+             << "reduces " << srcType << " along axis " << op.getAxis()
+             << ": fa4 reduces the rows of register tiles (axis 1), not yet "
+                "their columns";
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     bool isMax = op.getKind() == tile::ReduceKind::max;
     auto combine = [&](Value x, Value y) -> Value {
@@ -134,35 +183,36 @@ struct ReduceLowering : public OpConversionPattern<tile::ReduceOp> {
       return arith::AddFOp::create(b, x, y);
     };
     Value src = adaptor.getSrc();
-    int64_t blocks = srcType.getDimSize(1) / kAccBlockColumns;
-    Value fullMask = arith::ConstantIntOp::create(b, -1, 32);
-    Value clamp = arith::ConstantIntOp::create(b, 0x1f, 32);
     SmallVector<Value> rows;
+    if (coalesced) {
+      // Each of the thread's rows: a tree over its pieces, then the row's
+      // lanes.
+      CoalescedGeometry layout{coalesced.getCols()};
+      SmallVector<int64_t> offsets;
+      for (int64_t lanes = 1; lanes < layout.lanes(); lanes *= 2)
+        offsets.push_back(lanes);
+      int64_t perRow = layout.rowValues();
+      for (int64_t a = 0, n = layout.rowVectorValues(srcType.getDimSize(0));
+           a < n; ++a) {
+        SmallVector<Value> level;
+        for (int64_t i = 0; i < perRow; ++i)
+          level.push_back(vector::ExtractOp::create(b, src, a * perRow + i));
+        rows.push_back(reduceLanes(b, reduceTree(std::move(level), combine),
+                                   offsets, combine));
+      }
+      rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
+          op, getTypeConverter()->convertType(op.getType()), rows);
+      return success();
+    }
+    int64_t blocks = srcType.getDimSize(1) / kAccBlockColumns;
     for (int64_t h = 0; h < 2; ++h) {
-      // A balanced tree over the thread's values of the row: log2 of them
-      // dependent steps instead of one chain through all.
       SmallVector<Value> level;
       for (int64_t j = 0; j < blocks; ++j)
         for (int64_t e = 0; e < 2; ++e)
           level.push_back(
               vector::ExtractOp::create(b, src, accValueIndex(j, h, e)));
-      while (level.size() > 1) {
-        SmallVector<Value> next;
-        for (size_t i = 0; i + 1 < level.size(); i += 2)
-          next.push_back(combine(level[i], level[i + 1]));
-        if (level.size() % 2)
-          next.push_back(level.back());
-        level = std::move(next);
-      }
-      Value acc = level.front();
-      for (int64_t lanes : {1, 2}) {
-        Value offset = arith::ConstantIntOp::create(b, lanes, 32);
-        Value other =
-            NVVM::ShflOp::create(b, acc.getType(), fullMask, acc, offset, clamp,
-                                 NVVM::ShflKind::bfly, UnitAttr());
-        acc = combine(acc, other);
-      }
-      rows.push_back(acc);
+      rows.push_back(reduceLanes(b, reduceTree(std::move(level), combine),
+                                 {1, 2}, combine));
     }
     rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
         op, getTypeConverter()->convertType(op.getType()), rows);
@@ -178,12 +228,24 @@ struct BroadcastLowering : public OpConversionPattern<tile::BroadcastOp> {
   matchAndRewrite(tile::BroadcastOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto resultType = cast<RankedTensorType>(op.getType());
+    SmallVector<int64_t> mask;
+    if (auto coalesced =
+            dyn_cast_or_null<CoalescedLayoutAttr>(resultType.getEncoding())) {
+      // Along the columns each value takes its row's; along the rows its
+      // column's.
+      int64_t perRow = CoalescedGeometry{coalesced.getCols()}.rowValues();
+      for (int64_t i = 0, e = getDistributedType(resultType).getNumElements();
+           i < e; ++i)
+        mask.push_back(op.getAxis() == 1 ? i / perRow : i % perRow);
+      rewriter.replaceOpWithNewOp<vector::ShuffleOp>(op, adaptor.getSrc(),
+                                                     adaptor.getSrc(), mask);
+      return success();
+    }
     if (!isa_and_nonnull<AccLayoutAttr>(resultType.getEncoding()))
       return rewriter.notifyMatchFailure(
           op, "only broadcasts into #fa4.acc tiles distribute");
     // Along the columns each value takes its row half's; along the rows
     // its column's, 2j + e of the thread's column values.
-    SmallVector<int64_t> mask;
     for (int64_t i = 0, e = accValueCount(resultType.getDimSize(1)); i < e;
          ++i) {
       AccValuePosition value = accValuePosition(i);
@@ -303,6 +365,39 @@ struct IotaLowering : public OpConversionPattern<tile::IotaOp> {
       return failure();
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     Type elementType = type.getElementType();
+    auto toElement = [&](Value index) {
+      return elementType == b.getI32Type()
+                 ? index
+                 : arith::IndexCastOp::create(b, elementType, index)
+                       .getResult();
+    };
+    if (auto coalesced =
+            dyn_cast_or_null<CoalescedLayoutAttr>(type.getEncoding())) {
+      // CoalescedFragment.h: the thread's first row and column, and each
+      // value's offsets from them.
+      CoalescedGeometry layout{coalesced.getCols()};
+      auto [warp, lane] = warpAndLane(b);
+      auto [row, col] =
+          buildCoalescedThreadOrigin<arith::AddIOp, arith::MulIOp,
+                                     arith::DivUIOp, arith::RemUIOp>(
+              b, layout, warp, lane, [&](int64_t v) -> Value {
+                return arith::ConstantIntOp::create(b, v, 32);
+              });
+      bool rows =
+          coalesced.isRowVector() || (coalesced.isTile() && op.getAxis() == 0);
+      SmallVector<Attribute> offsets;
+      for (int64_t i = 0, n = vectorType.getNumElements(); i < n; ++i)
+        offsets.push_back(b.getIntegerAttr(
+            elementType, coalesced.isRowVector() ? i * layout.footprintRows()
+                         : rows                  ? layout.rowOffset(i)
+                                                 : layout.columnOffset(i)));
+      Value splat = vector::BroadcastOp::create(b, vectorType,
+                                                toElement(rows ? row : col));
+      Value offsetVector = arith::ConstantOp::create(
+          b, vectorType, DenseElementsAttr::get(vectorType, offsets));
+      rewriter.replaceOpWithNewOp<arith::AddIOp>(op, splat, offsetVector);
+      return success();
+    }
     // Thread position in its warpgroup: warp w, lane l; its first row and
     // column in the tile (AccFragment.h).
     Value tid = NVVM::ThreadIdXOp::create(b, b.getI32Type());

@@ -231,7 +231,7 @@ static LogicalResult consumersOnly(func::FuncOp function, ConfigAttr config) {
   b.createBlock(&specialized.getBody());
   int64_t warps = consumer.getWarps();
   auto role = RoleOp::create(b, function.getLoc(), RoleKind::consumer, warps,
-                             getEntryRegisters(warps * 32));
+                             getEntryRegisters(warps * 32, config));
   Block *block = b.createBlock(&role.getBody());
   for (Operation *op : moved)
     op->moveBefore(block, block->end());
@@ -245,6 +245,14 @@ struct WarpSpecializePass
     auto specializeKernel = [](func::FuncOp function, ConfigAttr config) {
       bool pipelined = false;
       function.walk([&](ProducerLoadOp) { pipelined = true; });
+      if (pipelined && config.getCtasPerSm() != 1)
+        return LogicalResult(
+            function.emitOpError()
+            << "loads by TMA, so its producer warp and consumer warpgroups "
+               "share an SM's registers through setmaxnreg, but the plan "
+               "asks for "
+            << config.getCtasPerSm()
+            << " CTAs an SM (ctas-per-sm): such a kernel runs one");
       return pipelined ? specialize(function, config)
                        : consumersOnly(function, config);
     };

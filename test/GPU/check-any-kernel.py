@@ -8,8 +8,8 @@ and checks their outputs against references computed here with numpy.
                       [--backward D[,f16]=KDQ:KDKDV ...]
                       [--alibi K:HEADS] [--chunked K:CHUNK] [--document K]
                       [--bias K]
-                      [--vector-add K] [--layer-norm K] [--rms-norm K]
-                      [--matmul-gelu K]
+                      [--vector-add K] [--row-softmax K] [--layer-norm K]
+                      [--rms-norm K] [--matmul-gelu K]
 
 --gemm-relu takes the kernel file of examples/gemm-relu (C = relu(alpha A B),
 A [M, K] and B [K, N] row-major bf16); --attention that of
@@ -32,12 +32,13 @@ GQA, Sq != Sk both ways, causal); --document that of its document
 masking (packed samples of random lengths, some of one token, each token's
 document and each document's first token given as i32 tensors; O and the
 LSE against float64, GQA, causal); --bias that of its bias from a tensor
-(scores + bias [B, H, Sq, Sk] bf16, the cases of --alibi); --vector-add, --layer-norm, --rms-norm
-and --matmul-gelu the kernels of examples/triton-tutorials (Triton's vector
-add of f32 vectors of any length, exactly; its layer norm
-forward with the rows' mean and rstd, RMSNorm, both over rows of any N that
-is a multiple of 8, and the matmul with a bias and exact GELU, any M, N
-and K multiples of 8; against float64). The inputs
+(scores + bias [B, H, Sq, Sk] bf16, the cases of --alibi); --vector-add,
+--row-softmax, --layer-norm, --rms-norm and --matmul-gelu the kernels of
+examples/triton-tutorials (Triton's vector add of f32 vectors of any
+length, exactly; its softmax, its layer norm forward with the rows' mean
+and rstd, and RMSNorm, over rows of any N, odd ones included; the matmul
+with a bias and exact GELU, any M and N, K a multiple of 8; against
+float64). The inputs
 are 16-bit values written as '<f4' .npy files; fa4-run converts them exactly,
 and fills each output with NaNs before the launch.
 Prints one line per case and exits 1 when a case fails.
@@ -523,6 +524,7 @@ def main():
     parser.add_argument("--vector-add", metavar="KERNEL")
     parser.add_argument("--layer-norm", metavar="KERNEL")
     parser.add_argument("--rms-norm", metavar="KERNEL")
+    parser.add_argument("--row-softmax", metavar="KERNEL")
     parser.add_argument("--matmul-gelu", metavar="KERNEL")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -584,17 +586,24 @@ def main():
             report(f"vector_add n={n}",
                    check_vector_add(args.fa4_run, args.vector_add, args.work,
                                     n, rng))
-    # Rows no program's 128 divide,
-    # rows of one block, of part of one, of many and a part.
+    # Rows no program's 8 divide; rows of part of a block, of one, of many
+    # and a part; odd N, whose rows start at odd elements (read and written
+    # value by value).
+    row_shapes = ((1000, 200), (77, 4096), (300, 1000), (4096, 128), (5, 8),
+                  (9, 4097), (3, 10000), (33, 333), (1, 1))
     for kind, kernel in (("layer_norm", args.layer_norm),
                          ("rms_norm", args.rms_norm)):
         if not kernel:
             continue
-        for rows, n in ((1000, 200), (77, 4096), (300, 1000), (4096, 128),
-                        (5, 8)):
+        for rows, n in row_shapes:
             report(f"{kind} n={n} rows={rows}",
                    check_norm(args.fa4_run, kernel, args.work, kind, n, rows,
                               rng))
+    if args.row_softmax:
+        for rows, n in row_shapes:
+            report(f"row_softmax n={n} rows={rows}",
+                   check_softmax(args.fa4_run, args.row_softmax, args.work, n,
+                                 False, rows, rng))
     if args.matmul_gelu:
         for m, n, k in ((1000, 1000, 512), (128, 256, 64), (77, 328, 200),
                         (300, 8, 8)):

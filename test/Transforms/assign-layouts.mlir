@@ -93,7 +93,13 @@ func.func @required_width(%c: !tile.ptr<bf16> {fa4.name = "c"}, %m: index, %n: i
 
 // -----
 
-func.func @odd_rows() {
+// In a kernel with a dot, register tiles have the plan's rows (those of a
+// kernel without one take #fa4.coalesced: test/Transforms/coalesced.mlir).
+func.func @odd_rows(%a: !tile.desc<128x128xbf16>) {
+  %c0 = arith.constant 0 : index
+  %at = tile.load %a[%c0, %c0] : !tile.desc<128x128xbf16> -> tensor<128x128xbf16>
+  %acc = arith.constant dense<0.0> : tensor<128x128xf32>
+  %s = tile.dot %at, %at, %acc : tensor<128x128xbf16>, tensor<128x128xbf16>, tensor<128x128xf32>
   // expected-error @below {{a register tile 'tensor<96x128xf32>' does not have the plan's 128 rows (2 consumer warpgroups of 64 rows): fa4 keeps 2-d tiles and row vectors of the CTA's rows in registers}}
   %zero = arith.constant dense<0.0> : tensor<96x128xf32>
   return

@@ -201,8 +201,11 @@ func.func @short_tile_through_pointer(%x: !tile.ptr<f32>, %n: index) {
   %c64 = arith.constant 64 : index
   %c0 = arith.constant 0 : index
   %ld = tile.make_desc %x, [%n, %c64], [%c64, %c1] : !tile.ptr<f32> -> !tile.desc<64x64xf32>
-  // expected-error @below {{'tile.load' op loads 'tensor<64x64xf32>' in blocks of '!tile.desc<64x64xf32>' through a tile.make_desc: fa4 loads f32, bf16, f16 or i32 vectors and 2-d tiles of the plan's 128 CTA rows that way (blocks of leading 1s, then contiguous rows), and other 2-d tiles through descriptor arguments (tensor maps)}}
+  // expected-error @below {{'tile.load' op loads 'tensor<64x64xf32>' in blocks of '!tile.desc<64x64xf32>' through a tile.make_desc: fa4 loads f32, bf16, f16 or i32 vectors and 2-d tiles of the plan's 128 CTA rows (of any rows in a kernel without a dot) that way (blocks of leading 1s, then contiguous rows), and other 2-d tiles through descriptor arguments (tensor maps)}}
   %t = tile.load %ld[%c0, %c0] : !tile.desc<64x64xf32> -> tensor<64x64xf32>
   %e = math.exp %t : tensor<64x64xf32>
+  %acc = arith.constant dense<0.0> : tensor<128x128xf32>
+  %b = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xbf16>
+  %s = tile.dot %b, %b, %acc : tensor<128x128xbf16>, tensor<128x128xbf16>, tensor<128x128xf32>
   return
 }

@@ -48,6 +48,9 @@ struct Plan {
   std::optional<bool> dynamicSchedule;
   /// A persistent kernel stages O for its TMA store in the tile's Q stage.
   std::optional<bool> oInQ;
+  /// CTAs an SM runs at once, which share its registers (a kernel without
+  /// warp roles).
+  std::optional<int64_t> ctasPerSm;
 
   /// One row of the field table.
   struct Field {

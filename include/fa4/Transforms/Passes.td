@@ -123,15 +123,24 @@ def FA4AssignLayouts : Pass<"fa4-assign-layouts", "ModuleOp"> {
     `tma_store`, becomes `fa4.tma_store` through a staging tile of the CTA's
     rows (`fa4.shared_buffer`), the argument a tensor map of one warpgroup's
     rows by 64-column boxes, and the kernel ends with `fa4.tma_store_wait`.
-    A register tile of other rows is an error that names its shape and the
-    plan's rows.
+    In a kernel without a dot, a 2-d register tile of other rows than the
+    CTA's (a softmax's or a norm's few rows of a program) becomes each
+    warpgroup's share of its rows in `#fa4.coalesced` (a row a warp or a
+    few, a row's lanes side by side in pieces of 8 elements), and the
+    vectors that its reductions give and its broadcasts take the layout's
+    slices; its loads and stores through pointers are each done twice
+    under one test (`scf.if`), a piece at once (`pieces`) where the row
+    stride, the first column and the count are multiples of 8 elements.
+    Any other register tile of other rows is an error that names its shape
+    and the plan's rows.
 
     ```
     fa4-opt --fa4-attach-config=head-dim=128 --fa4-assign-layouts
     ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
-                           "::mlir::LLVM::LLVMDialect"];
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def FA4PipelineTMA : Pass<"fa4-pipeline-tma", "ModuleOp"> {

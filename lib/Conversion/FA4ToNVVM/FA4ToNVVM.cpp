@@ -126,9 +126,12 @@ struct ConvertFA4ToNVVMPass
     // Kernels, and which of their parameters are tensor maps.
     llvm::StringMap<SmallVector<std::pair<unsigned, TensorMapType>>>
         tensorMapArgs;
+    // Kernels' plans, for the registers they start with.
+    llvm::StringMap<ConfigAttr> configs;
     for (auto kernel : module.getOps<func::FuncOp>()) {
       if (!kernel->hasAttr(kKernelAttrName))
         continue;
+      configs[kernel.getSymName()] = lookupConfig(kernel);
       if (!kernel->hasAttr(kThreadsAttrName)) {
         kernel.emitError() << "kernel has no thread count; give it an "
                               "fa4.warp_specialize and run "
@@ -219,7 +222,8 @@ struct ConvertFA4ToNVVMPass
           "nvvm.maxntid",
           builder.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
       function->setAttr("nvvm.maxnreg",
-                        builder.getI32IntegerAttr(getEntryRegisters(threads)));
+                        builder.getI32IntegerAttr(getEntryRegisters(
+                            threads, configs.lookup(function.getSymName()))));
       // f32 denormals flush to zero, as CUDA's fast math does: exp2 becomes
       // the single MUFU ex2.approx.ftz instead of a denormal-safe sequence.
       function.setDenormalFpMathF32Attr(builder.getStringAttr("preserve-sign"));

@@ -1,10 +1,10 @@
 //===- Memory.cpp - global stores and program ids to NVVM -----------------===//
 //
 // Lowering of `fa4.global_store` (each thread's pairs of an #fa4.acc tile, or
-// a quad's two values of an #fa4.rows tile, rows past the limit and
-// columns past the count not written), of
-// `fa4.global_load` (a thread's rows or columns of a vector, or its values
-// of a tile, zeros past its end), of
+// a quad's two values of an #fa4.rows tile, or a thread's pieces of an
+// #fa4.coalesced tile, rows past the limit and columns past the count not
+// written), of `fa4.global_load` (a thread's rows or columns of a vector,
+// or its values or pieces of a tile, zeros past its end), of
 // a warpgroup's read of a shared-memory tile into registers
 // (`fa4.shared_load`, ldmatrix), of the TMA-store epilogue
 // (`fa4.shared_buffer`, `fa4.tma_store`, `fa4.tma_store_wait`) and of the tile
@@ -16,6 +16,7 @@
 
 #include "Common.h"
 #include "FA4/AccFragment.h"
+#include "FA4/CoalescedFragment.h"
 #include "Tile/TileDialect.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -56,6 +57,132 @@ void atomicAdd(ImplicitLocOpBuilder &b, Value values, Value ptr) {
   }
 }
 
+/// The thread's first row and column of a #fa4.coalesced `layout`, as i64
+/// values, and its lane.
+struct CoalescedThread {
+  Value row, col, lane;
+};
+CoalescedThread coalescedThread(ImplicitLocOpBuilder &b,
+                                CoalescedGeometry layout) {
+  auto [inGroup, warp, lane] = warpgroupThread(b, b.getI64Type());
+  auto [row, col] = buildCoalescedThreadOrigin<LLVM::AddOp, LLVM::MulOp,
+                                               LLVM::UDivOp, LLVM::URemOp>(
+      b, layout, warp, lane, [&](int64_t v) { return i64Const(b, v); });
+  return {row, col, lane};
+}
+
+/// The mask of a piece of 8 from column `c`: where the row lies inside
+/// and the column `c + e` is below `count` (no count: every column).
+Value pieceMask(ImplicitLocOpBuilder &b, Value rowInside, Value c,
+                Value count) {
+  Value mask = LLVM::UndefOp::create(
+      b, VectorType::get({kCoalescedPiece}, b.getI1Type()));
+  for (int64_t e = 0; e < kCoalescedPiece; ++e) {
+    Value inside = rowInside;
+    if (count)
+      inside = LLVM::AndOp::create(
+          b, inside,
+          LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::slt,
+                               LLVM::AddOp::create(b, c, i64Const(b, e)),
+                               count));
+    mask = LLVM::InsertElementOp::create(b, mask, inside, i32Const(b, e));
+  }
+  return mask;
+}
+
+/// A #fa4.coalesced load: the thread's values of the tile (row by row
+/// `a`, piece by piece `k`), of a row vector (a value per row) or of a
+/// column vector (its pieces), each past the rows or the count 0. With
+/// `pieces` one vector load a piece (the address of an element at
+/// `base` where it lies outside, a valid one), else one load a value.
+LogicalResult lowerCoalescedLoad(GlobalLoadOp op, Value base, Value start,
+                                 Value count, Value stride, Value rows,
+                                 VectorType type,
+                                 ConversionPatternRewriter &rewriter) {
+  ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+  CoalescedLayoutAttr attr = op.getCoalescedAttr();
+  CoalescedGeometry layout{attr.getCols()};
+  Type element = type.getElementType();
+  auto [row, col, lane] = coalescedThread(b, layout);
+  auto lt = [&](Value x, Value y) {
+    return LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::slt, x, y);
+  };
+  auto zeroOf = [&](Type t) { return LLVM::ZeroOp::create(b, t).getResult(); };
+  auto at = [&](Value index) {
+    return LLVM::GEPOp::create(b, base.getType(), element, base,
+                               ArrayRef<LLVM::GEPArg>{index})
+        .getResult();
+  };
+  Value zero = zeroOf(element);
+  auto loadOne = [&](Value inside, Value index) -> Value {
+    Value offset = LLVM::SelectOp::create(b, inside, index, i64Const(b, 0));
+    return LLVM::SelectOp::create(
+        b, inside, LLVM::LoadOp::create(b, element, at(offset)), zero);
+  };
+  SmallVector<Value> values;
+  // The piece of 8 from column `c` of the row starting at `rowStart`.
+  auto readPiece = [&](Value rowInside, Value rowStart, Value c) {
+    if (op.getPieces()) {
+      auto pieceType = VectorType::get({kCoalescedPiece}, element);
+      Value inside = LLVM::AndOp::create(b, rowInside, lt(c, count));
+      Value offset = LLVM::SelectOp::create(
+          b, inside, LLVM::AddOp::create(b, rowStart, c), i64Const(b, 0));
+      Value piece = LLVM::LoadOp::create(
+          b, pieceType, at(offset),
+          kCoalescedPiece * element.getIntOrFloatBitWidth() / 8 >= 16
+              ? 16
+              : kCoalescedPiece * element.getIntOrFloatBitWidth() / 8);
+      piece = LLVM::SelectOp::create(b, inside, piece, zeroOf(pieceType));
+      for (int64_t e = 0; e < kCoalescedPiece; ++e)
+        values.push_back(
+            LLVM::ExtractElementOp::create(b, piece, i32Const(b, e)));
+      return;
+    }
+    // A masked load of the piece from its first element (those outside
+    // are not read), element-aligned: one address a piece.
+    auto pieceType = VectorType::get({kCoalescedPiece}, element);
+    Value piece = LLVM::MaskedLoadOp::create(
+        b, pieceType, at(LLVM::AddOp::create(b, rowStart, c)),
+        pieceMask(b, rowInside, c, count), zeroOf(pieceType),
+        static_cast<uint32_t>(element.getIntOrFloatBitWidth() / 8));
+    for (int64_t e = 0; e < kCoalescedPiece; ++e)
+      values.push_back(
+          LLVM::ExtractElementOp::create(b, piece, i32Const(b, e)));
+  };
+  Value yes = LLVM::ConstantOp::create(b, b.getI1Type(), b.getBoolAttr(true));
+  if (attr.isRowVector()) {
+    for (int64_t a = 0; a < type.getNumElements(); ++a) {
+      Value r =
+          LLVM::AddOp::create(b, row, i64Const(b, a * layout.footprintRows()));
+      values.push_back(loadOne(lt(r, count), LLVM::AddOp::create(b, start, r)));
+    }
+  } else {
+    int64_t rowCount =
+        attr.isTile() ? type.getNumElements() / layout.rowValues() : 1;
+    for (int64_t a = 0; a < rowCount; ++a) {
+      Value rowInside = yes, rowStart = start;
+      if (attr.isTile()) {
+        Value r = LLVM::AddOp::create(b, row,
+                                      i64Const(b, a * layout.footprintRows()));
+        rowInside = lt(r, rows);
+        rowStart =
+            LLVM::AddOp::create(b, start, LLVM::MulOp::create(b, r, stride));
+      }
+      for (int64_t k = 0; k < layout.pieces(); ++k)
+        readPiece(
+            rowInside, rowStart,
+            LLVM::AddOp::create(
+                b, col, i64Const(b, k * kCoalescedPiece * layout.lanes())));
+    }
+  }
+  Value result = LLVM::UndefOp::create(b, type);
+  for (auto [i, value] : llvm::enumerate(values))
+    result = LLVM::InsertElementOp::create(b, result, value,
+                                           i32Const(b, int64_t(i)));
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
 /// Each of a thread's values of the vector (its two rows, its columns, or
 /// its piece of a run) or of the #fa4.acc tile read with one load, of the
 /// element at the base when it lies past `count` (or `rows`: a valid address
@@ -68,6 +195,10 @@ struct GlobalLoadLowering : public ConvertOpToLLVMPattern<GlobalLoadOp> {
     auto type = dyn_cast<VectorType>(op.getType());
     if (!type)
       return rewriter.notifyMatchFailure(op, "undistributed vector");
+    if (op.getCoalescedAttr())
+      return lowerCoalescedLoad(op, adaptor.getBase(), adaptor.getStart(),
+                                adaptor.getCount(), adaptor.getStride(),
+                                adaptor.getRows(), type, rewriter);
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     Type i64 = b.getI64Type();
     Type element = type.getElementType();
@@ -140,6 +271,105 @@ struct GlobalLoadLowering : public ConvertOpToLLVMPattern<GlobalLoadOp> {
   }
 };
 
+/// A #fa4.coalesced store: the thread's values of the tile, row by row `a`
+/// (rows past the limit not written) and piece by piece (columns past the
+/// count not written: with `pieces` a piece under one test by one vector
+/// store, else value by value under their own), or of a row vector, a
+/// value a row by the row's first lane.
+LogicalResult lowerCoalescedStore(GlobalStoreOp op,
+                                  GlobalStoreOp::Adaptor adaptor,
+                                  VectorType type,
+                                  ConversionPatternRewriter &rewriter) {
+  ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+  CoalescedLayoutAttr attr = op.getCoalescedAttr();
+  CoalescedGeometry layout{attr.getCols()};
+  Type element = type.getElementType();
+  int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+  Value tile = adaptor.getTile();
+  Value base = adaptor.getBase();
+  auto [row, col, lane] = coalescedThread(b, layout);
+  auto at = [&](Value index) {
+    return LLVM::GEPOp::create(b, base.getType(), element, base,
+                               ArrayRef<LLVM::GEPArg>{index})
+        .getResult();
+  };
+  auto storeOne = [&](Value inside, Value value, Value index) {
+    auto oneType = VectorType::get({1}, element);
+    Value one = LLVM::UndefOp::create(b, oneType);
+    one = LLVM::InsertElementOp::create(b, one, value, i32Const(b, 0));
+    Value mask = LLVM::UndefOp::create(b, VectorType::get({1}, b.getI1Type()));
+    mask = LLVM::InsertElementOp::create(b, mask, inside, i32Const(b, 0));
+    LLVM::MaskedStoreOp::create(b, one, at(index), mask,
+                                b.getI32IntegerAttr(bytes));
+  };
+  Value first = LLVM::AddOp::create(b, adaptor.getRow(), row);
+  auto rowOf = [&](int64_t a) {
+    Value r =
+        LLVM::AddOp::create(b, first, i64Const(b, a * layout.footprintRows()));
+    Value inside = LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::ult, r,
+                                        adaptor.getRowLimit());
+    Value rowStart = LLVM::AddOp::create(
+        b, LLVM::MulOp::create(b, r, adaptor.getStride()), adaptor.getCol());
+    return std::pair{inside, rowStart};
+  };
+  if (attr.isRowVector()) {
+    // The row's first lane writes its value.
+    Value leader = LLVM::ICmpOp::create(
+        b, LLVM::ICmpPredicate::eq,
+        LLVM::URemOp::create(b, lane, i64Const(b, layout.lanes())),
+        i64Const(b, 0));
+    for (int64_t a = 0; a < type.getNumElements(); ++a) {
+      auto [inside, index] = rowOf(a);
+      storeOne(LLVM::AndOp::create(b, leader, inside),
+               LLVM::ExtractElementOp::create(b, tile, i32Const(b, a)), index);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+  Value columns = adaptor.getColumns();
+  auto columnInside = [&](Value inside, Value c) {
+    if (!columns)
+      return inside;
+    return LLVM::AndOp::create(
+               b, inside,
+               LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::slt, c, columns))
+        .getResult();
+  };
+  int64_t perRow = layout.rowValues();
+  auto pieceType = VectorType::get({kCoalescedPiece}, element);
+  for (int64_t a = 0, n = type.getNumElements() / perRow; a < n; ++a) {
+    auto [rowInside, rowStart] = rowOf(a);
+    for (int64_t k = 0; k < layout.pieces(); ++k) {
+      Value c = LLVM::AddOp::create(
+          b, col, i64Const(b, k * kCoalescedPiece * layout.lanes()));
+      int32_t firstValue =
+          static_cast<int32_t>(a * perRow + k * kCoalescedPiece);
+      if (op.getPieces()) {
+        SmallVector<int32_t> mask;
+        for (int32_t e = 0; e < kCoalescedPiece; ++e)
+          mask.push_back(firstValue + e);
+        Value piece =
+            LLVM::ShuffleVectorOp::create(b, pieceType, tile, tile, mask);
+        Value index = LLVM::AddOp::create(b, rowStart, c);
+        beginUnder(b, rewriter, op, columnInside(rowInside, c));
+        LLVM::StoreOp::create(b, piece, at(index), 16);
+        b.setInsertionPoint(op);
+        continue;
+      }
+      // A masked store of the piece from its first element.
+      SmallVector<int32_t> mask;
+      for (int32_t e = 0; e < kCoalescedPiece; ++e)
+        mask.push_back(firstValue + e);
+      LLVM::MaskedStoreOp::create(
+          b, LLVM::ShuffleVectorOp::create(b, pieceType, tile, tile, mask),
+          at(LLVM::AddOp::create(b, rowStart, c)),
+          pieceMask(b, rowInside, c, columns), b.getI32IntegerAttr(bytes));
+    }
+  }
+  rewriter.eraseOp(op);
+  return success();
+}
+
 struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -148,6 +378,8 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
     auto type = dyn_cast<VectorType>(op.getTile().getType());
     if (!type)
       return rewriter.notifyMatchFailure(op, "undistributed tile");
+    if (op.getCoalescedAttr())
+      return lowerCoalescedStore(op, adaptor, type, rewriter);
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     Type i64 = b.getI64Type();
     Type elementType = type.getElementType();

@@ -58,16 +58,18 @@ void overlapLaunches(ImplicitLocOpBuilder &b) {
 }
 
 /// Replace `op` by one scf.if per role; returns the block's thread count.
-/// `broadcastGroup`: read each warpgroup index from lane 0. `programmatic`:
+/// The kernel's plan `config` (if any) gives the registers it starts with;
+/// a persistent one reads each warpgroup index from lane 0. `programmatic`:
 /// each role starts with overlapLaunches.
-int64_t lowerWarpSpecialize(WarpSpecializeOp op, bool broadcastGroup,
+int64_t lowerWarpSpecialize(WarpSpecializeOp op, ConfigAttr config,
                             bool programmatic) {
+  bool broadcastGroup = config && config.getPersistent();
   SmallVector<RoleOp> roles =
       llvm::to_vector(op.getBody().front().getOps<RoleOp>());
   int64_t warps = 0;
   for (RoleOp role : roles)
     warps += role.getWarps();
-  int64_t entryRegs = getEntryRegisters(warps * 32);
+  int64_t entryRegs = getEntryRegisters(warps * 32, config);
 
   ImplicitLocOpBuilder b(op.getLoc(), op);
   Value tid = NVVM::ThreadIdXOp::create(b, b.getI32Type());
@@ -144,8 +146,7 @@ struct LowerWarpRolesPass
         continue;
       }
       ConfigAttr config = lookupConfig(function);
-      int64_t threads = lowerWarpSpecialize(
-          ops.front(), config && config.getPersistent(), programmatic);
+      int64_t threads = lowerWarpSpecialize(ops.front(), config, programmatic);
       function->setAttr(kThreadsAttrName, builder.getI64IntegerAttr(threads));
     }
   }

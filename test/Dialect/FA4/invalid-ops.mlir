@@ -359,7 +359,7 @@ func.func @f(%q: memref<64x128xbf16, 3>, %i: index) {
 // -----
 
 func.func @f(%o: tensor<64x128xbf16>, %p: !llvm.ptr<1>, %i: index) {
-  // expected-error @below {{stores tiles in the #fa4.acc, #fa4.rows or #fa4.blocked layout, got 'tensor<64x128xbf16>'}}
+  // expected-error @below {{stores tiles in the #fa4.acc, #fa4.rows, #fa4.blocked or #fa4.coalesced layout (a tile or its row vector), got 'tensor<64x128xbf16>'}}
   fa4.global_store %o, %p[%i, %i] rows(%i) stride(%i) : tensor<64x128xbf16>, !llvm.ptr<1>
   return
 }
@@ -595,7 +595,7 @@ func.func @cols_length(%v: tensor<60xf32, #fa4.cols>) {
 // -----
 
 func.func @global_store_columns_rows(%v: tensor<64xf32, #fa4.rows>, %p: !llvm.ptr<1>, %i: index) {
-  // expected-error @below {{limits the columns of 'tensor<64xf32, #fa4.rows>': columns() takes #fa4.acc tiles}}
+  // expected-error @below {{limits the columns of 'tensor<64xf32, #fa4.rows>': columns() takes #fa4.acc and #fa4.coalesced tiles}}
   fa4.global_store %v, %p[%i, %i] rows(%i) columns(%i) stride(%i) : tensor<64xf32, #fa4.rows>, !llvm.ptr<1>
   return
 }
@@ -605,5 +605,87 @@ func.func @global_store_columns_rows(%v: tensor<64xf32, #fa4.rows>, %p: !llvm.pt
 func.func @global_load_tile_cols(%p: !llvm.ptr<1>, %i: index) {
   // expected-error @below {{'fa4.global_load' op loads 'tensor<64x64xf32, #fa4.acc>' but says cols}}
   %v = fa4.global_load %p[%i] count(%i) stride(%i) rows(%i) cols : !llvm.ptr<1> -> tensor<64x64xf32, #fa4.acc>
+  return
+}
+
+// -----
+
+// expected-error @below {{#fa4.coalesced lays out tiles of 8 to 128 columns by powers of two or a multiple of 256, not 96}}
+func.func @coalesced_cols(%v: tensor<16x96xf32, #fa4.coalesced<cols = 96>>) {
+  return
+}
+
+// -----
+
+// expected-error @below {{#fa4.coalesced with 1024 columns lays out a warpgroup's rows in multiples of 4 (4 warps of 1 rows), not 2}}
+func.func @coalesced_rows(%v: tensor<2x1024xf32, #fa4.coalesced<cols = 1024>>) {
+  return
+}
+
+// -----
+
+// expected-error @below {{a #fa4.coalesced tile of 512 columns says cols = 1024}}
+func.func @coalesced_tile_cols(%v: tensor<4x512xf32, #fa4.coalesced<cols = 1024>>) {
+  return
+}
+
+// -----
+
+// expected-error @below {{a 8x4096 #fa4.coalesced tile is 256 values a thread, more than 128}}
+func.func @coalesced_values(%v: tensor<8x4096xf32, #fa4.coalesced<cols = 4096>>) {
+  return
+}
+
+// -----
+
+// expected-error @below {{a #fa4.coalesced column vector has the tile's 1024 columns, not 512}}
+func.func @coalesced_column_vector(%v: tensor<512xf32, #fa4.coalesced<cols = 1024, slice = 0>>) {
+  return
+}
+
+// -----
+
+// expected-error @below {{#fa4.coalesced slices dimension 0 or 1, not 2}}
+func.func @coalesced_slice(%v: tensor<4xf32, #fa4.coalesced<cols = 1024, slice = 2>>) {
+  return
+}
+
+// -----
+
+func.func @global_load_coalesced_flag(%p: !llvm.ptr<1>, %i: index) {
+  // expected-error @below {{'fa4.global_load' op says coalesced #fa4.coalesced<cols = 512> but loads 'tensor<4x1024xbf16, #fa4.coalesced<cols = 1024>>'}}
+  %v = fa4.global_load %p[%i] count(%i) stride(%i) rows(%i) coalesced <cols = 512> : !llvm.ptr<1> -> tensor<4x1024xbf16, #fa4.coalesced<cols = 1024>>
+  return
+}
+
+// -----
+
+func.func @global_load_coalesced_vector_stride(%p: !llvm.ptr<1>, %i: index) {
+  // expected-error @below {{'fa4.global_load' op takes stride() and rows(), a 2-d tile's, but says a vector's layout #fa4.coalesced<cols = 1024, slice = 1>}}
+  %v = fa4.global_load %p[%i] count(%i) stride(%i) rows(%i) coalesced <cols = 1024, slice = 1> : !llvm.ptr<1> -> tensor<4xf32, #fa4.coalesced<cols = 1024, slice = 1>>
+  return
+}
+
+// -----
+
+func.func @global_load_pieces(%p: !llvm.ptr<1>, %i: index) {
+  // expected-error @below {{'fa4.global_load' op says pieces without a #fa4.coalesced layout}}
+  %v = fa4.global_load %p[%i] count(%i) pieces : !llvm.ptr<1> -> tensor<64xf32, #fa4.rows>
+  return
+}
+
+// -----
+
+func.func @global_store_column_vector(%v: tensor<1024xf32, #fa4.coalesced<cols = 1024, slice = 0>>, %p: !llvm.ptr<1>, %i: index) {
+  // expected-error @below {{stores tiles in the #fa4.acc, #fa4.rows, #fa4.blocked or #fa4.coalesced layout (a tile or its row vector), got 'tensor<1024xf32, #fa4.coalesced<cols = 1024, slice = 0>>'}}
+  fa4.global_store %v, %p[%i, %i] rows(%i) stride(%i) coalesced <cols = 1024, slice = 0> : tensor<1024xf32, #fa4.coalesced<cols = 1024, slice = 0>>, !llvm.ptr<1>
+  return
+}
+
+// -----
+
+func.func @global_store_coalesced_flag(%v: tensor<4x1024xf32, #fa4.coalesced<cols = 1024>>, %p: !llvm.ptr<1>, %i: index) {
+  // expected-error @below {{'fa4.global_store' op does not say coalesced but stores 'tensor<4x1024xf32, #fa4.coalesced<cols = 1024>>'}}
+  fa4.global_store %v, %p[%i, %i] rows(%i) stride(%i) : tensor<4x1024xf32, #fa4.coalesced<cols = 1024>>, !llvm.ptr<1>
   return
 }

@@ -1,0 +1,110 @@
+//===- CoalescedFragment.h - a thread's values of #fa4.coalesced -*- C++
+//-*-===//
+//
+// The one owner of the `#fa4.coalesced<cols = C>` fragment: which of a
+// thread's values of a warpgroup's `R x C` tile holds which row and column,
+// and the same for the tile's row and column vectors (`slice = 1`, `0`).
+// The lanes of a warp spread along a row in pieces of 8 consecutive
+// elements (16 bytes of a 16-bit type, one vector access), `L = min(32,
+// C / 8)` lanes a row, so that a warp reads `32 / L` rows of 8 L columns at
+// once and the warpgroup's four warps `4 (32 / L)` rows, the tile's
+// footprint; the tile repeats the footprint down the rows (`a`) and along
+// the columns (`k`). Thread (warp w, lane l) holds rows
+// `a F + w (32 / L) + l / L` and columns `8 L k + 8 (l % L) + e`, the value
+// of (a, k, e) at index `(a K + k) 8 + e` with `F` the footprint's rows and
+// `K = C / (8 L)`. A row reduction is a tree over the thread's values of a
+// row and butterfly shuffles among the row's `L` lanes; a row vector holds
+// the values of the thread's rows (`a`), a column vector those of its
+// columns (`k`, `e`), the same in every warp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA4_COALESCEDFRAGMENT_H
+#define FA4_COALESCEDFRAGMENT_H
+
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+namespace mlir::fa4 {
+
+/// The consecutive elements of a row that one thread holds at a time.
+constexpr int64_t kCoalescedPiece = 8;
+/// The most values a thread holds of a #fa4.coalesced tile.
+constexpr int64_t kMaxCoalescedValues = 128;
+
+/// The geometry of a `#fa4.coalesced<cols = C>` layout.
+struct CoalescedGeometry {
+  int64_t cols;
+
+  /// The lanes that share a row.
+  constexpr int64_t lanes() const {
+    return std::min<int64_t>(32, cols / kCoalescedPiece);
+  }
+  /// The rows of one warp, and of the warpgroup's footprint.
+  constexpr int64_t warpRows() const { return 32 / lanes(); }
+  constexpr int64_t footprintRows() const { return 4 * warpRows(); }
+  /// The pieces of a row a thread holds (K).
+  constexpr int64_t pieces() const {
+    return cols / (kCoalescedPiece * lanes());
+  }
+  /// A thread's values of one of its rows.
+  constexpr int64_t rowValues() const { return pieces() * kCoalescedPiece; }
+  /// A thread's values of an `rows x cols` tile, and of its row vector.
+  constexpr int64_t tileValues(int64_t rows) const {
+    return rows / footprintRows() * rowValues();
+  }
+  constexpr int64_t rowVectorValues(int64_t rows) const {
+    return rows / footprintRows();
+  }
+  /// The row (a) and the column of the thread's value at `index`, relative
+  /// to the thread's first row and column.
+  constexpr int64_t rowOffset(int64_t index) const {
+    return index / rowValues() * footprintRows();
+  }
+  constexpr int64_t columnOffset(int64_t index) const {
+    int64_t inRow = index % rowValues();
+    return inRow / kCoalescedPiece * kCoalescedPiece * lanes() +
+           inRow % kCoalescedPiece;
+  }
+  /// Whether the layout exists: `C` is 8 to 256 columns by powers of two,
+  /// or a multiple of 256.
+  constexpr bool valid() const {
+    if (cols < kCoalescedPiece || cols % kCoalescedPiece != 0)
+      return false;
+    if (cols >= 256)
+      return cols % 256 == 0;
+    return (lanes() & (lanes() - 1)) == 0;
+  }
+};
+
+static_assert(CoalescedGeometry{1024}.lanes() == 32 &&
+                  CoalescedGeometry{1024}.pieces() == 4 &&
+                  CoalescedGeometry{1024}.columnOffset(9) == 257 &&
+                  CoalescedGeometry{64}.footprintRows() == 16 &&
+                  CoalescedGeometry{64}.rowOffset(8) == 16,
+              "the coalesced geometry");
+
+/// The IR of the first row and column the calling thread holds, given its
+/// `warp` in the warpgroup and its `lane`: `w (32 / L) + l / L` and
+/// `8 (l % L)`. Built of one dialect's integer ops (`llvm` or `arith`);
+/// `constant` makes a constant of the type of `warp` and `lane`.
+template <typename AddOp, typename MulOp, typename DivUOp, typename RemUOp>
+std::pair<Value, Value>
+buildCoalescedThreadOrigin(ImplicitLocOpBuilder &b, CoalescedGeometry layout,
+                           Value warp, Value lane,
+                           function_ref<Value(int64_t)> constant) {
+  Value row =
+      AddOp::create(b, MulOp::create(b, warp, constant(layout.warpRows())),
+                    DivUOp::create(b, lane, constant(layout.lanes())));
+  Value col =
+      MulOp::create(b, RemUOp::create(b, lane, constant(layout.lanes())),
+                    constant(kCoalescedPiece));
+  return {row, col};
+}
+
+} // namespace mlir::fa4
+
+#endif // FA4_COALESCEDFRAGMENT_H
