@@ -194,6 +194,26 @@ LogicalResult Pipelining::prepare(Load &load) {
   SmallVector<int64_t> box(block);
   box.back() = span;
   load.mapType = TensorMapType::get(context, element, box, 128);
+  // A block loaded once for a dot stays in a stage the plan sizes (Q's in
+  // attention): its CTA rows (or a warpgroup's) by the width the plan was
+  // derived for.
+  int64_t ctaRows = config.getBm() * config.getQTiles();
+  if (!load.loop && !load.dots.empty() &&
+      ((rows != ctaRows && rows != config.getBm()) ||
+       (cols != config.getPaddedHeadDim() &&
+        cols != config.getPaddedHeadDimV()) ||
+       element != config.getElementType())) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << rows << "x" << cols << "x" << element << " block";
+    os << " once, outside a loop, for a dot: fa4 keeps such a block in "
+          "shared memory for the whole program, in a stage of the plan's "
+       << ctaRows << " CTA rows by the " << config.getPaddedHeadDim()
+       << " columns of " << config.getElementType()
+       << " it was derived for; derive the plan for this width or load the "
+          "block in a loop";
+    return op.emitOpError() << "loads a " << text;
+  }
   return success();
 }
 

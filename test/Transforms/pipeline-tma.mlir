@@ -164,3 +164,26 @@ func.func @reread(%x: !tile.desc<128x128xbf16>, %n: index, %out: !tile.ptr<f32>)
   tile.store %both, %od[%c0] : tensor<128xf32>, !tile.desc<128xf32>
   return
 }
+
+// -----
+
+// A GEMM's bias added by a dot with a block loaded once: the block is not
+// the plan's Q tile, which the message says in the author's terms.
+func.func @once_for_a_dot(%a: !tile.desc<128x128xbf16>, %bias: !tile.desc<16x128xbf16>, %n: index, %out: !tile.ptr<bf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %acc = scf.for %j = %c0 to %n step %c1 iter_args(%acc_j = %zero) -> tensor<128x128xf32> {
+    %t = tile.load %a[%c0, %j] : !tile.desc<128x128xbf16> -> tensor<128x128xbf16>
+    %r = tile.dot %t, %t, %acc_j : tensor<128x128xbf16>, tensor<128x128xbf16>, tensor<128x128xf32>
+    scf.yield %r : tensor<128x128xf32>
+  }
+  // expected-error @below {{'tile.load' op loads a 16x128xbf16 block once, outside a loop, for a dot: fa4 keeps such a block in shared memory for the whole program, in a stage of the plan's 128 CTA rows by the 128 columns of bf16 it was derived for; derive the plan for this width or load the block in a loop}}
+  %b = tile.load %bias[%c0, %c0] : !tile.desc<16x128xbf16> -> tensor<16x128xbf16>
+  %ones = arith.constant dense<1.0> : tensor<128x16xbf16>
+  %with = tile.dot %ones, %b, %acc : tensor<128x16xbf16>, tensor<16x128xbf16>, tensor<128x128xf32>
+  %o = arith.truncf %with : tensor<128x128xf32> to tensor<128x128xbf16>
+  %od = tile.make_desc %out, [%n, %n], [%n, %c1] : !tile.ptr<bf16> -> !tile.desc<128x128xbf16>
+  tile.store %o, %od[%c0, %c0] : tensor<128x128xbf16>, !tile.desc<128x128xbf16>
+  return
+}
