@@ -541,11 +541,12 @@ LogicalResult BlockedLayoutAttr::verifyEncoding(
 LogicalResult CoalescedLayoutAttr::verifyEncoding(
     ArrayRef<int64_t> shape, Type elementType,
     function_ref<InFlightDiagnostic()> emitError) const {
-  CoalescedGeometry layout{getCols()};
+  CoalescedGeometry layout = getGeometry();
   if (!layout.valid())
-    return emitError() << "#fa4.coalesced lays out tiles of 8 to 128 columns "
-                          "by powers of two or a multiple of 256, not "
-                       << getCols();
+    return emitError() << "#fa4.coalesced lays out tiles whose 1, 2 or 4 "
+                          "warps a row take 8 to 128 columns each by powers "
+                          "of two or a multiple of 256, not "
+                       << getCols() << " columns by " << getWarps() << " warps";
   if (getSlice() < -1 || getSlice() > 1)
     return emitError() << "#fa4.coalesced slices dimension 0 or 1, not "
                        << getSlice();
@@ -566,8 +567,9 @@ LogicalResult CoalescedLayoutAttr::verifyEncoding(
     return emitError() << "#fa4.coalesced with " << getCols()
                        << " columns lays out a warpgroup's rows in multiples "
                           "of "
-                       << footprint << " (4 warps of " << layout.warpRows()
-                       << " rows), not " << shape[0];
+                       << footprint << " (" << 4 / layout.warps << " groups of "
+                       << layout.warps << " warps, " << layout.warpRows()
+                       << " rows each), not " << shape[0];
   if (isTile() && layout.tileValues(shape[0]) > kMaxCoalescedValues)
     return emitError() << "a " << shape[0] << "x" << getCols()
                        << " #fa4.coalesced tile is "

@@ -300,9 +300,12 @@ def FA4_CoalescedLayoutAttr : FA4_Attr<"CoalescedLayout", "coalesced", [
     C / 8)` lanes a row, so that neighbouring lanes read and write
     neighbouring 16-byte pieces of memory; a warp covers `32 / L` rows, the
     warpgroup `4 (32 / L)`, repeated down the `R` rows and along the `C`
-    columns (`CoalescedFragment.h` says which value is where). `C` is 8 to
-    128 by powers of two or a multiple of 256, `R` a multiple of the
-    footprint's rows.
+    columns (`CoalescedFragment.h` says which value is where). With
+    `warps = W` (2 or 4) W warps share a row, each `C / W` of its columns at
+    a time (`L = min(32, C / (8 W))`), so that a long row is spread over
+    more threads; a row reduction then combines the warps' partial results
+    through shared memory. `C / W` is 8 to 128 by powers of two or a
+    multiple of 256, `R` a multiple of the footprint's rows.
 
     `slice` names the dimension a vector drops from such a tile: `slice = 1`
     is a row vector (one value per row, the same in the `L` lanes of the
@@ -317,6 +320,7 @@ def FA4_CoalescedLayoutAttr : FA4_Attr<"CoalescedLayout", "coalesced", [
     ```
   }];
   let parameters = (ins "int64_t":$cols,
+                        DefaultValuedParameter<"int64_t", "1">:$warps,
                         DefaultValuedParameter<"int64_t", "-1">:$slice);
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{
@@ -324,6 +328,10 @@ def FA4_CoalescedLayoutAttr : FA4_Attr<"CoalescedLayout", "coalesced", [
     bool isTile() const { return getSlice() < 0; }
     bool isRowVector() const { return getSlice() == 1; }
     bool isColumnVector() const { return getSlice() == 0; }
+    /// Where each of a thread's values lies (CoalescedFragment.h).
+    CoalescedGeometry getGeometry() const {
+      return {getCols(), getWarps()};
+    }
   }];
 }
 

@@ -236,7 +236,7 @@ VectorType mlir::fa4::getDistributedType(RankedTensorType type) {
   if (isa_and_nonnull<BlockedLayoutAttr>(encoding))
     return VectorType::get({type.getDimSize(0) / 128}, type.getElementType());
   if (auto coalesced = dyn_cast_or_null<CoalescedLayoutAttr>(encoding)) {
-    CoalescedGeometry layout{coalesced.getCols()};
+    CoalescedGeometry layout = coalesced.getGeometry();
     int64_t values = coalesced.isTile() ? layout.tileValues(type.getDimSize(0))
                      : coalesced.isRowVector()
                          ? layout.rowVectorValues(type.getDimSize(0))

@@ -569,6 +569,22 @@ LogicalResult GlobalLoadOp::verify() {
                           tensor);
 }
 
+LogicalResult CombineWarpsOp::verify() {
+  int64_t warps = getWarps(), lanes = getLanes(), rows = getWarpRows();
+  if ((warps != 2 && warps != 4) || lanes < 1 || lanes > 32 ||
+      32 % lanes != 0 || rows * lanes != 32)
+    return emitOpError() << "combines " << warps << " warps of " << lanes
+                         << " lanes and " << rows
+                         << " rows: 2 or 4 warps, lanes x rows = 32";
+  MemRefType scratch = getScratch().getType();
+  int64_t values = cast<VectorType>(getPartial().getType()).getNumElements();
+  if (!scratch.getElementType().isF32() || scratch.getRank() != 2 ||
+      scratch.getDimSize(0) % 4 != 0 || scratch.getDimSize(1) != rows * values)
+    return emitOpError() << "takes a scratch of f32 values, a row of "
+                         << rows * values << " for each warp, not " << scratch;
+  return success();
+}
+
 LogicalResult SharedLoadOp::verify() {
   Type source = getSource().getType();
   ArrayRef<int64_t> shape;

@@ -631,6 +631,40 @@ def FA4_GlobalLoadOp : FA4_Op<"global_load", [MemoryEffects<[MemRead]>,
   let hasVerifier = 1;
 }
 
+def FA4_CombineWarpsOp : FA4_Op<"combine_warps",
+    [AllTypesMatch<["partial", "result"]>]> {
+  let summary = "combine the row reductions of the warps that share a row";
+  let description = [{
+    The last step of a row reduction of a `#fa4.coalesced` tile whose rows
+    `warps` warps share (fa4-distribute-register-tiles builds it after the
+    shuffles among a row's lanes): each thread holds its warp's partial
+    result for each of its rows (`partial`, a value a row repeat); the
+    first lane of each row stores them to `scratch`, the warpgroup meets
+    at its named barrier, every thread combines the `warps` partial results
+    of its rows (their sum, or with `max` their maximum) and the warpgroup
+    meets again so that the scratch may be written anew. `warpgroup` is the
+    thread's consumer warpgroup (its slots of the scratch and its barrier);
+    `lanes` and `warp_rows` are the layout's lanes a row and rows a warp.
+    The scratch holds `(warpgroups * 4) x (warp_rows * A)` f32 values, `A`
+    the partial results a thread holds.
+
+    ```mlir
+    %r = fa4.combine_warps %p, %scratch[%wg] warps(4) lanes(32) warp_rows(1) : vector<1xf32>, memref<8x1xf32, 3>
+    ```
+  }];
+  let arguments = (ins VectorOfRankAndType<[1], [F32]>:$partial,
+                       FA4_SharedTile:$scratch, Index:$warpgroup,
+                       I64Attr:$warps, I64Attr:$lanes, I64Attr:$warp_rows,
+                       UnitAttr:$max);
+  let results = (outs VectorOfRankAndType<[1], [F32]>:$result);
+  let assemblyFormat = [{
+    (`max` $max^)? $partial `,` $scratch `[` $warpgroup `]`
+    `warps` `(` $warps `)` `lanes` `(` $lanes `)` `warp_rows` `(` $warp_rows `)`
+    attr-dict `:` type($partial) `,` qualified(type($scratch))
+  }];
+  let hasVerifier = 1;
+}
+
 def FA4_SharedBufferOp : FA4_Op<"shared_buffer"> {
   let summary = "a shared-memory tile of its own, outside every pipeline";
   let description = [{

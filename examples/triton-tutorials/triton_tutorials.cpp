@@ -9,7 +9,9 @@
 //   the program's threads in consecutive pieces);
 // - softmax.kernel (tutorial 02): each row of X [M, N] through a softmax,
 //   Y = exp(X - max) / sum(exp(X - max)), with an online maximum so that
-//   rows of any length take two passes;
+//   rows of any length take two passes; softmax-row4096.kernel and
+//   softmax-row8192.kernel in the tutorial's own form, a row of up to 4096
+//   or 8192 in one block read once, a warpgroup's four warps on a row;
 // - layer-norm.kernel (tutorial 05, the forward): along each row of X
 //   [M, N], Y = (X - mean) * rstd * W + B with rstd = 1 / sqrt(var + eps),
 //   the rows' mean and rstd kept for a backward;
@@ -195,6 +197,21 @@ static Module softmax(mlir::MLIRContext *context, RowBlock block) {
   return p.finish();
 }
 
+/// Tutorial 02's softmax in its own form: a row in one block of `cols`
+/// columns (N at most `cols`), read once and held in registers, a row a
+/// warpgroup spread over its four warps.
+static Module softmaxRow(mlir::MLIRContext *context, RowBlock block) {
+  const double inf = std::numeric_limits<double>::infinity();
+  Program p(context, "softmax_row");
+  RowProgram r(p, block);
+  p.require(r.x.dim(1) <= block.cols);
+  Tile inside = p.iota({block.rows, block.cols}, 1) < r.n;
+  Tile xs = where(inside, load(r.xs, {r.i, 0}).to(f32), -inf);
+  Tile e = exp(xs - max(xs, 1).col());
+  store(r.ys, {r.i, 0}, (e * (1.0 / sum(e, 1)).col()).to(bf16));
+  return p.finish();
+}
+
 /// Tutorial 03's matmul with a bias and GELU in its epilogue.
 static Module matmulGelu(mlir::MLIRContext *context) {
   const int64_t bm = 128, bn = 256, bk = 64;
@@ -264,6 +281,15 @@ int main(int argc, char **argv) {
              return write(c, block);
            },
            64, rowPlan});
+  // A whole row in registers: two CTAs an SM, 128 registers a thread.
+  fa4::Plan wholeRowPlan;
+  wholeRowPlan.ctasPerSm = 2;
+  for (int64_t cols : {4096, 8192})
+    tutorials.push_back({"softmax-row" + std::to_string(cols),
+                         [cols](mlir::MLIRContext *c) {
+                           return softmaxRow(c, {2, cols});
+                         },
+                         64, wholeRowPlan});
   tutorials.push_back({"matmul-gelu", matmulGelu, 64, {}});
   for (const Tutorial &tutorial : tutorials) {
     Module module = tutorial.write(context.get());

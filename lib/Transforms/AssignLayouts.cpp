@@ -126,6 +126,25 @@ private:
   /// Whether a 2-d register tile of `rows` CTA rows takes #fa4.coalesced:
   /// one of other rows than the plan's in a kernel without a dot.
   bool coalesces(int64_t rows) const { return !hasDot && rows != ctaRows; }
+  /// The #fa4.coalesced layout (with `slice`) of a 2-d tile of `rows` CTA
+  /// rows by `cols`: the fewest warps a row (1, 2 or 4) whose footprint the
+  /// warpgroups' shares of the rows fill, a thread holding at most 64
+  /// values if it can, else at most kMaxCoalescedValues; null when none.
+  CoalescedLayoutAttr coalescedLayout(int64_t rows, int64_t cols,
+                                      int64_t slice) const {
+    if (rows % warpgroups() != 0)
+      return {};
+    int64_t share = rows / warpgroups();
+    for (int64_t most : {int64_t(64), kMaxCoalescedValues})
+      for (int64_t warps : {1, 2, 4}) {
+        CoalescedGeometry layout{cols, warps};
+        if (layout.valid() && share % layout.footprintRows() == 0 &&
+            layout.tileValues(share) <= most)
+          return CoalescedLayoutAttr::get(config.getContext(), cols, warps,
+                                          slice);
+      }
+    return {};
+  }
   /// A #fa4.coalesced load's or store's second copy, which reads or writes
   /// whole pieces, where `whole` holds (one uniform branch: each piece at
   /// once where the addresses allow, value by value elsewhere).
@@ -166,25 +185,21 @@ RankedTensorType LayoutAssignment::share(Value value, RankedTensorType type,
   }
   if (type.getRank() == 2 && coalesces(type.getDimSize(0))) {
     int64_t ctaTileRows = type.getDimSize(0), cols = type.getDimSize(1);
-    CoalescedGeometry layout{cols};
-    int64_t least = warpgroups() * layout.footprintRows();
-    if (!layout.valid() || ctaTileRows % least != 0 ||
-        layout.tileValues(ctaTileRows / warpgroups()) > kMaxCoalescedValues) {
+    CoalescedLayoutAttr layout = coalescedLayout(ctaTileRows, cols, -1);
+    if (!layout) {
       mlir::emitError(loc)
           << "a register tile " << type << " in a kernel without a dot: fa4 "
           << "spreads its rows over the " << warpgroups()
-          << " consumer warpgroups and a row over up to 32 lanes in pieces "
-             "of 8 columns, which takes 8 to 128 columns by powers of two or "
-             "a multiple of 256"
-          << (layout.valid() ? ", rows a multiple of " + std::to_string(least)
-                             : std::string())
-          << ", and at most " << kMaxCoalescedValues * 128 * warpgroups()
-          << " elements";
+          << " consumer warpgroups, and a row over 1, 2 or 4 warps of up to "
+             "32 lanes in pieces of 8 columns, which takes a multiple of 8 "
+             "columns (8 to 128 a warp by powers of two, or a multiple of "
+             "256), rows a multiple of "
+          << warpgroups() << " warpgroups times a warp's rows, and at most "
+          << kMaxCoalescedValues * 128 * warpgroups() << " elements";
       return nullptr;
     }
     return RankedTensorType::get({ctaTileRows / warpgroups(), cols},
-                                 type.getElementType(),
-                                 CoalescedLayoutAttr::get(context, cols, -1));
+                                 type.getElementType(), layout);
   }
   if (type.getRank() == 1 && columnVectors.contains(value))
     return RankedTensorType::get(type.getShape(), type.getElementType(),
@@ -761,11 +776,10 @@ LogicalResult LayoutAssignment::findColumnVectors() {
   // The vectors of #fa4.coalesced tiles: the tile's columns and the
   // dimension the vector drops.
   SmallVector<std::tuple<Value, CoalescedLayoutAttr, Operation *>> sliced;
-  MLIRContext *context = function.getContext();
   auto coalescedOf = [&](Type tile, int64_t axis) {
     auto type = cast<RankedTensorType>(tile);
     return coalesces(type.getDimSize(0))
-               ? CoalescedLayoutAttr::get(context, type.getDimSize(1), axis)
+               ? coalescedLayout(type.getDimSize(0), type.getDimSize(1), axis)
                : CoalescedLayoutAttr();
   };
   function.walk([&](Operation *op) {

@@ -187,7 +187,7 @@ struct ReduceLowering : public OpConversionPattern<tile::ReduceOp> {
     if (coalesced) {
       // Each of the thread's rows: a tree over its pieces, then the row's
       // lanes.
-      CoalescedGeometry layout{coalesced.getCols()};
+      CoalescedGeometry layout = coalesced.getGeometry();
       SmallVector<int64_t> offsets;
       for (int64_t lanes = 1; lanes < layout.lanes(); lanes *= 2)
         offsets.push_back(lanes);
@@ -200,8 +200,33 @@ struct ReduceLowering : public OpConversionPattern<tile::ReduceOp> {
         rows.push_back(reduceLanes(b, reduceTree(std::move(level), combine),
                                    offsets, combine));
       }
-      rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
-          op, getTypeConverter()->convertType(op.getType()), rows);
+      Type resultType = getTypeConverter()->convertType(op.getType());
+      Value partial = vector::FromElementsOp::create(b, resultType, rows);
+      if (layout.warps > 1) {
+        // The warps that share a row combine their results through a
+        // scratch of the kernel's shared memory.
+        if (!srcType.getElementType().isF32())
+          return op.emitOpError() << "reduces " << srcType
+                                  << " across warps: fa4 combines f32 results";
+        auto function = op->getParentOfType<func::FuncOp>();
+        ConfigAttr config = lookupConfig(op);
+        int64_t warpgroups = config ? config.getQTiles() : 1;
+        auto scratchType = MemRefType::get(
+            {4 * warpgroups, layout.warpRows() * int64_t(rows.size())},
+            b.getF32Type(), AffineMap(),
+            IntegerAttr::get(IntegerType::get(op.getContext(), 64), 3));
+        Value scratch;
+        {
+          OpBuilder::InsertionGuard guard(rewriter);
+          rewriter.setInsertionPointToStart(&function.getBody().front());
+          scratch = SharedBufferOp::create(rewriter, op.getLoc(), scratchType,
+                                           IntegerAttr());
+        }
+        partial = CombineWarpsOp::create(
+            b, resultType, partial, scratch, WarpgroupIdOp::create(b),
+            layout.warps, layout.lanes(), layout.warpRows(), isMax);
+      }
+      rewriter.replaceOp(op, partial);
       return success();
     }
     int64_t blocks = srcType.getDimSize(1) / kAccBlockColumns;
@@ -233,7 +258,7 @@ struct BroadcastLowering : public OpConversionPattern<tile::BroadcastOp> {
             dyn_cast_or_null<CoalescedLayoutAttr>(resultType.getEncoding())) {
       // Along the columns each value takes its row's; along the rows its
       // column's.
-      int64_t perRow = CoalescedGeometry{coalesced.getCols()}.rowValues();
+      int64_t perRow = coalesced.getGeometry().rowValues();
       for (int64_t i = 0, e = getDistributedType(resultType).getNumElements();
            i < e; ++i)
         mask.push_back(op.getAxis() == 1 ? i / perRow : i % perRow);
@@ -375,7 +400,7 @@ struct IotaLowering : public OpConversionPattern<tile::IotaOp> {
             dyn_cast_or_null<CoalescedLayoutAttr>(type.getEncoding())) {
       // CoalescedFragment.h: the thread's first row and column, and each
       // value's offsets from them.
-      CoalescedGeometry layout{coalesced.getCols()};
+      CoalescedGeometry layout = coalesced.getGeometry();
       auto [warp, lane] = warpAndLane(b);
       auto [row, col] =
           buildCoalescedThreadOrigin<arith::AddIOp, arith::MulIOp,

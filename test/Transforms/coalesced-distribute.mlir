@@ -63,3 +63,22 @@ func.func @column_sums(%x: !Tile) -> !Col {
   %s = tile.reduce sum %x axis 0 : !Tile -> !Col
   return %s : !Col
 }
+
+// -----
+
+// A row over four warps: each warp's lanes reduce their share, then the
+// warps combine their results through a scratch of shared memory
+// (fa4.combine_warps, lowered with the warpgroup's reduction barrier).
+!Long = tensor<1x4096xf32, #fa4.coalesced<cols = 4096, warps = 4>>
+!LongRow = tensor<1xf32, #fa4.coalesced<cols = 4096, warps = 4, slice = 1>>
+
+// CHECK-LABEL: func.func @long_row
+// CHECK: %[[SCRATCH:.*]] = fa4.shared_buffer : memref<8x1xf32, 3>
+// CHECK-COUNT-5: nvvm.shfl.sync bfly
+// CHECK: %[[PART:.*]] = vector.from_elements %{{.*}} : vector<1xf32>
+// CHECK: %[[WG:.*]] = fa4.warpgroup_id
+// CHECK: fa4.combine_warps %[[PART]], %[[SCRATCH]][%[[WG]]] warps(4) lanes(32) warp_rows(1) : vector<1xf32>, memref<8x1xf32, 3>
+func.func @long_row(%x: !Long) -> !LongRow attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 64, head_dim_v = 64, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 4, qk_stages = 1, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>} {
+  %s = tile.reduce sum %x axis 1 : !Long -> !LongRow
+  return %s : !LongRow
+}

@@ -83,16 +83,15 @@ func.func @iotas(%out: !tile.ptr<f32>, %n: index) {
 
 // -----
 
-// Rows that the two warpgroups cannot split into whole footprints (a warp
-// a row at 1024 columns: 4 rows a warpgroup).
-func.func @too_few_rows(%x: !tile.ptr<f32>, %n: index) {
+// Rows that the two warpgroups cannot share.
+func.func @odd_rows(%x: !tile.ptr<f32>, %n: index) {
   %c1 = arith.constant 1 : index
-  %xd = tile.make_desc %x, [%n, %n], [%n, %c1] : !tile.ptr<f32> -> !tile.desc<4x1024xf32>
-  // expected-error @below {{a register tile 'tensor<4x1024xf32>' in a kernel without a dot: fa4 spreads its rows over the 2 consumer warpgroups and a row over up to 32 lanes in pieces of 8 columns, which takes 8 to 128 columns by powers of two or a multiple of 256, rows a multiple of 8, and at most 32768 elements}}
-  %xt = tile.load %xd[%c1, %c1] : !tile.desc<4x1024xf32> -> tensor<4x1024xf32>
-  %s = tile.reduce sum %xt axis 1 : tensor<4x1024xf32> -> tensor<4xf32>
-  %sd = tile.make_desc %x, [%n], [%c1] : !tile.ptr<f32> -> !tile.desc<4xf32>
-  tile.store %s, %sd[%c1] : tensor<4xf32>, !tile.desc<4xf32>
+  %xd = tile.make_desc %x, [%n, %n], [%n, %c1] : !tile.ptr<f32> -> !tile.desc<3x1024xf32>
+  // expected-error @below {{a register tile 'tensor<3x1024xf32>' in a kernel without a dot: fa4 spreads its rows over the 2 consumer warpgroups, and a row over 1, 2 or 4 warps of up to 32 lanes in pieces of 8 columns, which takes a multiple of 8 columns (8 to 128 a warp by powers of two, or a multiple of 256), rows a multiple of 2 warpgroups times a warp's rows, and at most 32768 elements}}
+  %xt = tile.load %xd[%c1, %c1] : !tile.desc<3x1024xf32> -> tensor<3x1024xf32>
+  %s = tile.reduce sum %xt axis 1 : tensor<3x1024xf32> -> tensor<3xf32>
+  %sd = tile.make_desc %x, [%n], [%c1] : !tile.ptr<f32> -> !tile.desc<3xf32>
+  tile.store %s, %sd[%c1] : tensor<3xf32>, !tile.desc<3xf32>
   return
 }
 
@@ -146,5 +145,25 @@ func.func @sum_blocks(%x: !tile.ptr<bf16>, %n: index, %rows: index, %blocks: ind
   }
   %sd = tile.make_desc %s, [%rows], [%c1] : !tile.ptr<f32> -> !tile.desc<8xf32>
   tile.store %r, %sd[%i] : tensor<8xf32>, !tile.desc<8xf32>
+  return
+}
+
+// -----
+
+// A row too long for a warp's share: two rows a CTA, one a warpgroup, the
+// four warps of the warpgroup on its 4096 columns (warps = 4), 32 values a
+// thread; the row vector likewise.
+// CHECK-LABEL: func.func @long_rows
+// CHECK: fa4.global_load {{.*}} coalesced <cols = 4096, warps = 4> pieces : !llvm.ptr<1> -> tensor<1x4096xf32, #fa4.coalesced<cols = 4096, warps = 4>>
+// CHECK: tile.reduce max %{{.*}} axis 1 : tensor<1x4096xf32, #fa4.coalesced<cols = 4096, warps = 4>> -> tensor<1xf32, #fa4.coalesced<cols = 4096, warps = 4, slice = 1>>
+func.func @long_rows(%x: !tile.ptr<f32>, %n: index) {
+  %c1 = arith.constant 1 : index
+  %i = tile.program_id 0
+  %xd = tile.make_desc %x, [%n, %n], [%n, %c1] : !tile.ptr<f32> -> !tile.desc<2x4096xf32>
+  %xt = tile.load %xd[%i, %c1] : !tile.desc<2x4096xf32> -> tensor<2x4096xf32>
+  %m = tile.reduce max %xt axis 1 : tensor<2x4096xf32> -> tensor<2xf32>
+  %mb = tile.broadcast %m axis 1 : tensor<2xf32> -> tensor<2x4096xf32>
+  %y = arith.subf %xt, %mb : tensor<2x4096xf32>
+  tile.store %y, %xd[%i, %c1] : tensor<2x4096xf32>, !tile.desc<2x4096xf32>
   return
 }

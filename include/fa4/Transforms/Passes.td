@@ -93,7 +93,11 @@ def FA4DistributeRegisterTiles
     carries it (`acc * broadcast(alpha)`, 256 columns or more) is skipped by
     the warps whose factors are all exactly 1 (`vote.sync.any` and a
     branch): the same result, without a multiply per value in the blocks
-    that keep the max.
+    that keep the max. `#fa4.coalesced` tiles become their
+    `CoalescedFragment.h` values; a row reduction is a tree in the thread
+    and butterfly shuffles among the row's lanes and, when several warps
+    share a row, `fa4.combine_warps` through a scratch `fa4.shared_buffer`
+    that the pass adds (run before fa4-allocate-shared-memory).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",

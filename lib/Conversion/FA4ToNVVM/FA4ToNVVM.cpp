@@ -242,8 +242,10 @@ struct ConvertFA4ToNVVMPass
 
 void mlir::fa4::buildFA4ToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createFA4ExplicitPipelineState());
-  pm.addPass(createFA4AllocateSharedMemory());
+  // Distribution may add scratch buffers (a row reduction across warps)
+  // that the allocation then places.
   pm.addPass(createFA4DistributeRegisterTiles());
+  pm.addPass(createFA4AllocateSharedMemory());
   pm.addPass(createFA4InstrumentHangs());
   pm.addPass(createFA4LowerWarpRoles());
   pm.addPass(createSCFToControlFlowPass());

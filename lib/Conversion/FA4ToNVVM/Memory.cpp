@@ -60,7 +60,7 @@ void atomicAdd(ImplicitLocOpBuilder &b, Value values, Value ptr) {
 /// The thread's first row and column of a #fa4.coalesced `layout`, as i64
 /// values, and its lane.
 struct CoalescedThread {
-  Value row, col, lane;
+  Value row, col, warp, lane;
 };
 CoalescedThread coalescedThread(ImplicitLocOpBuilder &b,
                                 CoalescedGeometry layout) {
@@ -68,7 +68,7 @@ CoalescedThread coalescedThread(ImplicitLocOpBuilder &b,
   auto [row, col] = buildCoalescedThreadOrigin<LLVM::AddOp, LLVM::MulOp,
                                                LLVM::UDivOp, LLVM::URemOp>(
       b, layout, warp, lane, [&](int64_t v) { return i64Const(b, v); });
-  return {row, col, lane};
+  return {row, col, warp, lane};
 }
 
 /// The mask of a piece of 8 from column `c`: where the row lies inside
@@ -101,9 +101,9 @@ LogicalResult lowerCoalescedLoad(GlobalLoadOp op, Value base, Value start,
                                  ConversionPatternRewriter &rewriter) {
   ImplicitLocOpBuilder b(op.getLoc(), rewriter);
   CoalescedLayoutAttr attr = op.getCoalescedAttr();
-  CoalescedGeometry layout{attr.getCols()};
+  CoalescedGeometry layout = attr.getGeometry();
   Type element = type.getElementType();
-  auto [row, col, lane] = coalescedThread(b, layout);
+  auto [row, col, warp, lane] = coalescedThread(b, layout);
   auto lt = [&](Value x, Value y) {
     return LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::slt, x, y);
   };
@@ -169,10 +169,9 @@ LogicalResult lowerCoalescedLoad(GlobalLoadOp op, Value base, Value start,
             LLVM::AddOp::create(b, start, LLVM::MulOp::create(b, r, stride));
       }
       for (int64_t k = 0; k < layout.pieces(); ++k)
-        readPiece(
-            rowInside, rowStart,
-            LLVM::AddOp::create(
-                b, col, i64Const(b, k * kCoalescedPiece * layout.lanes())));
+        readPiece(rowInside, rowStart,
+                  LLVM::AddOp::create(b, col,
+                                      i64Const(b, k * layout.footprintCols())));
     }
   }
   Value result = LLVM::UndefOp::create(b, type);
@@ -282,12 +281,12 @@ LogicalResult lowerCoalescedStore(GlobalStoreOp op,
                                   ConversionPatternRewriter &rewriter) {
   ImplicitLocOpBuilder b(op.getLoc(), rewriter);
   CoalescedLayoutAttr attr = op.getCoalescedAttr();
-  CoalescedGeometry layout{attr.getCols()};
+  CoalescedGeometry layout = attr.getGeometry();
   Type element = type.getElementType();
   int64_t bytes = element.getIntOrFloatBitWidth() / 8;
   Value tile = adaptor.getTile();
   Value base = adaptor.getBase();
-  auto [row, col, lane] = coalescedThread(b, layout);
+  auto [row, col, warp, lane] = coalescedThread(b, layout);
   auto at = [&](Value index) {
     return LLVM::GEPOp::create(b, base.getType(), element, base,
                                ArrayRef<LLVM::GEPArg>{index})
@@ -313,11 +312,18 @@ LogicalResult lowerCoalescedStore(GlobalStoreOp op,
     return std::pair{inside, rowStart};
   };
   if (attr.isRowVector()) {
-    // The row's first lane writes its value.
+    // The row's first lane (of the first of its warps) writes its value.
     Value leader = LLVM::ICmpOp::create(
         b, LLVM::ICmpPredicate::eq,
         LLVM::URemOp::create(b, lane, i64Const(b, layout.lanes())),
         i64Const(b, 0));
+    if (layout.warps > 1)
+      leader = LLVM::AndOp::create(
+          b, leader,
+          LLVM::ICmpOp::create(
+              b, LLVM::ICmpPredicate::eq,
+              LLVM::URemOp::create(b, warp, i64Const(b, layout.warps)),
+              i64Const(b, 0)));
     for (int64_t a = 0; a < type.getNumElements(); ++a) {
       auto [inside, index] = rowOf(a);
       storeOne(LLVM::AndOp::create(b, leader, inside),
@@ -340,8 +346,8 @@ LogicalResult lowerCoalescedStore(GlobalStoreOp op,
   for (int64_t a = 0, n = type.getNumElements() / perRow; a < n; ++a) {
     auto [rowInside, rowStart] = rowOf(a);
     for (int64_t k = 0; k < layout.pieces(); ++k) {
-      Value c = LLVM::AddOp::create(
-          b, col, i64Const(b, k * kCoalescedPiece * layout.lanes()));
+      Value c =
+          LLVM::AddOp::create(b, col, i64Const(b, k * layout.footprintCols()));
       int32_t firstValue =
           static_cast<int32_t>(a * perRow + k * kCoalescedPiece);
       if (op.getPieces()) {
@@ -582,6 +588,79 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
         b.setInsertionPoint(op);
     }
     rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The warps that share a row, combined: the row's first lane in each warp
+/// stores its partial results to its slots of the scratch, the warpgroup
+/// meets at its reduction barrier, each thread combines the slots of the
+/// warps of its row group, and the warpgroup meets again before the
+/// scratch may be reused.
+struct CombineWarpsLowering : public ConvertOpToLLVMPattern<CombineWarpsOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(CombineWarpsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    auto type = cast<VectorType>(op.getType());
+    int64_t values = type.getNumElements();
+    int64_t warps = op.getWarps(), lanes = op.getLanes(),
+            warpRows = op.getWarpRows();
+    Type i32 = b.getI32Type(), f32 = b.getF32Type();
+    auto [inGroup, warp, lane] = warpgroupThread(b, i32);
+    Value group = adaptor.getWarpgroup();
+    if (group.getType() != i32)
+      group = LLVM::TruncOp::create(b, i32, group);
+    Value rowInWarp = LLVM::UDivOp::create(b, lane, i32Const(b, lanes));
+    Value base = adaptor.getScratch();
+    // The slot of value `a` of the thread's row in warp `w`.
+    auto slot = [&](Value w, int64_t a) {
+      Value warpIndex = LLVM::AddOp::create(
+          b, LLVM::MulOp::create(b, group, i32Const(b, 4)), w);
+      Value row = LLVM::AddOp::create(
+          b, LLVM::MulOp::create(b, warpIndex, i32Const(b, warpRows)),
+          rowInWarp);
+      Value index = LLVM::AddOp::create(
+          b, LLVM::MulOp::create(b, row, i32Const(b, values)), i32Const(b, a));
+      return LLVM::GEPOp::create(b, base.getType(), f32, base,
+                                 ArrayRef<LLVM::GEPArg>{index})
+          .getResult();
+    };
+    auto barrier = [&] {
+      NVVM::BarrierOp::create(
+          b, Type(),
+          LLVM::AddOp::create(b, group, i32Const(b, kReduceBarrierId)),
+          i32Const(b, 128), NVVM::BarrierReductionAttr(), Value());
+    };
+    Value leader = LLVM::ICmpOp::create(
+        b, LLVM::ICmpPredicate::eq,
+        LLVM::URemOp::create(b, lane, i32Const(b, lanes)), i32Const(b, 0));
+    beginUnder(b, rewriter, op, leader);
+    for (int64_t a = 0; a < values; ++a)
+      LLVM::StoreOp::create(b,
+                            LLVM::ExtractElementOp::create(
+                                b, adaptor.getPartial(), i32Const(b, a)),
+                            slot(warp, a));
+    b.setInsertionPoint(op);
+    barrier();
+    Value first = LLVM::MulOp::create(
+        b, LLVM::UDivOp::create(b, warp, i32Const(b, warps)),
+        i32Const(b, warps));
+    Value result = LLVM::UndefOp::create(b, type);
+    for (int64_t a = 0; a < values; ++a) {
+      Value acc;
+      for (int64_t j = 0; j < warps; ++j) {
+        Value other = LLVM::LoadOp::create(
+            b, f32, slot(LLVM::AddOp::create(b, first, i32Const(b, j)), a));
+        acc = !acc          ? other
+              : op.getMax() ? Value(LLVM::MaxNumOp::create(b, acc, other))
+                            : Value(LLVM::FAddOp::create(b, acc, other));
+      }
+      result = LLVM::InsertElementOp::create(b, result, acc, i32Const(b, a));
+    }
+    barrier();
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -916,8 +995,8 @@ struct GridLowering : public ConvertOpToLLVMPattern<OpT> {
 
 void mlir::fa4::populateMemoryToNVVMPatterns(LLVMTypeConverter &converter,
                                              RewritePatternSet &patterns) {
-  patterns.add<GlobalLoadLowering, GlobalStoreLowering, SharedBufferLowering, SharedLoadLowering,
-               TmaStoreLowering,
+  patterns.add<GlobalLoadLowering, GlobalStoreLowering, CombineWarpsLowering,
+               SharedBufferLowering, SharedLoadLowering, TmaStoreLowering,
                TmaStoreWaitLowering,
                GridLowering<tile::ProgramIdOp, NVVM::BlockIdXOp,
                             NVVM::BlockIdYOp, NVVM::BlockIdZOp>,

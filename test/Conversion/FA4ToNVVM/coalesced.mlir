@@ -73,3 +73,23 @@ func.func @store_rows(%v: vector<2xf32>, %p: !llvm.ptr<1>, %i: index, %limit: in
   fa4.global_store %v, %p[%i, %i] rows(%limit) stride(%stride) coalesced <cols = 64, slice = 1> : vector<2xf32>, !llvm.ptr<1>
   return
 }
+
+// -----
+
+// The warps of a row combined: the row's first lane stores its warp's
+// result, the warpgroup meets at barrier 7 + its index (128 threads), each
+// thread adds its row group's four results, and the warpgroup meets again.
+// CHECK-LABEL: llvm.func @combine
+func.func @combine(%p: vector<1xf32>, %wg: index) -> vector<1xf32> {
+  %s = fa4.shared_buffer {offset = 0 : i64} : memref<8x1xf32, 3>
+  // CHECK: llvm.cond_br
+  // CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+  // CHECK: %[[ID:.*]] = llvm.add %{{.*}}, %{{.*}} : i32
+  // CHECK: nvvm.barrier id = %[[ID]] number_of_threads = %{{.*}}
+  // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+  // CHECK-COUNT-3: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+  // CHECK: llvm.fadd
+  // CHECK: nvvm.barrier id
+  %r = fa4.combine_warps %p, %s[%wg] warps(4) lanes(32) warp_rows(1) : vector<1xf32>, memref<8x1xf32, 3>
+  return %r : vector<1xf32>
+}

@@ -610,14 +610,14 @@ func.func @global_load_tile_cols(%p: !llvm.ptr<1>, %i: index) {
 
 // -----
 
-// expected-error @below {{#fa4.coalesced lays out tiles of 8 to 128 columns by powers of two or a multiple of 256, not 96}}
+// expected-error @below {{#fa4.coalesced lays out tiles whose 1, 2 or 4 warps a row take 8 to 128 columns each by powers of two or a multiple of 256, not 96 columns by 1 warps}}
 func.func @coalesced_cols(%v: tensor<16x96xf32, #fa4.coalesced<cols = 96>>) {
   return
 }
 
 // -----
 
-// expected-error @below {{#fa4.coalesced with 1024 columns lays out a warpgroup's rows in multiples of 4 (4 warps of 1 rows), not 2}}
+// expected-error @below {{#fa4.coalesced with 1024 columns lays out a warpgroup's rows in multiples of 4 (4 groups of 1 warps, 1 rows each), not 2}}
 func.func @coalesced_rows(%v: tensor<2x1024xf32, #fa4.coalesced<cols = 1024>>) {
   return
 }
@@ -688,4 +688,20 @@ func.func @global_store_coalesced_flag(%v: tensor<4x1024xf32, #fa4.coalesced<col
   // expected-error @below {{'fa4.global_store' op does not say coalesced but stores 'tensor<4x1024xf32, #fa4.coalesced<cols = 1024>>'}}
   fa4.global_store %v, %p[%i, %i] rows(%i) stride(%i) : tensor<4x1024xf32, #fa4.coalesced<cols = 1024>>, !llvm.ptr<1>
   return
+}
+
+// -----
+
+func.func @combine_warps_shape(%p: vector<2xf32>, %s: memref<8x1xf32, 3>, %wg: index) -> vector<2xf32> {
+  // expected-error @below {{'fa4.combine_warps' op takes a scratch of f32 values, a row of 2 for each warp, not 'memref<8x1xf32, 3>'}}
+  %r = fa4.combine_warps %p, %s[%wg] warps(4) lanes(32) warp_rows(1) : vector<2xf32>, memref<8x1xf32, 3>
+  return %r : vector<2xf32>
+}
+
+// -----
+
+func.func @combine_warps_lanes(%p: vector<1xf32>, %s: memref<8x1xf32, 3>, %wg: index) -> vector<1xf32> {
+  // expected-error @below {{'fa4.combine_warps' op combines 3 warps of 32 lanes and 1 rows: 2 or 4 warps, lanes x rows = 32}}
+  %r = fa4.combine_warps %p, %s[%wg] warps(3) lanes(32) warp_rows(1) : vector<1xf32>, memref<8x1xf32, 3>
+  return %r : vector<1xf32>
 }
