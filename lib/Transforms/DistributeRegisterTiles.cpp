@@ -45,14 +45,18 @@ bool isLaidOut(Type type) {
              tensor.getEncoding());
 }
 
-/// The thread's warp in its warpgroup and its lane, as i32 values.
-std::pair<Value, Value> warpAndLane(ImplicitLocOpBuilder &b) {
+/// The thread's place in its warpgroup, as i32 values: its index there,
+/// its warp and its lane.
+struct WarpgroupThread {
+  Value inGroup, warp, lane;
+};
+WarpgroupThread warpgroupThread(ImplicitLocOpBuilder &b) {
   Value tid = NVVM::ThreadIdXOp::create(b, b.getI32Type());
   auto c = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, v, 32);
   };
   Value inGroup = arith::RemUIOp::create(b, tid, c(128));
-  return {arith::DivUIOp::create(b, inGroup, c(32)),
+  return {inGroup, arith::DivUIOp::create(b, inGroup, c(32)),
           arith::RemUIOp::create(b, inGroup, c(32))};
 }
 
@@ -401,7 +405,7 @@ struct IotaLowering : public OpConversionPattern<tile::IotaOp> {
       // CoalescedFragment.h: the thread's first row and column, and each
       // value's offsets from them.
       CoalescedGeometry layout = coalesced.getGeometry();
-      auto [warp, lane] = warpAndLane(b);
+      auto [inGroup, warp, lane] = warpgroupThread(b);
       auto [row, col] =
           buildCoalescedThreadOrigin<arith::AddIOp, arith::MulIOp,
                                      arith::DivUIOp, arith::RemUIOp>(
@@ -425,13 +429,10 @@ struct IotaLowering : public OpConversionPattern<tile::IotaOp> {
     }
     // Thread position in its warpgroup: warp w, lane l; its first row and
     // column in the tile (AccFragment.h).
-    Value tid = NVVM::ThreadIdXOp::create(b, b.getI32Type());
+    auto [inGroup, warp, lane] = warpgroupThread(b);
     auto c = [&](int64_t v) -> Value {
       return arith::ConstantIntOp::create(b, v, 32);
     };
-    Value inGroup = arith::RemUIOp::create(b, tid, c(128));
-    Value warp = arith::DivUIOp::create(b, inGroup, c(32));
-    Value lane = arith::RemUIOp::create(b, inGroup, c(32));
     auto [baseRow, baseCol] =
         buildAccThreadOrigin<arith::AddIOp, arith::MulIOp, arith::DivUIOp,
                              arith::RemUIOp>(b, warp, lane, c);

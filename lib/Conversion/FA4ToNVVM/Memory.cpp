@@ -57,6 +57,34 @@ void atomicAdd(ImplicitLocOpBuilder &b, Value values, Value ptr) {
   }
 }
 
+/// The address of element `index` from `base`.
+Value elementPtr(ImplicitLocOpBuilder &b, Value base, Type element,
+                 Value index) {
+  return LLVM::GEPOp::create(b, base.getType(), element, base,
+                             ArrayRef<LLVM::GEPArg>{index});
+}
+
+/// The element at `index` from `base` where `inside` holds (of the base
+/// itself, discarded, elsewhere: a valid address), else `zero`.
+Value loadOrZero(ImplicitLocOpBuilder &b, Value base, Type element,
+                 Value inside, Value index, Value zero) {
+  Value offset = LLVM::SelectOp::create(b, inside, index, i64Const(b, 0));
+  return LLVM::SelectOp::create(
+      b, inside,
+      LLVM::LoadOp::create(b, element, elementPtr(b, base, element, offset)),
+      zero);
+}
+
+/// The piece of 8 values of `tile` from value `first`.
+Value pieceOf(ImplicitLocOpBuilder &b, Value tile, int64_t first) {
+  SmallVector<int32_t> mask;
+  for (int64_t e = 0; e < kCoalescedPiece; ++e)
+    mask.push_back(static_cast<int32_t>(first + e));
+  auto type = VectorType::get(
+      {kCoalescedPiece}, cast<VectorType>(tile.getType()).getElementType());
+  return LLVM::ShuffleVectorOp::create(b, type, tile, tile, mask);
+}
+
 /// The thread's first row and column of a #fa4.coalesced `layout`, as i64
 /// values, and its lane.
 struct CoalescedThread {
@@ -108,43 +136,29 @@ LogicalResult lowerCoalescedLoad(GlobalLoadOp op, Value base, Value start,
     return LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::slt, x, y);
   };
   auto zeroOf = [&](Type t) { return LLVM::ZeroOp::create(b, t).getResult(); };
-  auto at = [&](Value index) {
-    return LLVM::GEPOp::create(b, base.getType(), element, base,
-                               ArrayRef<LLVM::GEPArg>{index})
-        .getResult();
-  };
+  auto at = [&](Value index) { return elementPtr(b, base, element, index); };
   Value zero = zeroOf(element);
-  auto loadOne = [&](Value inside, Value index) -> Value {
-    Value offset = LLVM::SelectOp::create(b, inside, index, i64Const(b, 0));
-    return LLVM::SelectOp::create(
-        b, inside, LLVM::LoadOp::create(b, element, at(offset)), zero);
-  };
+  auto pieceType = VectorType::get({kCoalescedPiece}, element);
   SmallVector<Value> values;
   // The piece of 8 from column `c` of the row starting at `rowStart`.
   auto readPiece = [&](Value rowInside, Value rowStart, Value c) {
+    Value piece;
     if (op.getPieces()) {
-      auto pieceType = VectorType::get({kCoalescedPiece}, element);
+      // 16 bytes or more, at a multiple of 8 elements.
       Value inside = LLVM::AndOp::create(b, rowInside, lt(c, count));
       Value offset = LLVM::SelectOp::create(
           b, inside, LLVM::AddOp::create(b, rowStart, c), i64Const(b, 0));
-      Value piece = LLVM::LoadOp::create(
-          b, pieceType, at(offset),
-          kCoalescedPiece * element.getIntOrFloatBitWidth() / 8 >= 16
-              ? 16
-              : kCoalescedPiece * element.getIntOrFloatBitWidth() / 8);
-      piece = LLVM::SelectOp::create(b, inside, piece, zeroOf(pieceType));
-      for (int64_t e = 0; e < kCoalescedPiece; ++e)
-        values.push_back(
-            LLVM::ExtractElementOp::create(b, piece, i32Const(b, e)));
-      return;
+      piece = LLVM::SelectOp::create(
+          b, inside, LLVM::LoadOp::create(b, pieceType, at(offset), 16),
+          zeroOf(pieceType));
+    } else {
+      // A masked load of the piece from its first element (those outside
+      // are not read), element-aligned: one address a piece.
+      piece = LLVM::MaskedLoadOp::create(
+          b, pieceType, at(LLVM::AddOp::create(b, rowStart, c)),
+          pieceMask(b, rowInside, c, count), zeroOf(pieceType),
+          static_cast<uint32_t>(element.getIntOrFloatBitWidth() / 8));
     }
-    // A masked load of the piece from its first element (those outside
-    // are not read), element-aligned: one address a piece.
-    auto pieceType = VectorType::get({kCoalescedPiece}, element);
-    Value piece = LLVM::MaskedLoadOp::create(
-        b, pieceType, at(LLVM::AddOp::create(b, rowStart, c)),
-        pieceMask(b, rowInside, c, count), zeroOf(pieceType),
-        static_cast<uint32_t>(element.getIntOrFloatBitWidth() / 8));
     for (int64_t e = 0; e < kCoalescedPiece; ++e)
       values.push_back(
           LLVM::ExtractElementOp::create(b, piece, i32Const(b, e)));
@@ -154,7 +168,8 @@ LogicalResult lowerCoalescedLoad(GlobalLoadOp op, Value base, Value start,
     for (int64_t a = 0; a < type.getNumElements(); ++a) {
       Value r =
           LLVM::AddOp::create(b, row, i64Const(b, a * layout.footprintRows()));
-      values.push_back(loadOne(lt(r, count), LLVM::AddOp::create(b, start, r)));
+      values.push_back(loadOrZero(b, base, element, lt(r, count),
+                                  LLVM::AddOp::create(b, start, r), zero));
     }
   } else {
     int64_t rowCount =
@@ -211,13 +226,8 @@ struct GlobalLoadLowering : public ConvertOpToLLVMPattern<GlobalLoadOp> {
                                 : TypedAttr(b.getIntegerAttr(element, 0)));
     // The element at `index` from the base where `inside` holds (of the
     // base itself, discarded, elsewhere: a valid address), else 0.
-    auto loadOne = [&](Value inside, Value index) -> Value {
-      Value offset = LLVM::SelectOp::create(b, inside, index, i64Const(b, 0));
-      Value ptr = LLVM::GEPOp::create(b, adaptor.getBase().getType(), element,
-                                      adaptor.getBase(),
-                                      ArrayRef<LLVM::GEPArg>{offset});
-      return LLVM::SelectOp::create(
-          b, inside, LLVM::LoadOp::create(b, element, ptr), zero);
+    auto loadOne = [&](Value inside, Value index) {
+      return loadOrZero(b, adaptor.getBase(), element, inside, index, zero);
     };
     Value result = LLVM::UndefOp::create(b, type);
     // A tile of the #fa4.acc layout: each of the thread's values, row by row
@@ -287,11 +297,7 @@ LogicalResult lowerCoalescedStore(GlobalStoreOp op,
   Value tile = adaptor.getTile();
   Value base = adaptor.getBase();
   auto [row, col, warp, lane] = coalescedThread(b, layout);
-  auto at = [&](Value index) {
-    return LLVM::GEPOp::create(b, base.getType(), element, base,
-                               ArrayRef<LLVM::GEPArg>{index})
-        .getResult();
-  };
+  auto at = [&](Value index) { return elementPtr(b, base, element, index); };
   auto storeOne = [&](Value inside, Value value, Value index) {
     auto oneType = VectorType::get({1}, element);
     Value one = LLVM::UndefOp::create(b, oneType);
@@ -342,34 +348,23 @@ LogicalResult lowerCoalescedStore(GlobalStoreOp op,
         .getResult();
   };
   int64_t perRow = layout.rowValues();
-  auto pieceType = VectorType::get({kCoalescedPiece}, element);
   for (int64_t a = 0, n = type.getNumElements() / perRow; a < n; ++a) {
     auto [rowInside, rowStart] = rowOf(a);
     for (int64_t k = 0; k < layout.pieces(); ++k) {
       Value c =
           LLVM::AddOp::create(b, col, i64Const(b, k * layout.footprintCols()));
-      int32_t firstValue =
-          static_cast<int32_t>(a * perRow + k * kCoalescedPiece);
+      Value piece = pieceOf(b, tile, a * perRow + k * kCoalescedPiece);
+      Value ptr = at(LLVM::AddOp::create(b, rowStart, c));
       if (op.getPieces()) {
-        SmallVector<int32_t> mask;
-        for (int32_t e = 0; e < kCoalescedPiece; ++e)
-          mask.push_back(firstValue + e);
-        Value piece =
-            LLVM::ShuffleVectorOp::create(b, pieceType, tile, tile, mask);
-        Value index = LLVM::AddOp::create(b, rowStart, c);
         beginUnder(b, rewriter, op, columnInside(rowInside, c));
-        LLVM::StoreOp::create(b, piece, at(index), 16);
+        LLVM::StoreOp::create(b, piece, ptr, 16);
         b.setInsertionPoint(op);
         continue;
       }
       // A masked store of the piece from its first element.
-      SmallVector<int32_t> mask;
-      for (int32_t e = 0; e < kCoalescedPiece; ++e)
-        mask.push_back(firstValue + e);
-      LLVM::MaskedStoreOp::create(
-          b, LLVM::ShuffleVectorOp::create(b, pieceType, tile, tile, mask),
-          at(LLVM::AddOp::create(b, rowStart, c)),
-          pieceMask(b, rowInside, c, columns), b.getI32IntegerAttr(bytes));
+      LLVM::MaskedStoreOp::create(b, piece, ptr,
+                                  pieceMask(b, rowInside, c, columns),
+                                  b.getI32IntegerAttr(bytes));
     }
   }
   rewriter.eraseOp(op);
