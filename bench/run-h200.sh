@@ -74,6 +74,13 @@ python3 "$root/bench/crosscheck.py" --fa4-run "$fa4run" \
 cross=$?
 tutorials=0
 if [ -f "$kernels/vector-add.kernel" ]; then
+  # The kernels that take a row in one block, and the most columns each takes.
+  whole_rows=()
+  for kind in softmax layer_norm rms_norm; do
+    for cols in 4096 8192; do
+      whole_rows+=(--whole-row "$kind,$cols=$kernels/${kind//_/-}-row$cols.kernel")
+    done
+  done
   python3 "$root/test/GPU/check-any-kernel.py" --fa4-run "$fa4run" \
     --work "$out/tutorials-check" --vector-add "$kernels/vector-add.kernel" \
     --row-softmax "$kernels/softmax.kernel" \
@@ -85,12 +92,16 @@ if [ -f "$kernels/vector-add.kernel" ]; then
     --work "$out/tutorials-check" \
     --row-softmax "$kernels/softmax-128.kernel" \
     --layer-norm "$kernels/layer-norm-128.kernel" \
-    --rms-norm "$kernels/rms-norm-128.kernel" >> "$out/tutorials.log" 2>&1 ||
+    --rms-norm "$kernels/rms-norm-128.kernel" \
+    "${whole_rows[@]}" \
+    --column-sums "$kernels/layer-norm-dwdb.kernel" >> "$out/tutorials.log" 2>&1 ||
     tutorials=1
   python3 "$root/bench/tutorials.py" --fa4-run "$fa4run" \
     --softmax "$kernels/softmax.kernel" \
     --layer-norm "$kernels/layer-norm.kernel" \
-    --rms-norm "$kernels/rms-norm.kernel" --work "$out/tutorials-bench" \
+    --rms-norm "$kernels/rms-norm.kernel" \
+    "${whole_rows[@]}" \
+    --column-sums "$kernels/layer-norm-dwdb.kernel" --work "$out/tutorials-bench" \
     --out "$out/tutorials.md" >> "$out/tutorials.log" 2>&1 || tutorials=1
 fi
 mods=0

@@ -16,7 +16,10 @@
 // `(a K + k) 8 + e` with `F` the footprint's rows and `K = C / (8 L W)`. A
 // row reduction is a tree over the thread's values of a row, butterfly
 // shuffles among the row's `L` lanes and, when W > 1, a combine of the W
-// warps' partial sums through shared memory; a row vector holds the values
+// warps' partial sums through shared memory; a column reduction is a tree
+// over the thread's rows, butterfly shuffles among the `32 / L` lanes of a
+// warp that hold the same columns and a combine of the row groups of all
+// the consumer warpgroups through shared memory; a row vector holds the values
 // of the thread's rows (`a`), a column vector those of its columns (`k`,
 // `e`), the same in every row group.
 //

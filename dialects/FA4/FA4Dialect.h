@@ -209,12 +209,16 @@ constexpr int64_t kScheduleSlots = 2;
 /// The named barriers of a kernel: 0 is the CTA-wide one of __syncthreads,
 /// kTurnBarrierId + w the turn of consumer warpgroup w in the ping-pong of
 /// its MMAs (fa4-overlap-softmax), kEpilogueBarrierId + w the epilogue
-/// of consumer warpgroup w (its TMA store, fa4-assign-layouts), and
-/// kReduceBarrierId + w its row reductions across warps (fa4.combine_warps).
+/// of consumer warpgroup w (its TMA store, fa4-assign-layouts),
+/// kReduceBarrierId + w its row reductions across warps and
+/// kColumnReduceBarrierId the column reductions across all the consumer
+/// warpgroups (fa4.combine_warps).
 constexpr int64_t kTurnBarrierId = 1;
 constexpr int64_t kEpilogueBarrierId = kTurnBarrierId + kMaxConsumerWarpgroups;
 constexpr int64_t kReduceBarrierId =
     kEpilogueBarrierId + kMaxConsumerWarpgroups;
+constexpr int64_t kColumnReduceBarrierId =
+    kReduceBarrierId + kMaxConsumerWarpgroups;
 
 /// The registers per thread a kernel of `threads` threads starts with: the
 /// register file shared evenly, in the multiples of 8 that setmaxnreg uses,

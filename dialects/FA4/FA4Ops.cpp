@@ -492,10 +492,10 @@ LogicalResult GlobalStoreOp::verify() {
   auto coalesced = dyn_cast_or_null<CoalescedLayoutAttr>(tensor.getEncoding());
   if (!isa_and_nonnull<AccLayoutAttr, RowsLayoutAttr, BlockedLayoutAttr>(
           tensor.getEncoding()) &&
-      !(coalesced && !coalesced.isColumnVector()))
+      !coalesced)
     return emitOpError() << "stores tiles in the #fa4.acc, #fa4.rows, "
                             "#fa4.blocked or #fa4.coalesced layout (a tile "
-                            "or its row vector), got "
+                            "or its row or column vector), got "
                          << tensor;
   if (failed(verifyLayoutFlag(*this, "blocked", getBlocked(),
                               isa<BlockedLayoutAttr>(tensor.getEncoding()),
@@ -507,10 +507,10 @@ LogicalResult GlobalStoreOp::verify() {
   if (!getColumns())
     return success();
   if (!isa<AccLayoutAttr>(tensor.getEncoding()) &&
-      !(coalesced && coalesced.isTile()))
+      !(coalesced && !coalesced.isRowVector()))
     return emitOpError() << "limits the columns of " << tensor
                          << ": columns() takes #fa4.acc and #fa4.coalesced "
-                            "tiles";
+                            "tiles and column vectors";
   return success();
 }
 
@@ -570,18 +570,31 @@ LogicalResult GlobalLoadOp::verify() {
 }
 
 LogicalResult CombineWarpsOp::verify() {
-  int64_t warps = getWarps(), lanes = getLanes(), rows = getWarpRows();
-  if ((warps != 2 && warps != 4) || lanes < 1 || lanes > 32 ||
-      32 % lanes != 0 || rows * lanes != 32)
-    return emitOpError() << "combines " << warps << " warps of " << lanes
-                         << " lanes and " << rows
-                         << " rows: 2 or 4 warps, lanes x rows = 32";
+  CoalescedLayoutAttr layout = getLayout();
+  CoalescedGeometry geometry = layout.getGeometry();
+  int64_t axis = getAxis();
+  if (!layout.isTile() || (axis != 0 && axis != 1))
+    return emitOpError() << "combines the reductions of a #fa4.coalesced "
+                            "tile along axis 0 or 1, not "
+                         << layout << " along axis " << axis;
+  if (axis == 1 && geometry.warps == 1)
+    return emitOpError() << "combines row reductions across the warps that "
+                            "share a row, and in "
+                         << layout << " a warp holds its rows alone";
   MemRefType scratch = getScratch().getType();
   int64_t values = cast<VectorType>(getPartial().getType()).getNumElements();
+  if (axis == 0 && values != geometry.rowValues())
+    return emitOpError() << "combines column reductions of " << layout
+                         << ", whose threads hold " << geometry.rowValues()
+                         << " columns, not " << values;
+  // A row of the scratch for each warp (axis 1) or row group (axis 0).
+  int64_t groups = axis == 1 ? 4 : 4 / geometry.warps;
+  int64_t width = axis == 1 ? geometry.warpRows() * values : geometry.cols;
   if (!scratch.getElementType().isF32() || scratch.getRank() != 2 ||
-      scratch.getDimSize(0) % 4 != 0 || scratch.getDimSize(1) != rows * values)
-    return emitOpError() << "takes a scratch of f32 values, a row of "
-                         << rows * values << " for each warp, not " << scratch;
+      scratch.getDimSize(0) % groups != 0 || scratch.getDimSize(1) != width)
+    return emitOpError() << "takes a scratch of f32 values, a row of " << width
+                         << " for each " << (axis == 1 ? "warp" : "row group")
+                         << ", not " << scratch;
   return success();
 }
 

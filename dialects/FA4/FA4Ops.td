@@ -633,33 +633,41 @@ def FA4_GlobalLoadOp : FA4_Op<"global_load", [MemoryEffects<[MemRead]>,
 
 def FA4_CombineWarpsOp : FA4_Op<"combine_warps",
     [AllTypesMatch<["partial", "result"]>]> {
-  let summary = "combine the row reductions of the warps that share a row";
+  let summary = "combine the partial reductions of the warps that share a row or a column";
   let description = [{
-    The last step of a row reduction of a `#fa4.coalesced` tile whose rows
-    `warps` warps share (fa4-distribute-register-tiles builds it after the
-    shuffles among a row's lanes): each thread holds its warp's partial
-    result for each of its rows (`partial`, a value a row repeat); the
-    first lane of each row stores them to `scratch`, the warpgroup meets
-    at its named barrier, every thread combines the `warps` partial results
-    of its rows (their sum, or with `max` their maximum) and the warpgroup
-    meets again so that the scratch may be written anew. `warpgroup` is the
-    thread's consumer warpgroup (its slots of the scratch and its barrier);
-    `lanes` and `warp_rows` are the layout's lanes a row and rows a warp.
-    The scratch holds `(warpgroups * 4) x (warp_rows * A)` f32 values, `A`
-    the partial results a thread holds.
+    The last step of a reduction of a `#fa4.coalesced` tile (`layout`)
+    across warps, after the thread's values and the shuffles among a warp's
+    lanes (fa4-distribute-register-tiles builds it). Each thread holds its
+    warp's partial results (`partial`), the first lane that holds each of
+    them stores it to `scratch`, the warps meet at a named barrier, every
+    thread combines the partial results of its rows or columns (their sum,
+    or with `max` their maximum) and the warps meet again so that the
+    scratch may be written anew.
+
+    - `axis 1`, a row reduction whose rows W > 1 warps share: a value per
+      row repeat; the warpgroup meets (barrier 7 + warpgroup, 128
+      threads). The scratch holds `(warpgroups * 4) x (warp rows * A)`
+      values, `A` the partial results a thread holds.
+    - `axis 0`, a column reduction: a value for each of the thread's
+      columns; the row groups of all the consumer warpgroups meet (barrier
+      10, 128 threads a warpgroup). The scratch holds a row of `C` values
+      for each row group, `(warpgroups * 4 / W) x C`.
+
+    `warpgroup` is the thread's consumer warpgroup, which picks its slots.
 
     ```mlir
-    %r = fa4.combine_warps %p, %scratch[%wg] warps(4) lanes(32) warp_rows(1) : vector<1xf32>, memref<8x1xf32, 3>
+    %r = fa4.combine_warps %p, %scratch[%wg] #fa4.coalesced<cols = 4096, warps = 4> axis 1 : vector<1xf32>, memref<8x1xf32, 3>
+    %c = fa4.combine_warps %q, %columns[%wg] #fa4.coalesced<cols = 1024> axis 0 : vector<32xf32>, memref<8x1024xf32, 3>
     ```
   }];
   let arguments = (ins VectorOfRankAndType<[1], [F32]>:$partial,
                        FA4_SharedTile:$scratch, Index:$warpgroup,
-                       I64Attr:$warps, I64Attr:$lanes, I64Attr:$warp_rows,
+                       I64Attr:$axis, FA4_CoalescedLayoutAttr:$layout,
                        UnitAttr:$max);
   let results = (outs VectorOfRankAndType<[1], [F32]>:$result);
   let assemblyFormat = [{
     (`max` $max^)? $partial `,` $scratch `[` $warpgroup `]`
-    `warps` `(` $warps `)` `lanes` `(` $lanes `)` `warp_rows` `(` $warp_rows `)`
+    qualified($layout) `axis` $axis
     attr-dict `:` type($partial) `,` qualified(type($scratch))
   }];
   let hasVerifier = 1;

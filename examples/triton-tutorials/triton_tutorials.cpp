@@ -12,9 +12,14 @@
 //   rows of any length take two passes; softmax-row4096.kernel and
 //   softmax-row8192.kernel in the tutorial's own form, a row of up to 4096
 //   or 8192 in one block read once, a warpgroup's four warps on a row;
+//   layer-norm-row4096.kernel, rms-norm-row4096.kernel and their 8192
+//   siblings take the norms the same way;
 // - layer-norm.kernel (tutorial 05, the forward): along each row of X
 //   [M, N], Y = (X - mean) * rstd * W + B with rstd = 1 / sqrt(var + eps),
-//   the rows' mean and rstd kept for a backward;
+//   the rows' mean and rstd kept for a backward; layer-norm-dwdb.kernel,
+//   the last kernel of its backward: the weight's and the bias's
+//   gradients as the column sums of the partial sums DW and DB [M, N]
+//   (tl.sum(dw, axis=0)), a program a block of 128 columns, 32 rows a step;
 // - rms-norm.kernel: Y = X * rsqrt(mean(X^2) + eps) * W;
 // - matmul-gelu.kernel (tutorial 03 with a bias and GELU as its epilogue):
 //   C = gelu(A B + bias) for row-major A [M, K], B [K, N], bias [N], GELU
@@ -151,6 +156,33 @@ static Module layerNorm(mlir::MLIRContext *context, RowBlock block) {
   return p.finish();
 }
 
+/// Tutorial 05's backward, its last kernel: the weight's and the bias's
+/// gradients, the columns of the partial sums DW and DB [M, N] (the rows
+/// that the programs of the fused backward added to) summed, a block of
+/// `block.cols` columns a program, the rows a block at a time.
+static Module layerNormDwDb(mlir::MLIRContext *context, RowBlock block) {
+  Program p(context, "layer_norm_dwdb");
+  Ptr dw = p.ptr("dw", f32, {Extent::any(), Extent::any()});
+  Ptr db = p.ptr("db", f32, {dw.dim(0), dw.dim(1)});
+  Ptr finalDw = p.ptr("final_dw", f32, {dw.dim(1)});
+  Ptr finalDb = p.ptr("final_db", f32, {dw.dim(1)});
+  Index m = p.index("m", dw.dim(0)), n = p.index("n", dw.dim(1));
+  p.grid({cdiv(dw.dim(1), block.cols)});
+
+  Index j = p.programId(0);
+  Desc dws = p.makeDesc(dw, {m, n}, {n, 1}, {block.rows, block.cols});
+  Desc dbs = p.makeDesc(db, {m, n}, {n, 1}, {block.rows, block.cols});
+  Tile zeros = p.zeros({block.rows, block.cols}, f32);
+  auto [w, b] =
+      p.forLoop(0, ceilDiv(m, block.rows), 1, {zeros, zeros},
+                [&](Index i, Tile w, Tile b) -> Tiles<2> {
+                  return {w + load(dws, {i, j}), b + load(dbs, {i, j})};
+                });
+  store(p.makeDesc(finalDw, {n}, {1}, {block.cols}), {j}, sum(w, 0));
+  store(p.makeDesc(finalDb, {n}, {1}, {block.cols}), {j}, sum(b, 0));
+  return p.finish();
+}
+
 /// RMSNorm (Llama's): a loop for the mean square, one that normalizes.
 static Module rmsNorm(mlir::MLIRContext *context, RowBlock block) {
   Program p(context, "rms_norm");
@@ -209,6 +241,47 @@ static Module softmaxRow(mlir::MLIRContext *context, RowBlock block) {
   Tile xs = where(inside, load(r.xs, {r.i, 0}).to(f32), -inf);
   Tile e = exp(xs - max(xs, 1).col());
   store(r.ys, {r.i, 0}, (e * (1.0 / sum(e, 1)).col()).to(bf16));
+  return p.finish();
+}
+
+/// Tutorial 05's layer norm in its own form: a row in one block of
+/// `block.cols` columns (N at most that), read once and held in registers.
+static Module layerNormRow(mlir::MLIRContext *context, RowBlock block) {
+  Program p(context, "layer_norm_row");
+  RowProgram r(p, block);
+  p.require(r.x.dim(1) <= block.cols);
+  Ptr w = p.ptr("w", bf16, {r.x.dim(1)}), b = p.ptr("b", bf16, {r.x.dim(1)});
+  Ptr mean = p.ptr("mean", f32, {r.x.dim(0)});
+  Ptr rstd = p.ptr("rstd", f32, {r.x.dim(0)});
+  Scalar eps = p.f32("eps");
+
+  Tile perRow = 1.0 / splat(r.n, {block.rows}).to(f32);
+  Tile xs = load(r.xs, {r.i, 0}).to(f32);
+  Tile mu = sum(xs, 1) * perRow;
+  Tile xc =
+      where(p.iota({block.rows, block.cols}, 1) < r.n, xs - mu.col(), 0.0);
+  Tile rs = rsqrt(sum(xc * xc, 1) * perRow + eps);
+  store(p.makeDesc(mean, {r.rows}, {1}, {block.rows}), {r.i}, mu);
+  store(p.makeDesc(rstd, {r.rows}, {1}, {block.rows}), {r.i}, rs);
+  Tile wv = load(p.makeDesc(w, {r.n}, {1}, {block.cols}), {0}).to(f32);
+  Tile bv = load(p.makeDesc(b, {r.n}, {1}, {block.cols}), {0}).to(f32);
+  store(r.ys, {r.i, 0}, (xc * rs.col() * wv.row() + bv.row()).to(bf16));
+  return p.finish();
+}
+
+/// RMSNorm with a row in one block of `block.cols` columns.
+static Module rmsNormRow(mlir::MLIRContext *context, RowBlock block) {
+  Program p(context, "rms_norm_row");
+  RowProgram r(p, block);
+  p.require(r.x.dim(1) <= block.cols);
+  Ptr w = p.ptr("w", bf16, {r.x.dim(1)});
+  Scalar eps = p.f32("eps");
+
+  Tile xs = load(r.xs, {r.i, 0}).to(f32);
+  Tile rs =
+      rsqrt(sum(xs * xs, 1) * (1.0 / splat(r.n, {block.rows}).to(f32)) + eps);
+  Tile wv = load(p.makeDesc(w, {r.n}, {1}, {block.cols}), {0}).to(f32);
+  store(r.ys, {r.i, 0}, (xs * rs.col() * wv.row()).to(bf16));
   return p.finish();
 }
 
@@ -281,15 +354,28 @@ int main(int argc, char **argv) {
              return write(c, block);
            },
            64, rowPlan});
-  // A whole row in registers: two CTAs an SM, 128 registers a thread.
-  fa4::Plan wholeRowPlan;
-  wholeRowPlan.ctasPerSm = 2;
-  for (int64_t cols : {4096, 8192})
-    tutorials.push_back({"softmax-row" + std::to_string(cols),
-                         [cols](mlir::MLIRContext *c) {
-                           return softmaxRow(c, {2, cols});
-                         },
-                         64, wholeRowPlan});
+  // A whole row in registers: two CTAs an SM, 128 registers a thread; one
+  // for the layer norm of 8192 columns, which holds the row, the weight
+  // and the bias (192 values a thread).
+  fa4::Plan twoPerSm, onePerSm;
+  twoPerSm.ctasPerSm = 2;
+  for (auto [name, write] :
+       {std::pair<const char *, RowWriter>{"softmax-row", softmaxRow},
+        {"layer-norm-row", layerNormRow},
+        {"rms-norm-row", rmsNormRow}})
+    for (int64_t cols : {4096, 8192})
+      tutorials.push_back(
+          {name + std::to_string(cols),
+           [write = write, cols](mlir::MLIRContext *c) {
+             return write(c, {2, cols});
+           },
+           64, write == layerNormRow && cols == 8192 ? onePerSm : twoPerSm});
+  // Tutorial 05's blocks, 32 rows of 128 columns a step: two sums and the
+  // next step's loads in registers, two CTAs an SM.
+  tutorials.push_back(
+      {"layer-norm-dwdb",
+       [](mlir::MLIRContext *c) { return layerNormDwDb(c, kNarrow); }, 64,
+       twoPerSm});
   tutorials.push_back({"matmul-gelu", matmulGelu, 64, {}});
   for (const Tutorial &tutorial : tutorials) {
     Module module = tutorial.write(context.get());

@@ -120,6 +120,11 @@ private:
   LogicalResult findColumnVectors();
   /// The first row of this warpgroup's share, as an index.
   Value firstRow();
+  /// A store of a #fa4.coalesced column vector (one value per column of a
+  /// tile, the same in every row group): by the first row group's lanes of
+  /// the first warpgroup, as the first row of a tile.
+  LogicalResult storeColumnVector(tile::StoreOp store, tile::MakeDescOp desc,
+                                  CoalescedLayoutAttr layout);
   /// The first element of this warpgroup's `run` of a 1-d tile, or its
   /// first row of a #fa4.coalesced tile or row vector.
   Value firstElement(RankedTensorType run);
@@ -342,11 +347,13 @@ LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
   ArrayRef<int64_t> block = desc.getDesc().getType().getBlockShape();
   int64_t rank = block.size();
   auto coalesced = dyn_cast<CoalescedLayoutAttr>(tileType.getEncoding());
-  if (coalesced && (coalesced.isColumnVector() || store.getAdd()))
+  if (coalesced && store.getAdd())
     return store.emitOpError()
-           << (store.getAdd() ? "adds " : "stores ") << tileType
-           << ": fa4 stores a tile of other rows than the plan's, or its row "
-              "vector, without atomics";
+           << "adds " << tileType
+           << ": fa4 stores a tile of other rows than the plan's, and its "
+              "row and column vectors, without atomics";
+  if (coalesced && coalesced.isColumnVector())
+    return storeColumnVector(store, desc, coalesced);
   // A #fa4.coalesced tile is stored as an #fa4.acc one is, from the
   // warpgroup's first row.
   bool acc = isa<AccLayoutAttr>(tileType.getEncoding()) ||
@@ -416,6 +423,43 @@ LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
       store.getAdd(), blocked, coalesced, /*pieces=*/false);
   if (whole)
     splitByPieces(global, whole);
+  store.erase();
+  return success();
+}
+
+LogicalResult LayoutAssignment::storeColumnVector(tile::StoreOp store,
+                                                  tile::MakeDescOp desc,
+                                                  CoalescedLayoutAttr layout) {
+  auto type = cast<RankedTensorType>(store.getValue().getType());
+  ArrayRef<int64_t> block = desc.getDesc().getType().getBlockShape();
+  int64_t rank = block.size();
+  int64_t length = type.getDimSize(0);
+  ValueRange coords = store.getCoords(), shape = desc.getShape(),
+             strides = desc.getStrides();
+  std::optional<int64_t> unit = getConstantIntValue(strides.back());
+  if (block.back() != length || !unit || *unit != 1 ||
+      !llvm::all_of(block.drop_back(), [](int64_t n) { return n == 1; }))
+    return store.emitOpError()
+           << "stores the column vector " << type << " in blocks of "
+           << desc.getDesc().getType() << ": fa4 stores it in blocks of its "
+           << length << " elements (after leading 1s), contiguous";
+  ImplicitLocOpBuilder b(store.getLoc(), store);
+  auto index = [&](int64_t value) {
+    return arith::ConstantIndexOp::create(b, value);
+  };
+  // The vector's first element within the slice of the leading dimensions,
+  // and what is left of the row from it; a tile of one row that only the
+  // first warpgroup holds (the others' rows start at their index).
+  Value first = elementCoord(b, coords.back(), length, store.getElements());
+  Value col = arith::AddIOp::create(b, first,
+                                    sliceOffset(b, coords, strides, rank - 1));
+  Value columns = arith::SubIOp::create(b, shape.back(), first);
+  Value whole = wholePieces(b, {col, columns});
+  auto global = GlobalStoreOp::create(
+      b, store.getValue(), desc.getBase(), WarpgroupIdOp::create(b), col,
+      index(1), index(0), columns, /*add=*/false, /*blocked=*/false, layout,
+      /*pieces=*/false);
+  splitByPieces(global, whole);
   store.erase();
   return success();
 }

@@ -163,8 +163,33 @@ struct Exp2Lowering : public OpConversionPattern<tile::Exp2Op> {
   }
 };
 
-/// Row reduction of an #fa4.acc tile: within the thread over its column
-/// blocks and parities as a tree, then across the four lanes of its quad.
+/// The scratch of shared memory through which a reduction of `layout`
+/// along `axis` combines its warps' partial results (`values` a thread), a
+/// buffer of the kernel's own: a row of partial results for each warp
+/// (axis 1) or for each row group (axis 0) of the kernel's consumer
+/// warpgroups.
+Value reductionScratch(OpBuilder &rewriter, Operation *op,
+                       CoalescedGeometry layout, int64_t axis, int64_t values) {
+  ConfigAttr config = lookupConfig(op);
+  int64_t warpgroups = config ? config.getQTiles() : 1;
+  SmallVector<int64_t> shape =
+      axis == 1
+          ? SmallVector<int64_t>{4 * warpgroups, layout.warpRows() * values}
+          : SmallVector<int64_t>{4 / layout.warps * warpgroups, layout.cols};
+  auto type = MemRefType::get(
+      shape, rewriter.getF32Type(), AffineMap(),
+      IntegerAttr::get(IntegerType::get(op->getContext(), 64), 3));
+  OpBuilder::InsertionGuard guard(rewriter);
+  auto function = op->getParentOfType<func::FuncOp>();
+  rewriter.setInsertionPointToStart(&function.getBody().front());
+  return SharedBufferOp::create(rewriter, op->getLoc(), type, IntegerAttr());
+}
+
+/// Reduction of a register tile: of an #fa4.acc tile's rows, within the
+/// thread over its column blocks and parities as a tree, then across the
+/// four lanes of its quad; of a #fa4.coalesced tile's rows or columns,
+/// within the thread as a tree, then across the warp's lanes that share the
+/// row or column, then (where several warps do) through shared memory.
 struct ReduceLowering : public OpConversionPattern<tile::ReduceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -173,12 +198,13 @@ struct ReduceLowering : public OpConversionPattern<tile::ReduceOp> {
     auto srcType = cast<RankedTensorType>(op.getSrc().getType());
     auto coalesced =
         dyn_cast_or_null<CoalescedLayoutAttr>(srcType.getEncoding());
-    if (op.getAxis() != 1 ||
-        !(coalesced || isa_and_nonnull<AccLayoutAttr>(srcType.getEncoding())))
+    int64_t axis = op.getAxis();
+    if (!coalesced &&
+        (axis != 1 || !isa_and_nonnull<AccLayoutAttr>(srcType.getEncoding())))
       return op.emitOpError()
-             << "reduces " << srcType << " along axis " << op.getAxis()
-             << ": fa4 reduces the rows of register tiles (axis 1), not yet "
-                "their columns";
+             << "reduces " << srcType << " along axis " << axis
+             << ": fa4 reduces the rows of a tile that a dot writes (axis "
+                "1), not yet its columns";
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     bool isMax = op.getKind() == tile::ReduceKind::max;
     auto combine = [&](Value x, Value y) -> Value {
@@ -187,48 +213,47 @@ struct ReduceLowering : public OpConversionPattern<tile::ReduceOp> {
       return arith::AddFOp::create(b, x, y);
     };
     Value src = adaptor.getSrc();
-    SmallVector<Value> rows;
+    Type resultType = getTypeConverter()->convertType(op.getType());
+    SmallVector<Value> results;
     if (coalesced) {
-      // Each of the thread's rows: a tree over its pieces, then the row's
-      // lanes.
       CoalescedGeometry layout = coalesced.getGeometry();
-      SmallVector<int64_t> offsets;
-      for (int64_t lanes = 1; lanes < layout.lanes(); lanes *= 2)
-        offsets.push_back(lanes);
       int64_t perRow = layout.rowValues();
-      for (int64_t a = 0, n = layout.rowVectorValues(srcType.getDimSize(0));
-           a < n; ++a) {
+      int64_t rows = layout.rowVectorValues(srcType.getDimSize(0));
+      // Lanes l and l ^ offset share a row (offsets below L) or a column
+      // (L and above).
+      SmallVector<int64_t> offsets;
+      for (int64_t lanes = axis == 1 ? 1 : layout.lanes();
+           lanes < (axis == 1 ? layout.lanes() : 32); lanes *= 2)
+        offsets.push_back(lanes);
+      // Each of the thread's rows (axis 1) or columns (axis 0): a tree over
+      // its values there, then the lanes.
+      int64_t count = axis == 1 ? rows : perRow;
+      for (int64_t r = 0; r < count; ++r) {
         SmallVector<Value> level;
-        for (int64_t i = 0; i < perRow; ++i)
-          level.push_back(vector::ExtractOp::create(b, src, a * perRow + i));
-        rows.push_back(reduceLanes(b, reduceTree(std::move(level), combine),
-                                   offsets, combine));
+        for (int64_t i = 0, n = axis == 1 ? perRow : rows; i < n; ++i)
+          level.push_back(vector::ExtractOp::create(
+              b, src, axis == 1 ? r * perRow + i : i * perRow + r));
+        results.push_back(reduceLanes(b, reduceTree(std::move(level), combine),
+                                      offsets, combine));
       }
-      Type resultType = getTypeConverter()->convertType(op.getType());
-      Value partial = vector::FromElementsOp::create(b, resultType, rows);
-      if (layout.warps > 1) {
-        // The warps that share a row combine their results through a
-        // scratch of the kernel's shared memory.
+      Value partial = vector::FromElementsOp::create(b, resultType, results);
+      // The warps that share a row, or a column, combine their results
+      // through a scratch of the kernel's shared memory.
+      ConfigAttr config = lookupConfig(op);
+      int64_t warpgroups = config ? config.getQTiles() : 1;
+      bool acrossWarps =
+          axis == 1 ? layout.warps > 1 : 4 / layout.warps * warpgroups > 1;
+      if (acrossWarps) {
         if (!srcType.getElementType().isF32())
           return op.emitOpError() << "reduces " << srcType
                                   << " across warps: fa4 combines f32 results";
-        auto function = op->getParentOfType<func::FuncOp>();
-        ConfigAttr config = lookupConfig(op);
-        int64_t warpgroups = config ? config.getQTiles() : 1;
-        auto scratchType = MemRefType::get(
-            {4 * warpgroups, layout.warpRows() * int64_t(rows.size())},
-            b.getF32Type(), AffineMap(),
-            IntegerAttr::get(IntegerType::get(op.getContext(), 64), 3));
-        Value scratch;
-        {
-          OpBuilder::InsertionGuard guard(rewriter);
-          rewriter.setInsertionPointToStart(&function.getBody().front());
-          scratch = SharedBufferOp::create(rewriter, op.getLoc(), scratchType,
-                                           IntegerAttr());
-        }
+        Value scratch =
+            reductionScratch(rewriter, op, layout, axis, results.size());
         partial = CombineWarpsOp::create(
-            b, resultType, partial, scratch, WarpgroupIdOp::create(b),
-            layout.warps, layout.lanes(), layout.warpRows(), isMax);
+            b, resultType, partial, scratch, WarpgroupIdOp::create(b), axis,
+            CoalescedLayoutAttr::get(op.getContext(), layout.cols, layout.warps,
+                                     /*slice=*/-1),
+            isMax);
       }
       rewriter.replaceOp(op, partial);
       return success();
@@ -240,11 +265,11 @@ struct ReduceLowering : public OpConversionPattern<tile::ReduceOp> {
         for (int64_t e = 0; e < 2; ++e)
           level.push_back(
               vector::ExtractOp::create(b, src, accValueIndex(j, h, e)));
-      rows.push_back(reduceLanes(b, reduceTree(std::move(level), combine),
-                                 {1, 2}, combine));
+      results.push_back(reduceLanes(b, reduceTree(std::move(level), combine),
+                                    {1, 2}, combine));
     }
-    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(
-        op, getTypeConverter()->convertType(op.getType()), rows);
+    rewriter.replaceOpWithNewOp<vector::FromElementsOp>(op, resultType,
+                                                        results);
     return success();
   }
 };

@@ -10,6 +10,7 @@ and checks their outputs against references computed here with numpy.
                       [--bias K]
                       [--vector-add K] [--row-softmax K] [--layer-norm K]
                       [--rms-norm K] [--matmul-gelu K]
+                      [--whole-row KIND,COLS=K ...] [--column-sums K]
 
 --gemm-relu takes the kernel file of examples/gemm-relu (C = relu(alpha A B),
 A [M, K] and B [K, N] row-major bf16); --attention that of
@@ -38,6 +39,10 @@ examples/triton-tutorials (Triton's vector add of f32 vectors of any
 length, exactly; its softmax, its layer norm forward with the rows' mean
 and rstd, and RMSNorm, over rows of any N, odd ones included; the matmul
 with a bias and exact GELU, any M and N, K a multiple of 8; against
+float64); --whole-row those of the softmax, layer norm or RMSNorm (KIND
+softmax, layer_norm, rms_norm) that take a row in one block (N at most
+COLS); --column-sums that of its layer norm backward's weight and bias
+gradients (the column sums of DW and DB [M, N] f32, any M and N, against
 float64). The inputs
 are 16-bit values written as '<f4' .npy files; fa4-run converts them exactly,
 and fills each output with NaNs before the launch.
@@ -270,6 +275,29 @@ def check_norm(fa4_run, kernel, work, kind, n, rows, rng):
         ok = ok and mean_err < 1e-5 and rstd_err < 1e-5
         text += f" mean_err={mean_err:.1e} rstd_err={rstd_err:.1e}"
     return ok, text
+
+
+def check_column_sums(fa4_run, kernel, work, m, n, rng):
+    """Tutorial 05's dW and dB: the column sums of the f32 partial sums DW and
+    DB [M, N], columns of different scales."""
+    dw = (rng.standard_normal((m, n)) * rng.uniform(0.1, 10, n)).astype(
+        np.float32)
+    db = rng.standard_normal((m, n)).astype(np.float32) + 3
+    error, out = run_kernel(fa4_run, kernel, work, f"dwdb-{m}x{n}",
+                            {"dw": dw, "db": db}, ["final_dw", "final_db"])
+    if error:
+        return False, error
+    worst, ok = 0.0, True
+    for name, x in (("final_dw", dw), ("final_db", db)):
+        x64 = x.astype(np.float64)
+        ref = x64.sum(axis=0)
+        # f32 sums of M terms: M ulps of the terms' magnitude at most.
+        scale = np.abs(x64).sum(axis=0) + 1e-30
+        err = np.abs(out[name] - ref) / scale
+        ok = ok and out[name].shape == ref.shape and bool(
+            np.all(err <= m * 2.0 ** -23))
+        worst = max(worst, float(np.nan_to_num(err, nan=np.inf).max()))
+    return ok, f"max_err/terms={worst:.1e}"
 
 
 def check_matmul_gelu(fa4_run, kernel, work, m, n, k, rng):
@@ -526,6 +554,9 @@ def main():
     parser.add_argument("--rms-norm", metavar="KERNEL")
     parser.add_argument("--row-softmax", metavar="KERNEL")
     parser.add_argument("--matmul-gelu", metavar="KERNEL")
+    parser.add_argument("--whole-row", action="append", default=[],
+                        metavar="KIND,COLS=KERNEL")
+    parser.add_argument("--column-sums", metavar="KERNEL")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     rng = np.random.default_rng(7)
@@ -604,6 +635,27 @@ def main():
             report(f"row_softmax n={n} rows={rows}",
                    check_softmax(args.fa4_run, args.row_softmax, args.work, n,
                                  False, rows, rng))
+    # A row in one block: rows no program's 2 divide, N up to the block.
+    for spec in args.whole_row:
+        dims, kernel = spec.split("=", 1)
+        kind, cols = dims.split(",")
+        cols = int(cols)
+        for rows, n in ((1000, cols), (77, cols - 1), (3, cols // 2 + 3),
+                        (5, 8), (1, 1), (33, 333)):
+            name = f"{kind} whole row cols={cols} n={n} rows={rows}"
+            if kind == "softmax":
+                report(name, check_softmax(args.fa4_run, kernel, args.work,
+                                           n, False, rows, rng))
+            else:
+                report(name, check_norm(args.fa4_run, kernel, args.work, kind,
+                                        n, rows, rng))
+    # Rows no step's 32 divide, columns no program's 128 do, one of each.
+    if args.column_sums:
+        for m, n in ((1000, 200), (32, 128), (1, 1), (77, 4097), (256, 8),
+                     (4096, 1000)):
+            report(f"column_sums m={m} n={n}",
+                   check_column_sums(args.fa4_run, args.column_sums,
+                                     args.work, m, n, rng))
     if args.matmul_gelu:
         for m, n, k in ((1000, 1000, 512), (128, 256, 64), (77, 328, 200),
                         (300, 8, 8)):

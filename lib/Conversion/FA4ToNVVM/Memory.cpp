@@ -587,21 +587,35 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
   }
 };
 
-/// The warps that share a row, combined: the row's first lane in each warp
-/// stores its partial results to its slots of the scratch, the warpgroup
-/// meets at its reduction barrier, each thread combines the slots of the
-/// warps of its row group, and the warpgroup meets again before the
-/// scratch may be reused.
+/// The partial results of the warps that share a row (axis 1), or of the
+/// row groups that share a column (axis 0), combined through the scratch:
+/// the first lane that holds each result stores it to its slot, the warps
+/// meet at a named barrier, each thread combines the slots of its rows or
+/// columns, and the warps meet again before the scratch may be reused.
 struct CombineWarpsLowering : public ConvertOpToLLVMPattern<CombineWarpsOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
   matchAndRewrite(CombineWarpsOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Value result = op.getAxis() == 1 ? combineRows(b, op, adaptor, rewriter)
+                                     : combineColumns(b, op, adaptor, rewriter);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+private:
+  /// Row reductions: the row's first lane in each warp stores its partial
+  /// results, the warpgroup meets at its reduction barrier and each thread
+  /// combines the slots of the warps of its row group.
+  static Value combineRows(ImplicitLocOpBuilder &b, CombineWarpsOp op,
+                           OpAdaptor adaptor,
+                           ConversionPatternRewriter &rewriter) {
     auto type = cast<VectorType>(op.getType());
     int64_t values = type.getNumElements();
-    int64_t warps = op.getWarps(), lanes = op.getLanes(),
-            warpRows = op.getWarpRows();
+    CoalescedGeometry layout = op.getLayout().getGeometry();
+    int64_t warps = layout.warps, lanes = layout.lanes(),
+            warpRows = layout.warpRows();
     Type i32 = b.getI32Type(), f32 = b.getF32Type();
     auto [inGroup, warp, lane] = warpgroupThread(b, i32);
     Value group = adaptor.getWarpgroup();
@@ -655,8 +669,78 @@ struct CombineWarpsLowering : public ConvertOpToLLVMPattern<CombineWarpsOp> {
       result = LLVM::InsertElementOp::create(b, result, acc, i32Const(b, a));
     }
     barrier();
-    rewriter.replaceOp(op, result);
-    return success();
+    return result;
+  }
+
+  /// Column reductions: the first row's lanes of each row group store the
+  /// group's partial results, a row of the scratch for each group, 16 bytes
+  /// at once; the consumer warpgroups meet, each thread combines the
+  /// groups' values of its columns, and they meet again.
+  static Value combineColumns(ImplicitLocOpBuilder &b, CombineWarpsOp op,
+                              OpAdaptor adaptor,
+                              ConversionPatternRewriter &rewriter) {
+    auto type = cast<VectorType>(op.getType());
+    CoalescedGeometry layout = op.getLayout().getGeometry();
+    int64_t rowGroups = 4 / layout.warps;
+    int64_t groups = op.getScratch().getType().getDimSize(0);
+    Type i64 = b.getI64Type(), f32 = b.getF32Type();
+    CoalescedThread thread = coalescedThread(b, layout);
+    Value warpgroup = adaptor.getWarpgroup();
+    if (warpgroup.getType() != i64)
+      warpgroup = LLVM::ZExtOp::create(b, i64, warpgroup);
+    Value group = LLVM::AddOp::create(
+        b, LLVM::MulOp::create(b, warpgroup, i64Const(b, rowGroups)),
+        LLVM::UDivOp::create(b, thread.warp, i64Const(b, layout.warps)));
+    Value base = adaptor.getScratch();
+    constexpr int64_t kQuad = 4;
+    auto quadType = VectorType::get({kQuad}, f32);
+    // The slot of the thread's values from `first` in row group `g`: the
+    // columns of piece first / 8 and its quad.
+    auto slot = [&](Value g, int64_t first) {
+      Value column = LLVM::AddOp::create(
+          b, thread.col, i64Const(b, layout.columnOffset(first)));
+      Value index = LLVM::AddOp::create(
+          b, LLVM::MulOp::create(b, g, i64Const(b, layout.cols)), column);
+      return LLVM::GEPOp::create(b, base.getType(), f32, base,
+                                 ArrayRef<LLVM::GEPArg>{index})
+          .getResult();
+    };
+    auto barrier = [&] {
+      NVVM::BarrierOp::create(b, Type(), i32Const(b, kColumnReduceBarrierId),
+                              i32Const(b, 128 * (groups / rowGroups)),
+                              NVVM::BarrierReductionAttr(), Value());
+    };
+    int64_t values = type.getNumElements();
+    Value leader = LLVM::ICmpOp::create(
+        b, LLVM::ICmpPredicate::ult, thread.lane, i64Const(b, layout.lanes()));
+    beginUnder(b, rewriter, op, leader);
+    for (int64_t first = 0; first < values; first += kQuad) {
+      SmallVector<int32_t> quad;
+      for (int64_t e = 0; e < kQuad; ++e)
+        quad.push_back(static_cast<int32_t>(first + e));
+      Value part = LLVM::ShuffleVectorOp::create(
+          b, quadType, adaptor.getPartial(), adaptor.getPartial(), quad);
+      LLVM::StoreOp::create(b, part, slot(group, first), 16);
+    }
+    b.setInsertionPoint(op);
+    barrier();
+    Value result = LLVM::UndefOp::create(b, type);
+    for (int64_t first = 0; first < values; first += kQuad) {
+      Value acc;
+      for (int64_t g = 0; g < groups; ++g) {
+        Value other =
+            LLVM::LoadOp::create(b, quadType, slot(i64Const(b, g), first), 16);
+        acc = !acc          ? other
+              : op.getMax() ? Value(LLVM::MaxNumOp::create(b, acc, other))
+                            : Value(LLVM::FAddOp::create(b, acc, other));
+      }
+      for (int64_t e = 0; e < kQuad; ++e)
+        result = LLVM::InsertElementOp::create(
+            b, result, LLVM::ExtractElementOp::create(b, acc, i32Const(b, e)),
+            i32Const(b, first + e));
+    }
+    barrier();
+    return result;
   }
 };
 

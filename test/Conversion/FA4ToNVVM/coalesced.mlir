@@ -90,6 +90,44 @@ func.func @combine(%p: vector<1xf32>, %wg: index) -> vector<1xf32> {
   // CHECK-COUNT-3: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
   // CHECK: llvm.fadd
   // CHECK: nvvm.barrier id
-  %r = fa4.combine_warps %p, %s[%wg] warps(4) lanes(32) warp_rows(1) : vector<1xf32>, memref<8x1xf32, 3>
+  %r = fa4.combine_warps %p, %s[%wg] #fa4.coalesced<cols = 4096, warps = 4> axis 1 : vector<1xf32>, memref<8x1xf32, 3>
   return %r : vector<1xf32>
+}
+
+// -----
+
+// The row groups' column sums combined: the first row's lanes of each row
+// group store their 32 values (columns 8 l + 256 k ... + 7 of a 1024-column
+// tile), four at a time, to the group's row of the scratch; the two
+// warpgroups' 256 threads meet at barrier 10; each thread adds the eight
+// groups' values of its columns, 16 bytes at a time, and they meet again.
+// CHECK-LABEL: llvm.func @combine_columns
+func.func @combine_columns(%p: vector<32xf32>, %wg: index) -> vector<32xf32> {
+  %s = fa4.shared_buffer {offset = 0 : i64} : memref<8x1024xf32, 3>
+  // CHECK: llvm.icmp "ult" %{{.*}}, %{{.*}} : i64
+  // CHECK: llvm.cond_br
+  // CHECK-COUNT-8: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
+  // CHECK-DAG: %[[ID:.*]] = llvm.mlir.constant(10 : i32) : i32
+  // CHECK-DAG: %[[THREADS:.*]] = llvm.mlir.constant(256 : i32) : i32
+  // CHECK: nvvm.barrier id = %[[ID]] number_of_threads = %[[THREADS]]
+  // CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+  // CHECK-COUNT-7: llvm.fadd %{{.*}}, %{{.*}} : vector<4xf32>
+  // CHECK: nvvm.barrier id
+  %r = fa4.combine_warps %p, %s[%wg] #fa4.coalesced<cols = 1024> axis 0 : vector<32xf32>, memref<8x1024xf32, 3>
+  return %r : vector<32xf32>
+}
+
+// -----
+
+// A column vector is stored by the lanes that hold the first row of the
+// first warpgroup (rows(1), its first row at the warpgroup's index), its
+// pieces tested against the columns left.
+// CHECK-LABEL: llvm.func @store_column_vector
+func.func @store_column_vector(%v: vector<32xf32>, %p: !llvm.ptr<1>, %wg: index, %col: index, %left: index) {
+  %one = arith.constant 1 : index
+  %zero = arith.constant 0 : index
+  // CHECK: llvm.icmp "ult" %{{.*}}, %{{.*}} : i64
+  // CHECK-COUNT-4: llvm.cond_br
+  fa4.global_store %v, %p[%wg, %col] rows(%one) columns(%left) stride(%zero) coalesced <cols = 1024, slice = 0> pieces : vector<32xf32>, !llvm.ptr<1>
+  return
 }

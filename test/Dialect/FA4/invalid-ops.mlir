@@ -359,7 +359,7 @@ func.func @f(%q: memref<64x128xbf16, 3>, %i: index) {
 // -----
 
 func.func @f(%o: tensor<64x128xbf16>, %p: !llvm.ptr<1>, %i: index) {
-  // expected-error @below {{stores tiles in the #fa4.acc, #fa4.rows, #fa4.blocked or #fa4.coalesced layout (a tile or its row vector), got 'tensor<64x128xbf16>'}}
+  // expected-error @below {{stores tiles in the #fa4.acc, #fa4.rows, #fa4.blocked or #fa4.coalesced layout (a tile or its row or column vector), got 'tensor<64x128xbf16>'}}
   fa4.global_store %o, %p[%i, %i] rows(%i) stride(%i) : tensor<64x128xbf16>, !llvm.ptr<1>
   return
 }
@@ -595,7 +595,7 @@ func.func @cols_length(%v: tensor<60xf32, #fa4.cols>) {
 // -----
 
 func.func @global_store_columns_rows(%v: tensor<64xf32, #fa4.rows>, %p: !llvm.ptr<1>, %i: index) {
-  // expected-error @below {{limits the columns of 'tensor<64xf32, #fa4.rows>': columns() takes #fa4.acc and #fa4.coalesced tiles}}
+  // expected-error @below {{limits the columns of 'tensor<64xf32, #fa4.rows>': columns() takes #fa4.acc and #fa4.coalesced tiles and column vectors}}
   fa4.global_store %v, %p[%i, %i] rows(%i) columns(%i) stride(%i) : tensor<64xf32, #fa4.rows>, !llvm.ptr<1>
   return
 }
@@ -676,9 +676,9 @@ func.func @global_load_pieces(%p: !llvm.ptr<1>, %i: index) {
 
 // -----
 
-func.func @global_store_column_vector(%v: tensor<1024xf32, #fa4.coalesced<cols = 1024, slice = 0>>, %p: !llvm.ptr<1>, %i: index) {
-  // expected-error @below {{stores tiles in the #fa4.acc, #fa4.rows, #fa4.blocked or #fa4.coalesced layout (a tile or its row vector), got 'tensor<1024xf32, #fa4.coalesced<cols = 1024, slice = 0>>'}}
-  fa4.global_store %v, %p[%i, %i] rows(%i) stride(%i) coalesced <cols = 1024, slice = 0> : tensor<1024xf32, #fa4.coalesced<cols = 1024, slice = 0>>, !llvm.ptr<1>
+func.func @global_store_row_vector_columns(%v: tensor<4xf32, #fa4.coalesced<cols = 1024, slice = 1>>, %p: !llvm.ptr<1>, %i: index) {
+  // expected-error @below {{limits the columns of 'tensor<4xf32, #fa4.coalesced<cols = 1024, slice = 1>>': columns() takes #fa4.acc and #fa4.coalesced tiles and column vectors}}
+  fa4.global_store %v, %p[%i, %i] rows(%i) columns(%i) stride(%i) coalesced <cols = 1024, slice = 1> : tensor<4xf32, #fa4.coalesced<cols = 1024, slice = 1>>, !llvm.ptr<1>
   return
 }
 
@@ -694,14 +694,38 @@ func.func @global_store_coalesced_flag(%v: tensor<4x1024xf32, #fa4.coalesced<col
 
 func.func @combine_warps_shape(%p: vector<2xf32>, %s: memref<8x1xf32, 3>, %wg: index) -> vector<2xf32> {
   // expected-error @below {{'fa4.combine_warps' op takes a scratch of f32 values, a row of 2 for each warp, not 'memref<8x1xf32, 3>'}}
-  %r = fa4.combine_warps %p, %s[%wg] warps(4) lanes(32) warp_rows(1) : vector<2xf32>, memref<8x1xf32, 3>
+  %r = fa4.combine_warps %p, %s[%wg] #fa4.coalesced<cols = 4096, warps = 4> axis 1 : vector<2xf32>, memref<8x1xf32, 3>
   return %r : vector<2xf32>
 }
 
 // -----
 
-func.func @combine_warps_lanes(%p: vector<1xf32>, %s: memref<8x1xf32, 3>, %wg: index) -> vector<1xf32> {
-  // expected-error @below {{'fa4.combine_warps' op combines 3 warps of 32 lanes and 1 rows: 2 or 4 warps, lanes x rows = 32}}
-  %r = fa4.combine_warps %p, %s[%wg] warps(3) lanes(32) warp_rows(1) : vector<1xf32>, memref<8x1xf32, 3>
+func.func @combine_warps_alone(%p: vector<1xf32>, %s: memref<8x1xf32, 3>, %wg: index) -> vector<1xf32> {
+  // expected-error @below {{'fa4.combine_warps' op combines row reductions across the warps that share a row, and in #fa4.coalesced<cols = 1024> a warp holds its rows alone}}
+  %r = fa4.combine_warps %p, %s[%wg] #fa4.coalesced<cols = 1024> axis 1 : vector<1xf32>, memref<8x1xf32, 3>
   return %r : vector<1xf32>
+}
+
+// -----
+
+func.func @combine_warps_vector(%p: vector<1xf32>, %s: memref<8x1xf32, 3>, %wg: index) -> vector<1xf32> {
+  // expected-error @below {{'fa4.combine_warps' op combines the reductions of a #fa4.coalesced tile along axis 0 or 1, not #fa4.coalesced<cols = 1024, slice = 1> along axis 1}}
+  %r = fa4.combine_warps %p, %s[%wg] #fa4.coalesced<cols = 1024, slice = 1> axis 1 : vector<1xf32>, memref<8x1xf32, 3>
+  return %r : vector<1xf32>
+}
+
+// -----
+
+func.func @combine_columns_values(%p: vector<8xf32>, %s: memref<8x1024xf32, 3>, %wg: index) -> vector<8xf32> {
+  // expected-error @below {{'fa4.combine_warps' op combines column reductions of #fa4.coalesced<cols = 1024>, whose threads hold 32 columns, not 8}}
+  %r = fa4.combine_warps %p, %s[%wg] #fa4.coalesced<cols = 1024> axis 0 : vector<8xf32>, memref<8x1024xf32, 3>
+  return %r : vector<8xf32>
+}
+
+// -----
+
+func.func @combine_columns_scratch(%p: vector<32xf32>, %s: memref<8x512xf32, 3>, %wg: index) -> vector<32xf32> {
+  // expected-error @below {{'fa4.combine_warps' op takes a scratch of f32 values, a row of 1024 for each row group, not 'memref<8x512xf32, 3>'}}
+  %r = fa4.combine_warps %p, %s[%wg] #fa4.coalesced<cols = 1024> axis 0 : vector<32xf32>, memref<8x512xf32, 3>
+  return %r : vector<32xf32>
 }
