@@ -335,4 +335,11 @@ def FA4_CoalescedLayoutAttr : FA4_Attr<"CoalescedLayout", "coalesced", [
   }];
 }
 
+/// Any register layout of fa4: what a `fa4.global_load` or
+/// `fa4.global_store` keeps of its tile's type once the values are
+/// distributed.
+def FA4_LayoutAttr : AnyAttrOf<[FA4_AccLayoutAttr, FA4_RowsLayoutAttr,
+                                FA4_ColsLayoutAttr, FA4_BlockedLayoutAttr,
+                                FA4_CoalescedLayoutAttr]>;
+
 #endif // FA4_ATTRS_TD

@@ -448,32 +448,24 @@ LogicalResult SubtileOp::verify() {
   return success();
 }
 
-/// That `op`'s unit attribute `flag` (`cols`, `blocked`), which remembers
-/// the layout once the values are distributed, agrees with `tensor`'s:
-/// `set` is the attribute, `laidOut` whether the tensor has that layout.
-static LogicalResult verifyLayoutFlag(Operation *op, StringRef flag, bool set,
-                                      bool laidOut, StringRef verb,
-                                      RankedTensorType tensor) {
-  if (set == laidOut)
+/// That `op`'s `layout`, which a distributed value no longer says, is
+/// there when `value` is distributed (a vector) and is `value`'s layout
+/// when it is a tensor.
+static LogicalResult verifyLayout(Operation *op, Attribute layout, Type value,
+                                  StringRef verb) {
+  auto tensor = dyn_cast<RankedTensorType>(value);
+  if (!tensor) {
+    if (!layout)
+      return op->emitOpError() << verb << " " << value
+                               << ", a thread's values, without its layout";
     return success();
-  return op->emitOpError() << (set ? "says " : "does not say ") << flag
-                           << " but " << verb << " " << tensor;
-}
-
-/// That `op`'s `coalesced` attribute, `said`, is the layout of `tensor`,
-/// `laidOut` (both may be absent).
-static LogicalResult verifyCoalescedFlag(Operation *op,
-                                         CoalescedLayoutAttr said,
-                                         CoalescedLayoutAttr laidOut,
-                                         StringRef verb,
-                                         RankedTensorType tensor) {
-  if (said == laidOut)
+  }
+  if (layout == tensor.getEncoding())
     return success();
-  if (!said)
-    return op->emitOpError()
-           << "does not say coalesced but " << verb << " " << tensor;
-  return op->emitOpError() << "says coalesced " << said << " but " << verb
-                           << " " << tensor;
+  if (!layout)
+    return op->emitOpError() << "does not say the layout of " << tensor;
+  return op->emitOpError() << "says layout " << layout << " but " << verb << " "
+                           << tensor;
 }
 
 LogicalResult GlobalStoreOp::verify() {
@@ -484,31 +476,21 @@ LogicalResult GlobalStoreOp::verify() {
   if (getAdd() && !element.isF32())
     return emitOpError() << "adds " << element
                          << " values atomically: atomic adds take f32";
-  if (getPieces() && !getCoalescedAttr())
+  Attribute layout = getLayout();
+  auto coalesced = dyn_cast<CoalescedLayoutAttr>(layout);
+  if (getPieces() && !coalesced)
     return emitOpError() << "says pieces without a #fa4.coalesced layout";
-  auto tensor = dyn_cast<RankedTensorType>(getTile().getType());
-  if (!tensor)
-    return success();
-  auto coalesced = dyn_cast_or_null<CoalescedLayoutAttr>(tensor.getEncoding());
-  if (!isa_and_nonnull<AccLayoutAttr, RowsLayoutAttr, BlockedLayoutAttr>(
-          tensor.getEncoding()) &&
-      !coalesced)
+  if (failed(verifyLayout(*this, layout, getTile().getType(), "stores")))
+    return failure();
+  if (isa<ColsLayoutAttr>(layout))
     return emitOpError() << "stores tiles in the #fa4.acc, #fa4.rows, "
                             "#fa4.blocked or #fa4.coalesced layout (a tile "
-                            "or its row or column vector), got "
-                         << tensor;
-  if (failed(verifyLayoutFlag(*this, "blocked", getBlocked(),
-                              isa<BlockedLayoutAttr>(tensor.getEncoding()),
-                              "stores", tensor)))
-    return failure();
-  if (failed(verifyCoalescedFlag(*this, getCoalescedAttr(), coalesced, "stores",
-                                 tensor)))
-    return failure();
+                            "or its row or column vector), not "
+                         << layout;
   if (!getColumns())
     return success();
-  if (!isa<AccLayoutAttr>(tensor.getEncoding()) &&
-      !(coalesced && !coalesced.isRowVector()))
-    return emitOpError() << "limits the columns of " << tensor
+  if (!isa<AccLayoutAttr>(layout) && !(coalesced && !coalesced.isRowVector()))
+    return emitOpError() << "takes columns() with " << layout
                          << ": columns() takes #fa4.acc and #fa4.coalesced "
                             "tiles and column vectors";
   return success();
@@ -519,54 +501,26 @@ LogicalResult GlobalLoadOp::verify() {
   if (tile != bool(getRows()))
     return emitOpError() << "takes stride() and rows() together (a 2-d "
                             "tile's) or neither (a vector's)";
-  if (getPieces() && !getCoalescedAttr())
+  Attribute layout = getLayoutAttr();
+  auto coalesced = dyn_cast_or_null<CoalescedLayoutAttr>(layout);
+  if (getPieces() && !coalesced)
     return emitOpError() << "says pieces without a #fa4.coalesced layout";
-  if (tile && getCoalescedAttr() && !getCoalescedAttr().isTile())
-    return emitOpError() << "takes stride() and rows(), a 2-d tile's, but "
-                            "says a vector's layout "
-                         << getCoalescedAttr();
-  auto tensor = dyn_cast<RankedTensorType>(getResult().getType());
-  if (!tensor)
-    return success();
-  auto coalesced = dyn_cast_or_null<CoalescedLayoutAttr>(tensor.getEncoding());
-  if (failed(verifyCoalescedFlag(*this, getCoalescedAttr(), coalesced, "loads",
-                                 tensor)))
+  if (failed(verifyLayout(*this, layout, getResult().getType(), "loads")))
     return failure();
-  if (coalesced) {
-    if (tile != coalesced.isTile())
-      return emitOpError() << (tile ? "takes stride() and rows(), a 2-d "
-                                      "tile's, but loads "
-                                    : "loads ")
-                           << tensor
-                           << (tile ? "" : " without stride() and rows()");
-    if (getCols() || getBlocked())
-      return emitOpError() << "loads " << tensor << " but says "
-                           << (getCols() ? "cols" : "blocked");
+  if (!layout)
+    return emitOpError() << "loads " << getResult().getType()
+                         << ", which has no fa4 layout";
+  if (isa<AccLayoutAttr>(layout) || (coalesced && coalesced.isTile())) {
+    if (!tile)
+      return emitOpError() << "loads a tile in " << layout
+                           << " without stride() and rows()";
     return success();
   }
-  if (tile != isa_and_nonnull<AccLayoutAttr>(tensor.getEncoding()))
-    return emitOpError() << (tile ? "takes stride() and rows(), a 2-d "
-                                    "tile's, but loads "
-                                  : "loads ")
-                         << tensor
-                         << (tile ? "" : " without stride() and rows()");
-  if (tile && (getCols() || getBlocked()))
-    return emitOpError() << "loads " << tensor << " but says "
-                         << (getCols() ? "cols" : "blocked");
   if (tile)
-    return success();
-  if (!isa_and_nonnull<RowsLayoutAttr, ColsLayoutAttr, BlockedLayoutAttr>(
-          tensor.getEncoding()))
-    return emitOpError() << "loads vectors in the #fa4.rows, #fa4.cols or "
-                            "#fa4.blocked layout, and #fa4.acc tiles, got "
-                         << tensor;
-  if (failed(verifyLayoutFlag(*this, "cols", getCols(),
-                              isa<ColsLayoutAttr>(tensor.getEncoding()),
-                              "loads", tensor)))
-    return failure();
-  return verifyLayoutFlag(*this, "blocked", getBlocked(),
-                          isa<BlockedLayoutAttr>(tensor.getEncoding()), "loads",
-                          tensor);
+    return emitOpError() << "takes stride() and rows(), a 2-d tile's, but "
+                            "loads a vector in "
+                         << layout;
+  return success();
 }
 
 LogicalResult CombineWarpsOp::verify() {

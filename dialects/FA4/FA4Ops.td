@@ -532,37 +532,38 @@ def FA4_GlobalStoreOp : FA4_Op<"global_store"> {
     inside too, else the first alone. A 64-element
     `#fa4.rows` tile (one value per row, such as a row's log-sum-exp) is
     stored the same way with `j = 0`, by the first thread of each quad; an
-    `#fa4.blocked` one (a run of a 1-d tile; `blocked` says so, which the
-    distributed values no longer do) too, each thread its own elements.
+    `#fa4.blocked` one (a run of a 1-d tile) too, each thread its own
+    elements.
 
-    A `#fa4.coalesced` tile (`coalesced` repeats its layout, which the
-    distributed values no longer say) is stored the same way, by rows and
-    under `columns`, each thread's pieces of 8 consecutive elements of a row
-    value by value under their tests; with `pieces` (the row starts, the
-    column and the column count all multiples of 8 elements) a piece is
-    written by one vector store under one test, rows past the limit or
-    pieces past the count not written. Its row vector (`slice = 1`) is stored
-    as a `#fa4.rows` one is, by the first lane of each row.
+    A `#fa4.coalesced` tile is stored the same way, by rows and under
+    `columns`, each thread's pieces of 8 consecutive elements of a row value
+    by value under their tests; with `pieces` (the row starts, the column
+    and the column count all multiples of 8 elements) a piece is written by
+    one vector store under one test, rows past the limit or pieces past the
+    count not written. Its row vector (`slice = 1`) is stored as a
+    `#fa4.rows` one is, by the first lane of each row; its column vector
+    (`slice = 0`) as the tile's first row, under `columns`.
 
-    The verifier checks the layout and that `columns` comes with `#fa4.acc`
-    and `#fa4.coalesced` tiles only.
+    `layout` is the tile's layout, which the distributed values (a vector of
+    a thread's values) no longer say. The verifier checks that it is the
+    tile's, and that `columns` comes with `#fa4.acc` and `#fa4.coalesced`
+    tiles and column vectors only.
 
     ```mlir
-    fa4.global_store %o, %out[%row, %c0] rows(%seq) stride(%c128) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
-    fa4.global_store %o, %out[%row, %c0] rows(%seq) columns(%c80) stride(%c80) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
-    fa4.global_store %lse, %l[%row, %c0] rows(%seq) stride(%c1) : tensor<64xf32, #fa4.rows>, !llvm.ptr<1>
+    fa4.global_store %o, %out[%row, %c0] rows(%seq) stride(%c128) layout(#fa4.acc) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
+    fa4.global_store %o, %out[%row, %c0] rows(%seq) columns(%c80) stride(%c80) layout(#fa4.acc) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
+    fa4.global_store %lse, %l[%row, %c0] rows(%seq) stride(%c1) layout(#fa4.rows) : vector<2xf32>, !llvm.ptr<1>
     ```
   }];
   let arguments = (ins FA4_RegisterTile:$tile, LLVM_AnyPointer:$base,
                        Index:$row, Index:$col, Index:$row_limit,
                        Index:$stride, Optional<Index>:$columns,
-                       UnitAttr:$add, UnitAttr:$blocked,
-                       OptionalAttr<FA4_CoalescedLayoutAttr>:$coalesced,
+                       UnitAttr:$add, FA4_LayoutAttr:$layout,
                        UnitAttr:$pieces);
   let assemblyFormat = [{
     $tile `,` $base `[` $row `,` $col `]` `rows` `(` $row_limit `)`
     (`columns` `(` $columns^ `)`)? `stride` `(` $stride `)` (`add` $add^)?
-    (`blocked` $blocked^)? (`coalesced` $coalesced^)? (`pieces` $pieces^)?
+    `layout` `(` qualified($layout) `)` (`pieces` $pieces^)?
     attr-dict `:` type($tile) `,` qualified(type($base))
   }];
   let hasVerifier = 1;
@@ -582,11 +583,8 @@ def FA4_GlobalLoadOp : FA4_Op<"global_load", [MemoryEffects<[MemRead]>,
     negative, when the element at `base` is read and discarded). How a
     program's per-row or per-column terms kept in global memory, such as
     the backward's log-sum-exp and D or a normalization's weights (f32,
-    bf16 or f16), or each token's document (i32), reach registers. `cols` says the
-    layout is `#fa4.cols` (the verifier checks it agrees with the type),
-    which a thread's vector of values no longer says; `blocked` likewise
-    for `#fa4.blocked` (a run of a 1-d tile, each thread its consecutive
-    elements: a vector add's operands).
+    bf16 or f16), or each token's document (i32), reach registers; in the
+    `#fa4.blocked` layout a run of a 1-d tile (a vector add's operands).
 
     A `64 x N` tile in the `#fa4.acc` layout (a score bias kept in global
     memory) takes `stride` and `rows`, which no vector takes: its element
@@ -596,35 +594,36 @@ def FA4_GlobalLoadOp : FA4_Op<"global_load", [MemoryEffects<[MemRead]>,
 
     A `#fa4.coalesced` tile takes `stride` and `rows` likewise, and its
     vectors (`slice = 1`, a value per row of the warpgroup's; `slice = 0`, a
-    value per column) take neither; `coalesced` repeats the layout. Each
-    thread reads its pieces of 8 consecutive elements value by value, or,
-    with `pieces` (the start, the stride and the count all multiples of 8
-    elements), each piece with one vector load, zeros for a piece past the
-    rows or the count.
+    value per column) take neither. Each thread reads its pieces of 8
+    consecutive elements value by value, or, with `pieces` (the start, the
+    stride and the count all multiples of 8 elements), each piece with one
+    vector load, zeros for a piece past the rows or the count.
 
-    The verifier checks that `stride` and `rows` come together and with an
-    `#fa4.acc` or `#fa4.coalesced` tile, that a vector's layout is one of
-    the four, and that `cols`, `blocked` and `coalesced` agree with it.
+    `layout` is the result's layout, which the distributed values (a vector
+    of a thread's values) no longer say; fa4-assign-layouts creates the op
+    before it knows the layout and sets it with the result's type. The
+    verifier checks that it is the result's, that a distributed result has
+    one, and that `stride` and `rows` come together and with an `#fa4.acc`
+    or `#fa4.coalesced` tile.
 
     ```mlir
-    %lse = fa4.global_load %l[%start] count(%n) : !llvm.ptr<1> -> tensor<64xf32, #fa4.rows>
-    %d = fa4.global_load %dl[%start] count(%n) cols : !llvm.ptr<1> -> tensor<64xf32, #fa4.cols>
-    %x = fa4.global_load %xp[%start] count(%n) blocked : !llvm.ptr<1> -> tensor<512xbf16, #fa4.blocked>
-    %b = fa4.global_load %bias[%start] count(%n) stride(%s) rows(%r) : !llvm.ptr<1> -> tensor<64x128xbf16, #fa4.acc>
-    %x = fa4.global_load %xp[%start] count(%n) stride(%s) rows(%r) coalesced <cols = 1024> pieces : !llvm.ptr<1> -> tensor<4x1024xbf16, #fa4.coalesced<cols = 1024>>
+    %lse = fa4.global_load %l[%start] count(%n) layout(#fa4.rows) : !llvm.ptr<1> -> tensor<64xf32, #fa4.rows>
+    %d = fa4.global_load %dl[%start] count(%n) layout(#fa4.cols) : !llvm.ptr<1> -> tensor<64xf32, #fa4.cols>
+    %x = fa4.global_load %xp[%start] count(%n) layout(#fa4.blocked) : !llvm.ptr<1> -> vector<4xbf16>
+    %b = fa4.global_load %bias[%start] count(%n) stride(%s) rows(%r) layout(#fa4.acc) : !llvm.ptr<1> -> tensor<64x128xbf16, #fa4.acc>
+    %x = fa4.global_load %xp[%start] count(%n) stride(%s) rows(%r) layout(#fa4.coalesced<cols = 1024>) pieces : !llvm.ptr<1> -> tensor<4x1024xbf16, #fa4.coalesced<cols = 1024>>
     ```
   }];
   let arguments = (ins LLVM_AnyPointer:$base, Index:$start, Index:$count,
                        Optional<Index>:$stride, Optional<Index>:$rows,
-                       UnitAttr:$cols, UnitAttr:$blocked,
-                       OptionalAttr<FA4_CoalescedLayoutAttr>:$coalesced,
+                       OptionalAttr<FA4_LayoutAttr>:$layout,
                        UnitAttr:$pieces);
   let results = (outs AnyTypeOf<[RankedTensorOf<[F32, BF16, F16, I32]>,
                                  VectorOfRankAndType<[1], [F32, BF16, F16, I32]>]>:$result);
   let assemblyFormat = [{
     $base `[` $start `]` `count` `(` $count `)`
-    (`stride` `(` $stride^ `)`)? (`rows` `(` $rows^ `)`)? (`cols` $cols^)?
-    (`blocked` $blocked^)? (`coalesced` $coalesced^)? (`pieces` $pieces^)?
+    (`stride` `(` $stride^ `)`)? (`rows` `(` $rows^ `)`)?
+    (`layout` `(` qualified($layout)^ `)`)? (`pieces` $pieces^)?
     attr-dict `:`
     qualified(type($base)) `->` type($result)
   }];

@@ -420,7 +420,7 @@ LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
   }
   auto global = GlobalStoreOp::create(
       b, store.getValue(), base, row, col, limit, strides[rowDim], columns,
-      store.getAdd(), blocked, coalesced, /*pieces=*/false);
+      store.getAdd(), tileType.getEncoding(), /*pieces=*/false);
   if (whole)
     splitByPieces(global, whole);
   store.erase();
@@ -457,8 +457,7 @@ LogicalResult LayoutAssignment::storeColumnVector(tile::StoreOp store,
   Value whole = wholePieces(b, {col, columns});
   auto global = GlobalStoreOp::create(
       b, store.getValue(), desc.getBase(), WarpgroupIdOp::create(b), col,
-      index(1), index(0), columns, /*add=*/false, /*blocked=*/false, layout,
-      /*pieces=*/false);
+      index(1), index(0), columns, /*add=*/false, layout, /*pieces=*/false);
   splitByPieces(global, whole);
   store.erase();
   return success();
@@ -505,7 +504,7 @@ static bool isCoalescedLoad(Operation *op) {
     return branch.getNumResults() == 1 &&
            isa<GlobalLoadOp>(branch.thenBlock()->front());
   auto load = dyn_cast<GlobalLoadOp>(op);
-  return load && load.getCoalescedAttr();
+  return load && isa_and_nonnull<CoalescedLayoutAttr>(load.getLayoutAttr());
 }
 
 /// The ops of `loop`'s body that `op` (one of them) depends on, in body
@@ -794,8 +793,7 @@ LogicalResult LayoutAssignment::loadVector(tile::LoadOp load) {
   }
   auto vector =
       GlobalLoadOp::create(b, type, base, start, count, stride, rowsLeft,
-                           /*cols=*/false, /*blocked=*/false,
-                           /*coalesced=*/nullptr, /*pieces=*/false);
+                           /*layout=*/nullptr, /*pieces=*/false);
   load.replaceAllUsesWith(vector.getResult());
   load.erase();
   return success();
@@ -975,8 +973,8 @@ LogicalResult LayoutAssignment::run() {
       // A row vector: the warpgroup's rows; a run: the warpgroup's run (a
       // tile starts at the warpgroup's rows already).
       auto type = cast<RankedTensorType>(vector.getType());
+      vector.setLayoutAttr(type.getEncoding());
       if (auto coalesced = dyn_cast<CoalescedLayoutAttr>(type.getEncoding())) {
-        vector.setCoalescedAttr(coalesced);
         ImplicitLocOpBuilder b(vector.getLoc(), vector);
         SmallVector<Value> starts = {vector.getStart(), vector.getCount()};
         if (coalesced.isTile()) {
@@ -993,13 +991,8 @@ LogicalResult LayoutAssignment::run() {
         splitByPieces(vector, wholePieces(b, starts));
         continue;
       }
-      if (isa<AccLayoutAttr>(type.getEncoding())) {
-        continue;
-      } else if (isa<ColsLayoutAttr>(type.getEncoding())) {
-        vector.setCols(true);
-      } else {
+      if (isa<RowsLayoutAttr, BlockedLayoutAttr>(type.getEncoding())) {
         bool blocked = isa<BlockedLayoutAttr>(type.getEncoding());
-        vector.setBlocked(blocked);
         Value first = blocked ? firstElement(type) : firstRow();
         OpBuilder b(vector);
         vector.getStartMutable().assign(arith::AddIOp::create(

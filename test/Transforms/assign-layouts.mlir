@@ -50,7 +50,7 @@ func.func @rows(%q: !tile.desc<1x128x128xbf16>, %k: !tile.desc<1x128x128xbf16>,
   // CHECK: %[[R:.*]] = arith.addi %[[M128]], %[[FIRST]]
   // CHECK: %[[C0:.*]] = arith.muli %{{.*}}, %c128
   // CHECK: %[[COL:.*]] = arith.addi %[[C0]], %[[LEAD]]
-  // CHECK: fa4.global_store %{{.*}}, %[[O]][%[[R]], %[[COL]]] rows(%[[SEQ]]) stride(%c128{{.*}}) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
+  // CHECK: fa4.global_store %{{.*}}, %[[O]][%[[R]], %[[COL]]] rows(%[[SEQ]]) stride(%c128{{.*}}) layout(#fa4.acc) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
   // CHECK-NOT: tile.make_desc
   tile.store %yb, %od[%bh, %m, %c0] : tensor<128x128xbf16>, !tile.desc<1x128x128xbf16>
   return

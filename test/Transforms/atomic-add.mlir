@@ -8,7 +8,7 @@
 // RUN: fa4-opt %s --split-input-file --fa4-attach-config=head-dim=128 --fa4-tile-to-fa4 --fa4-to-llvm --verify-diagnostics | FileCheck %s --check-prefix=LLVM
 
 // CHECK-LABEL: func.func @add
-// CHECK: fa4.global_store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] rows(%arg2) stride(%c128) add : tensor<64x128xf32, #fa4.acc>, !llvm.ptr<1>
+// CHECK: fa4.global_store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] rows(%arg2) stride(%c128) add layout(#fa4.acc) : tensor<64x128xf32, #fa4.acc>, !llvm.ptr<1>
 // LLVM-LABEL: llvm.func @add
 // A thread's 64 values, 64 adds (the blocks: global-store.mlir).
 // LLVM-COUNT-64: llvm.atomicrmw fadd %{{.*}}, %{{.*}} monotonic : !llvm.ptr<1>, f32

@@ -19,22 +19,22 @@
 // CHECK: arith.remui %arg3, %c8
 // CHECK: %[[WHOLE:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
 // CHECK-NEXT: %[[X:.*]] = scf.if %[[WHOLE]] -> (tensor<4x1024xbf16, #fa4.coalesced<cols = 1024>>) {
-// CHECK-NEXT: fa4.global_load %arg0[%{{.*}}] count(%{{.*}}) stride(%arg3) rows(%{{.*}}) coalesced <cols = 1024> pieces : !llvm.ptr<1> -> tensor<4x1024xbf16, #fa4.coalesced<cols = 1024>>
+// CHECK-NEXT: fa4.global_load %arg0[%{{.*}}] count(%{{.*}}) stride(%arg3) rows(%{{.*}}) layout(#fa4.coalesced<cols = 1024>) pieces : !llvm.ptr<1> -> tensor<4x1024xbf16, #fa4.coalesced<cols = 1024>>
 // CHECK: } else {
-// CHECK-NEXT: fa4.global_load %arg0[%{{.*}}] count(%{{.*}}) stride(%arg3) rows(%{{.*}}) coalesced <cols = 1024> : !llvm.ptr<1> -> tensor<4x1024xbf16, #fa4.coalesced<cols = 1024>>
+// CHECK-NEXT: fa4.global_load %arg0[%{{.*}}] count(%{{.*}}) stride(%arg3) rows(%{{.*}}) layout(#fa4.coalesced<cols = 1024>) : !llvm.ptr<1> -> tensor<4x1024xbf16, #fa4.coalesced<cols = 1024>>
 // CHECK: tile.reduce sum %{{.*}} axis 1 : tensor<4x1024xf32, #fa4.coalesced<cols = 1024>> -> tensor<4xf32, #fa4.coalesced<cols = 1024, slice = 1>>
 // The weight: a column vector, whole in each warpgroup.
-// CHECK: fa4.global_load %arg2[%{{.*}}] count(%{{.*}}) coalesced <cols = 1024, slice = 0> pieces : !llvm.ptr<1> -> tensor<1024xbf16, #fa4.coalesced<cols = 1024, slice = 0>>
+// CHECK: fa4.global_load %arg2[%{{.*}}] count(%{{.*}}) layout(#fa4.coalesced<cols = 1024, slice = 0>) pieces : !llvm.ptr<1> -> tensor<1024xbf16, #fa4.coalesced<cols = 1024, slice = 0>>
 // CHECK: tile.broadcast %{{.*}} axis 1 : tensor<4xf32, #fa4.coalesced<cols = 1024, slice = 1>> -> tensor<4x1024xf32, #fa4.coalesced<cols = 1024>>
 // CHECK: tile.broadcast %{{.*}} axis 0 : tensor<1024xf32, #fa4.coalesced<cols = 1024, slice = 0>> -> tensor<4x1024xf32, #fa4.coalesced<cols = 1024>>
 // Y: stored under the test, the row limit and the columns left.
 // CHECK: scf.if %{{.*}} {
-// CHECK-NEXT: fa4.global_store %{{.*}}, %arg1[%{{.*}}, %{{.*}}] rows(%arg4) columns(%{{.*}}) stride(%arg3) coalesced <cols = 1024> pieces : tensor<4x1024xbf16, #fa4.coalesced<cols = 1024>>, !llvm.ptr<1>
+// CHECK-NEXT: fa4.global_store %{{.*}}, %arg1[%{{.*}}, %{{.*}}] rows(%arg4) columns(%{{.*}}) stride(%arg3) layout(#fa4.coalesced<cols = 1024>) pieces : tensor<4x1024xbf16, #fa4.coalesced<cols = 1024>>, !llvm.ptr<1>
 // CHECK: } else {
-// CHECK-NEXT: fa4.global_store %{{.*}}, %arg1[%{{.*}}, %{{.*}}] rows(%arg4) columns(%{{.*}}) stride(%arg3) coalesced <cols = 1024> : tensor<4x1024xbf16, #fa4.coalesced<cols = 1024>>, !llvm.ptr<1>
+// CHECK-NEXT: fa4.global_store %{{.*}}, %arg1[%{{.*}}, %{{.*}}] rows(%arg4) columns(%{{.*}}) stride(%arg3) layout(#fa4.coalesced<cols = 1024>) : tensor<4x1024xbf16, #fa4.coalesced<cols = 1024>>, !llvm.ptr<1>
 // The rows' sums: a row vector, a value a row from the warpgroup's first.
 // CHECK: %[[SROW:.*]] = arith.addi %{{.*}}, %[[FIRST]]
-// CHECK: fa4.global_store %{{.*}}, %arg5[%[[SROW]], %{{.*}}] rows(%arg4) stride(%c1{{(_[0-9]+)?}}) coalesced <cols = 1024, slice = 1> : tensor<4xf32, #fa4.coalesced<cols = 1024, slice = 1>>, !llvm.ptr<1>
+// CHECK: fa4.global_store %{{.*}}, %arg5[%[[SROW]], %{{.*}}] rows(%arg4) stride(%c1{{(_[0-9]+)?}}) layout(#fa4.coalesced<cols = 1024, slice = 1>) : tensor<4xf32, #fa4.coalesced<cols = 1024, slice = 1>>, !llvm.ptr<1>
 func.func @rms_rows(%x: !tile.ptr<bf16>, %y: !tile.ptr<bf16>, %w: !tile.ptr<bf16>, %n: index, %rows: index, %s: !tile.ptr<f32>) {
   %c1 = arith.constant 1 : index
   %i = tile.program_id 0
@@ -114,7 +114,7 @@ func.func @column_sums(%x: !tile.ptr<f32>, %n: index) {
   // CHECK: %[[LEFT:.*]] = arith.subi %arg1, %[[FIRST]]
   // CHECK: %[[WG:.*]] = fa4.warpgroup_id
   // CHECK: scf.if
-  // CHECK-NEXT: fa4.global_store %[[S]], %arg0[%[[WG]], %{{.*}}] rows(%c1{{.*}}) columns(%[[LEFT]]) stride(%c0{{.*}}) coalesced <cols = 1024, slice = 0> pieces
+  // CHECK-NEXT: fa4.global_store %[[S]], %arg0[%[[WG]], %{{.*}}] rows(%c1{{.*}}) columns(%[[LEFT]]) stride(%c0{{.*}}) layout(#fa4.coalesced<cols = 1024, slice = 0>) pieces
   // CHECK: } else {
   // CHECK-NEXT: fa4.global_store %[[S]]
   tile.store %s, %sd[%c1] : tensor<1024xf32>, !tile.desc<1024xf32>
@@ -165,7 +165,7 @@ func.func @sum_blocks(%x: !tile.ptr<bf16>, %n: index, %rows: index, %blocks: ind
 // four warps of the warpgroup on its 4096 columns (warps = 4), 32 values a
 // thread; the row vector likewise.
 // CHECK-LABEL: func.func @long_rows
-// CHECK: fa4.global_load {{.*}} coalesced <cols = 4096, warps = 4> pieces : !llvm.ptr<1> -> tensor<1x4096xf32, #fa4.coalesced<cols = 4096, warps = 4>>
+// CHECK: fa4.global_load {{.*}} layout(#fa4.coalesced<cols = 4096, warps = 4>) pieces : !llvm.ptr<1> -> tensor<1x4096xf32, #fa4.coalesced<cols = 4096, warps = 4>>
 // CHECK: tile.reduce max %{{.*}} axis 1 : tensor<1x4096xf32, #fa4.coalesced<cols = 4096, warps = 4>> -> tensor<1xf32, #fa4.coalesced<cols = 4096, warps = 4, slice = 1>>
 func.func @long_rows(%x: !tile.ptr<f32>, %n: index) {
   %c1 = arith.constant 1 : index

@@ -80,8 +80,8 @@ func.func @loop_and_mma(%q: memref<64x64xbf16, 3>, %k: memref<128x64xbf16, 3>,
     %o2 = fa4.mma.wait %o1 pending(0) : !Acc
     scf.yield %o2 : !Acc
   }
-  // CHECK: fa4.global_store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] rows(%{{.*}}) stride(%{{.*}}) : vector<64xf32>, !llvm.ptr<1>
-  fa4.global_store %o, %out[%c0, %c0] rows(%n) stride(%n) : !Acc, !llvm.ptr<1>
+  // CHECK: fa4.global_store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] rows(%{{.*}}) stride(%{{.*}}) layout(#fa4.acc) : vector<64xf32>, !llvm.ptr<1>
+  fa4.global_store %o, %out[%c0, %c0] rows(%n) stride(%n) layout(#fa4.acc) : !Acc, !llvm.ptr<1>
   return
 }
 

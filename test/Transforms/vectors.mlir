@@ -19,7 +19,7 @@
 // CHECK: %[[COUNT:.*]] = arith.subi %arg2, %[[BLOCK]]
 // CHECK: %[[MINE:.*]] = arith.addi %[[START]], %[[FIRST]]
 // CHECK: %[[LEFT:.*]] = arith.subi %[[COUNT]], %[[FIRST]]
-// CHECK: %[[L:.*]] = fa4.global_load %arg1[%[[MINE]]] count(%[[LEFT]]) : !llvm.ptr<1> -> tensor<64xf32, #fa4.rows>
+// CHECK: %[[L:.*]] = fa4.global_load %arg1[%[[MINE]]] count(%[[LEFT]]) layout(#fa4.rows) : !llvm.ptr<1> -> tensor<64xf32, #fa4.rows>
 // CHECK: arith.mulf %[[L]], %{{.*}} : tensor<64xf32, #fa4.rows>
 // CHECK: tile.broadcast %{{.*}} axis 1 : tensor<64xf32, #fa4.rows> -> tensor<64x64xf32, #fa4.acc>
 func.func @row_terms(%s: tensor<128x64xf32>, %lse: !tile.ptr<f32>, %rows: index, %out: !tile.ptr<f32>) {
@@ -47,7 +47,7 @@ func.func @row_terms(%s: tensor<128x64xf32>, %lse: !tile.ptr<f32>, %rows: index,
 // CHECK: %[[BLOCK:.*]] = arith.muli %[[J]], %c64{{(_[0-9]+)?}}
 // CHECK: %[[START:.*]] = arith.addi %{{.*}}, %[[BLOCK]]
 // CHECK: %[[COUNT:.*]] = arith.subi %arg2, %[[BLOCK]]
-// CHECK: %[[L:.*]] = fa4.global_load %arg1[%[[START]]] count(%[[COUNT]]) cols : !llvm.ptr<1> -> tensor<64xf32, #fa4.cols>
+// CHECK: %[[L:.*]] = fa4.global_load %arg1[%[[START]]] count(%[[COUNT]]) layout(#fa4.cols) : !llvm.ptr<1> -> tensor<64xf32, #fa4.cols>
 // CHECK: arith.cmpf oeq, %[[L]], %{{.*}} : tensor<64xf32, #fa4.cols>
 // CHECK: %[[SEL:.*]] = arith.select %{{.*}} : tensor<64xi1, #fa4.cols>, tensor<64xf32, #fa4.cols>
 // CHECK: tile.broadcast %[[SEL]] axis 0 : tensor<64xf32, #fa4.cols> -> tensor<64x64xf32, #fa4.acc>
@@ -73,7 +73,7 @@ func.func @column_terms(%s: tensor<128x64xf32>, %lse: !tile.ptr<f32>, %cols: ind
 // A normalization's bf16 weights, one per column, widened and repeated
 // along the rows: a bf16 column vector.
 // CHECK-LABEL: func.func @bf16_weights
-// CHECK: %[[W:.*]] = fa4.global_load %arg1[%{{.*}}] count(%{{.*}}) cols : !llvm.ptr<1> -> tensor<64xbf16, #fa4.cols>
+// CHECK: %[[W:.*]] = fa4.global_load %arg1[%{{.*}}] count(%{{.*}}) layout(#fa4.cols) : !llvm.ptr<1> -> tensor<64xbf16, #fa4.cols>
 // CHECK: %[[F:.*]] = arith.extf %[[W]] : tensor<64xbf16, #fa4.cols> to tensor<64xf32, #fa4.cols>
 // CHECK: tile.broadcast %[[F]] axis 0 : tensor<64xf32, #fa4.cols> -> tensor<64x64xf32, #fa4.acc>
 func.func @bf16_weights(%s: tensor<128x64xf32>, %w: !tile.ptr<bf16>, %n: index, %out: !tile.ptr<f32>) {
@@ -98,10 +98,10 @@ func.func @bf16_weights(%s: tensor<128x64xf32>, %w: !tile.ptr<bf16>, %n: index, 
 // CHECK-LABEL: func.func @runs
 // CHECK: %[[WG:.*]] = fa4.warpgroup_id
 // CHECK: %[[FIRST:.*]] = arith.muli %[[WG]], %c512{{(_[0-9]+)?}}
-// CHECK: %[[X:.*]] = fa4.global_load %arg0[%{{.*}}] count(%{{.*}}) blocked : !llvm.ptr<1> -> tensor<512xf32, #fa4.blocked>
-// CHECK: %[[Y:.*]] = fa4.global_load %arg1[%{{.*}}] count(%{{.*}}) blocked : !llvm.ptr<1> -> tensor<512xf32, #fa4.blocked>
+// CHECK: %[[X:.*]] = fa4.global_load %arg0[%{{.*}}] count(%{{.*}}) layout(#fa4.blocked) : !llvm.ptr<1> -> tensor<512xf32, #fa4.blocked>
+// CHECK: %[[Y:.*]] = fa4.global_load %arg1[%{{.*}}] count(%{{.*}}) layout(#fa4.blocked) : !llvm.ptr<1> -> tensor<512xf32, #fa4.blocked>
 // CHECK: %[[SUM:.*]] = arith.addf %[[X]], %[[Y]] : tensor<512xf32, #fa4.blocked>
-// CHECK: fa4.global_store %[[SUM]], %arg2[%{{.*}}, %{{.*}}] rows(%arg3) stride(%c1{{(_[0-9]+)?}}) blocked : tensor<512xf32, #fa4.blocked>, !llvm.ptr<1>
+// CHECK: fa4.global_store %[[SUM]], %arg2[%{{.*}}, %{{.*}}] rows(%arg3) stride(%c1{{(_[0-9]+)?}}) layout(#fa4.blocked) : tensor<512xf32, #fa4.blocked>, !llvm.ptr<1>
 func.func @runs(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %out: !tile.ptr<f32>, %n: index) {
   %c1 = arith.constant 1 : index
   %i = tile.program_id 0
@@ -181,7 +181,7 @@ func.func @both(%s: tensor<128x128xf32>, %v: !tile.ptr<f32>, %n: index) -> tenso
 // CHECK: %[[AT:.*]] = arith.muli %[[ROW]], %c64
 // CHECK: %[[MINE:.*]] = arith.addi %[[START]], %[[AT]]
 // CHECK: %[[ROWS:.*]] = arith.subi %arg1, %[[ROW]]
-// CHECK: fa4.global_load %arg0[%[[MINE]]] count(%[[COLS]]) stride(%c64{{.*}}) rows(%[[ROWS]]) : !llvm.ptr<1> -> tensor<64x64xf32, #fa4.acc>
+// CHECK: fa4.global_load %arg0[%[[MINE]]] count(%[[COLS]]) stride(%c64{{.*}}) rows(%[[ROWS]]) layout(#fa4.acc) : !llvm.ptr<1> -> tensor<64x64xf32, #fa4.acc>
 func.func @tile_through_pointer(%x: !tile.ptr<f32>, %n: index, %out: !tile.ptr<f32>) {
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index

@@ -29,8 +29,8 @@
 // CHECK: fa4.mma.async
 // CHECK: tile.exp2
 // CHECK: fa4.consumer.release
-// CHECK: fa4.global_store {{.*}} : tensor<64x128xbf16, #fa4.acc>
-// CHECK: fa4.global_store {{.*}} : tensor<64xf32, #fa4.rows>
+// CHECK: fa4.global_store {{.*}} layout(#fa4.acc) : tensor<64x128xbf16, #fa4.acc>
+// CHECK: fa4.global_store {{.*}} layout(#fa4.rows) : tensor<64xf32, #fa4.rows>
 // CHECK-NOT: fa4.producer
 
 // GEMM-LABEL: func.func @gemm

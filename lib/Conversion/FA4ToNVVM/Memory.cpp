@@ -128,7 +128,7 @@ LogicalResult lowerCoalescedLoad(GlobalLoadOp op, Value base, Value start,
                                  VectorType type,
                                  ConversionPatternRewriter &rewriter) {
   ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-  CoalescedLayoutAttr attr = op.getCoalescedAttr();
+  auto attr = cast<CoalescedLayoutAttr>(op.getLayoutAttr());
   CoalescedGeometry layout = attr.getGeometry();
   Type element = type.getElementType();
   auto [row, col, warp, lane] = coalescedThread(b, layout);
@@ -209,7 +209,7 @@ struct GlobalLoadLowering : public ConvertOpToLLVMPattern<GlobalLoadOp> {
     auto type = dyn_cast<VectorType>(op.getType());
     if (!type)
       return rewriter.notifyMatchFailure(op, "undistributed vector");
-    if (op.getCoalescedAttr())
+    if (isa<CoalescedLayoutAttr>(op.getLayoutAttr()))
       return lowerCoalescedLoad(op, adaptor.getBase(), adaptor.getStart(),
                                 adaptor.getCount(), adaptor.getStride(),
                                 adaptor.getRows(), type, rewriter);
@@ -257,17 +257,15 @@ struct GlobalLoadLowering : public ConvertOpToLLVMPattern<GlobalLoadOp> {
       rewriter.replaceOp(op, result);
       return success();
     }
-    bool rows = !op.getCols() && !op.getBlocked();
+    bool blocked = isa<BlockedLayoutAttr>(op.getLayoutAttr());
+    bool rows = isa<RowsLayoutAttr>(op.getLayoutAttr());
     // A run's piece: the thread's consecutive elements.
     int64_t piece = type.getNumElements();
     Value first =
-        op.getBlocked()
-            ? Value(LLVM::MulOp::create(b, inGroup, i64Const(b, piece)))
-            : (rows ? row : col);
+        blocked ? Value(LLVM::MulOp::create(b, inGroup, i64Const(b, piece)))
+                : (rows ? row : col);
     for (int64_t i = 0; i < piece; ++i) {
-      int64_t step = op.getBlocked() ? i
-                     : rows          ? kAccHalfRows * i
-                                     : colsValueColumn(i);
+      int64_t step = blocked ? i : rows ? kAccHalfRows * i : colsValueColumn(i);
       Value index = LLVM::AddOp::create(b, first, i64Const(b, step));
       Value inside = LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::slt, index,
                                           adaptor.getCount());
@@ -290,7 +288,7 @@ LogicalResult lowerCoalescedStore(GlobalStoreOp op,
                                   VectorType type,
                                   ConversionPatternRewriter &rewriter) {
   ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-  CoalescedLayoutAttr attr = op.getCoalescedAttr();
+  auto attr = cast<CoalescedLayoutAttr>(op.getLayoutAttr());
   CoalescedGeometry layout = attr.getGeometry();
   Type element = type.getElementType();
   int64_t bytes = element.getIntOrFloatBitWidth() / 8;
@@ -379,7 +377,7 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
     auto type = dyn_cast<VectorType>(op.getTile().getType());
     if (!type)
       return rewriter.notifyMatchFailure(op, "undistributed tile");
-    if (op.getCoalescedAttr())
+    if (isa<CoalescedLayoutAttr>(op.getLayout()))
       return lowerCoalescedStore(op, adaptor, type, rewriter);
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     Type i64 = b.getI64Type();
@@ -398,11 +396,12 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
     // 16w + l/4 and +8, the same in the four threads of a quad; the first of
     // them stores) or a run of a 1-d tile (each thread its piece of
     // consecutive elements, stored as the rows of one column).
-    if (op.getBlocked() || type.getNumElements() == 2) {
+    bool blocked = isa<BlockedLayoutAttr>(op.getLayout());
+    if (blocked || type.getNumElements() == 2) {
       int64_t values = type.getNumElements();
       Value first = row, leader;
       int64_t step = kAccHalfRows;
-      if (op.getBlocked()) {
+      if (blocked) {
         first = LLVM::AddOp::create(
             b, adaptor.getRow(),
             LLVM::MulOp::create(b, inGroup, i64Const(b, values)));

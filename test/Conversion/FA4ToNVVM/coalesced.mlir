@@ -15,7 +15,7 @@ func.func @load_pieces(%p: !llvm.ptr<1>, %start: index, %count: index, %stride: 
   // CHECK-NEXT: llvm.load %[[AT]] {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xbf16>
   // CHECK-COUNT-3: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xbf16>
   // CHECK-NOT: llvm.load
-  %v = fa4.global_load %p[%start] count(%count) stride(%stride) rows(%rows) coalesced <cols = 1024> pieces : !llvm.ptr<1> -> vector<32xbf16>
+  %v = fa4.global_load %p[%start] count(%count) stride(%stride) rows(%rows) layout(#fa4.coalesced<cols = 1024>) pieces : !llvm.ptr<1> -> vector<32xbf16>
   return %v : vector<32xbf16>
 }
 
@@ -25,7 +25,7 @@ func.func @load_pieces(%p: !llvm.ptr<1>, %start: index, %count: index, %stride: 
 func.func @load_values(%p: !llvm.ptr<1>, %start: index, %count: index, %stride: index, %rows: index) -> vector<32xbf16> {
   // CHECK-COUNT-4: llvm.intr.masked.load %{{.*}}, %{{.*}}, %{{.*}} {alignment = 2 : i32} : (!llvm.ptr<1>, vector<8xi1>, vector<8xbf16>) -> vector<8xbf16>
   // CHECK-NOT: llvm.load
-  %v = fa4.global_load %p[%start] count(%count) stride(%stride) rows(%rows) coalesced <cols = 1024> : !llvm.ptr<1> -> vector<32xbf16>
+  %v = fa4.global_load %p[%start] count(%count) stride(%stride) rows(%rows) layout(#fa4.coalesced<cols = 1024>) : !llvm.ptr<1> -> vector<32xbf16>
   return %v : vector<32xbf16>
 }
 
@@ -36,7 +36,7 @@ func.func @load_values(%p: !llvm.ptr<1>, %start: index, %count: index, %stride: 
 func.func @load_columns(%p: !llvm.ptr<1>, %start: index, %count: index) -> vector<32xf32> {
   // CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xf32>
   // CHECK-NOT: llvm.load
-  %v = fa4.global_load %p[%start] count(%count) coalesced <cols = 1024, slice = 0> pieces : !llvm.ptr<1> -> vector<32xf32>
+  %v = fa4.global_load %p[%start] count(%count) layout(#fa4.coalesced<cols = 1024, slice = 0>) pieces : !llvm.ptr<1> -> vector<32xf32>
   return %v : vector<32xf32>
 }
 
@@ -47,7 +47,7 @@ func.func @store_pieces(%v: vector<32xbf16>, %p: !llvm.ptr<1>, %i: index, %limit
   // CHECK: llvm.cond_br
   // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<1>
   // CHECK-COUNT-3: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<1>
-  fa4.global_store %v, %p[%i, %i] rows(%limit) columns(%cols) stride(%stride) coalesced <cols = 1024> pieces : vector<32xbf16>, !llvm.ptr<1>
+  fa4.global_store %v, %p[%i, %i] rows(%limit) columns(%cols) stride(%stride) layout(#fa4.coalesced<cols = 1024>) pieces : vector<32xbf16>, !llvm.ptr<1>
   return
 }
 
@@ -56,7 +56,7 @@ func.func @store_pieces(%v: vector<32xbf16>, %p: !llvm.ptr<1>, %i: index, %limit
 // CHECK-LABEL: llvm.func @store_values
 func.func @store_values(%v: vector<32xbf16>, %p: !llvm.ptr<1>, %i: index, %limit: index, %stride: index, %cols: index) {
   // CHECK-COUNT-4: llvm.intr.masked.store %{{.*}}, %{{.*}}, %{{.*}} {alignment = 2 : i32} : vector<8xbf16>, vector<8xi1> into !llvm.ptr<1>
-  fa4.global_store %v, %p[%i, %i] rows(%limit) columns(%cols) stride(%stride) coalesced <cols = 1024> : vector<32xbf16>, !llvm.ptr<1>
+  fa4.global_store %v, %p[%i, %i] rows(%limit) columns(%cols) stride(%stride) layout(#fa4.coalesced<cols = 1024>) : vector<32xbf16>, !llvm.ptr<1>
   return
 }
 
@@ -70,7 +70,7 @@ func.func @store_rows(%v: vector<2xf32>, %p: !llvm.ptr<1>, %i: index, %limit: in
   // CHECK: %[[INROW:.*]] = llvm.urem %[[LANE]], %{{.*}} : i64
   // CHECK: llvm.icmp "eq" %{{.*}}, %{{.*}} : i64
   // CHECK-COUNT-2: llvm.intr.masked.store %{{.*}}, %{{.*}}, %{{.*}} {alignment = 4 : i32} : vector<1xf32>, vector<1xi1> into !llvm.ptr<1>
-  fa4.global_store %v, %p[%i, %i] rows(%limit) stride(%stride) coalesced <cols = 64, slice = 1> : vector<2xf32>, !llvm.ptr<1>
+  fa4.global_store %v, %p[%i, %i] rows(%limit) stride(%stride) layout(#fa4.coalesced<cols = 64, slice = 1>) : vector<2xf32>, !llvm.ptr<1>
   return
 }
 
@@ -128,6 +128,6 @@ func.func @store_column_vector(%v: vector<32xf32>, %p: !llvm.ptr<1>, %wg: index,
   %zero = arith.constant 0 : index
   // CHECK: llvm.icmp "ult" %{{.*}}, %{{.*}} : i64
   // CHECK-COUNT-4: llvm.cond_br
-  fa4.global_store %v, %p[%wg, %col] rows(%one) columns(%left) stride(%zero) coalesced <cols = 1024, slice = 0> pieces : vector<32xf32>, !llvm.ptr<1>
+  fa4.global_store %v, %p[%wg, %col] rows(%one) columns(%left) stride(%zero) layout(#fa4.coalesced<cols = 1024, slice = 0>) pieces : vector<32xf32>, !llvm.ptr<1>
   return
 }

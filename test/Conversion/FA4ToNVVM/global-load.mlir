@@ -18,7 +18,7 @@ func.func @rows(%p: !llvm.ptr<1>, %start: index, %count: index) -> vector<2xf32>
   // CHECK-NEXT: llvm.select %[[IN0]], %[[V0]], %{{.*}} : i1, f32
   // CHECK-COUNT-1: llvm.load
   // CHECK-NOT: llvm.load
-  %v = fa4.global_load %p[%start] count(%count) : !llvm.ptr<1> -> vector<2xf32>
+  %v = fa4.global_load %p[%start] count(%count) layout(#fa4.rows) : !llvm.ptr<1> -> vector<2xf32>
   return %v : vector<2xf32>
 }
 
@@ -30,7 +30,7 @@ func.func @cols(%p: !llvm.ptr<1>, %start: index, %count: index) -> vector<16xf32
   // CHECK: %[[I9:.*]] = llvm.add %[[COL]], %{{.*}} : i64
   // CHECK-COUNT-16: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
   // CHECK-NOT: llvm.load
-  %v = fa4.global_load %p[%start] count(%count) cols : !llvm.ptr<1> -> vector<16xf32>
+  %v = fa4.global_load %p[%start] count(%count) layout(#fa4.cols) : !llvm.ptr<1> -> vector<16xf32>
   return %v : vector<16xf32>
 }
 
@@ -46,7 +46,7 @@ func.func @run(%p: !llvm.ptr<1>, %start: index, %count: index) -> vector<4xf32> 
   // CHECK-NEXT: llvm.icmp "slt" %[[I0]], %arg2 : i64
   // CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
   // CHECK-NOT: llvm.load
-  %v = fa4.global_load %p[%start] count(%count) blocked : !llvm.ptr<1> -> vector<4xf32>
+  %v = fa4.global_load %p[%start] count(%count) layout(#fa4.blocked) : !llvm.ptr<1> -> vector<4xf32>
   return %v : vector<4xf32>
 }
 
@@ -70,6 +70,6 @@ func.func @tile(%p: !llvm.ptr<1>, %start: index, %count: index, %stride: index, 
   // CHECK: llvm.insertelement %[[S]], %{{.*}}[%{{.*}} : i32] : vector<8xbf16>
   // CHECK-COUNT-7: llvm.load
   // CHECK-NOT: llvm.load
-  %v = fa4.global_load %p[%start] count(%count) stride(%stride) rows(%rows) : !llvm.ptr<1> -> vector<8xbf16>
+  %v = fa4.global_load %p[%start] count(%count) stride(%stride) rows(%rows) layout(#fa4.acc) : !llvm.ptr<1> -> vector<8xbf16>
   return %v : vector<8xbf16>
 }

@@ -12,7 +12,7 @@ func.func @store(%o: vector<64xbf16>, %out: !llvm.ptr<1>, %row: index, %col: ind
   // Second row half: values 2, 3 of each block, 8 rows down.
   // CHECK: llvm.shufflevector %{{.*}}, %{{.*}} [2, 3] : vector<64xbf16>
   // CHECK-COUNT-16: llvm.intr.masked.store
-  fa4.global_store %o, %out[%row, %col] rows(%limit) stride(%ld) : vector<64xbf16>, !llvm.ptr<1>
+  fa4.global_store %o, %out[%row, %col] rows(%limit) stride(%ld) layout(#fa4.acc) : vector<64xbf16>, !llvm.ptr<1>
   return
 }
 
@@ -34,7 +34,7 @@ func.func @add(%o: vector<16xf32>, %out: !llvm.ptr<1>, %row: index, %col: index,
   // CHECK: ^[[NEXT1]]:
   // CHECK-NOT: llvm.atomicrmw
   // CHECK-NOT: llvm.intr.masked.store
-  fa4.global_store %o, %out[%row, %col] rows(%limit) stride(%ld) add : vector<16xf32>, !llvm.ptr<1>
+  fa4.global_store %o, %out[%row, %col] rows(%limit) stride(%ld) add layout(#fa4.acc) : vector<16xf32>, !llvm.ptr<1>
   return
 }
 
@@ -58,7 +58,7 @@ func.func @run(%v: vector<4xf32>, %out: !llvm.ptr<1>, %row: index, %col: index, 
   // CHECK-NEXT: llvm.icmp "ult" %[[R0]], %arg4 : i64
   // CHECK-COUNT-4: llvm.intr.masked.store %{{.*}}, %{{.*}}, %{{.*}} {alignment = 4 : i32} : vector<1xf32>, vector<1xi1> into !llvm.ptr<1>
   // CHECK-NOT: llvm.intr.masked.store
-  fa4.global_store %v, %out[%row, %col] rows(%limit) stride(%ld) blocked : vector<4xf32>, !llvm.ptr<1>
+  fa4.global_store %v, %out[%row, %col] rows(%limit) stride(%ld) layout(#fa4.blocked) : vector<4xf32>, !llvm.ptr<1>
   return
 }
 
@@ -71,7 +71,7 @@ func.func @narrow(%o: vector<64xbf16>, %out: !llvm.ptr<1>, %row: index, %col: in
   // CHECK: llvm.shufflevector %{{.*}}, %{{.*}} [2, 3] : vector<64xbf16>
   // CHECK-COUNT-10: llvm.intr.masked.store
   // CHECK-NOT: llvm.intr.masked.store
-  fa4.global_store %o, %out[%row, %col] rows(%limit) columns(%c80) stride(%ld) : vector<64xbf16>, !llvm.ptr<1>
+  fa4.global_store %o, %out[%row, %col] rows(%limit) columns(%c80) stride(%ld) layout(#fa4.acc) : vector<64xbf16>, !llvm.ptr<1>
   return
 }
 
@@ -104,7 +104,7 @@ func.func @clipped(%o: vector<16xbf16>, %out: !llvm.ptr<1>, %row: index, %col: i
   // CHECK: ^[[NEXT]]:
   // CHECK-COUNT-7: llvm.store %{{.*}} : vector<2xbf16>, !llvm.ptr<1>
   // CHECK-NOT: llvm.intr.masked.store
-  fa4.global_store %o, %out[%row, %col] rows(%limit) columns(%n) stride(%ld) : vector<16xbf16>, !llvm.ptr<1>
+  fa4.global_store %o, %out[%row, %col] rows(%limit) columns(%n) stride(%ld) layout(#fa4.acc) : vector<16xbf16>, !llvm.ptr<1>
   return
 }
 
@@ -121,6 +121,6 @@ func.func @add_clipped(%o: vector<8xf32>, %out: !llvm.ptr<1>, %row: index, %col:
   // CHECK: llvm.atomicrmw fadd
   // CHECK-COUNT-6: llvm.atomicrmw fadd
   // CHECK-NOT: llvm.atomicrmw
-  fa4.global_store %o, %out[%row, %col] rows(%limit) columns(%n) stride(%ld) add : vector<8xf32>, !llvm.ptr<1>
+  fa4.global_store %o, %out[%row, %col] rows(%limit) columns(%n) stride(%ld) add layout(#fa4.acc) : vector<8xf32>, !llvm.ptr<1>
   return
 }

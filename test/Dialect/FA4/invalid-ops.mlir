@@ -359,8 +359,8 @@ func.func @f(%q: memref<64x128xbf16, 3>, %i: index) {
 // -----
 
 func.func @f(%o: tensor<64x128xbf16>, %p: !llvm.ptr<1>, %i: index) {
-  // expected-error @below {{stores tiles in the #fa4.acc, #fa4.rows, #fa4.blocked or #fa4.coalesced layout (a tile or its row or column vector), got 'tensor<64x128xbf16>'}}
-  fa4.global_store %o, %p[%i, %i] rows(%i) stride(%i) : tensor<64x128xbf16>, !llvm.ptr<1>
+  // expected-error @below {{says layout #fa4.acc but stores 'tensor<64x128xbf16>'}}
+  fa4.global_store %o, %p[%i, %i] rows(%i) stride(%i) layout(#fa4.acc) : tensor<64x128xbf16>, !llvm.ptr<1>
   return
 }
 
@@ -502,7 +502,7 @@ func.func @claim_shared(%c: !llvm.ptr<3>, %n: i32) {
 
 func.func @add_bf16(%o: vector<64xbf16>, %p: !llvm.ptr<1>, %i: index) {
   // expected-error @below {{adds 'bf16' values atomically: atomic adds take f32}}
-  fa4.global_store %o, %p[%i, %i] rows(%i) stride(%i) add : vector<64xbf16>, !llvm.ptr<1>
+  fa4.global_store %o, %p[%i, %i] rows(%i) stride(%i) add layout(#fa4.acc) : vector<64xbf16>, !llvm.ptr<1>
   return
 }
 
@@ -525,15 +525,15 @@ func.func @shared_load_share(%t: tensor<128x128xbf16>, %i: index) -> tensor<64x6
 // -----
 
 func.func @global_load_layout(%p: !llvm.ptr<1>, %i: index) {
-  // expected-error @below {{'fa4.global_load' op loads 'tensor<64x64xf32, #fa4.acc>' without stride() and rows()}}
-  %v = fa4.global_load %p[%i] count(%i) : !llvm.ptr<1> -> tensor<64x64xf32, #fa4.acc>
+  // expected-error @below {{'fa4.global_load' op loads a tile in #fa4.acc without stride() and rows()}}
+  %v = fa4.global_load %p[%i] count(%i) layout(#fa4.acc) : !llvm.ptr<1> -> tensor<64x64xf32, #fa4.acc>
   return
 }
 
 // -----
 
 func.func @global_load_unlaid(%p: !llvm.ptr<1>, %i: index) {
-  // expected-error @below {{'fa4.global_load' op loads vectors in the #fa4.rows, #fa4.cols or #fa4.blocked layout, and #fa4.acc tiles, got 'tensor<64xf32>'}}
+  // expected-error @below {{'fa4.global_load' op loads 'tensor<64xf32>', which has no fa4 layout}}
   %v = fa4.global_load %p[%i] count(%i) : !llvm.ptr<1> -> tensor<64xf32>
   return
 }
@@ -542,22 +542,22 @@ func.func @global_load_unlaid(%p: !llvm.ptr<1>, %i: index) {
 
 func.func @global_load_tile_rows(%p: !llvm.ptr<1>, %i: index) {
   // expected-error @below {{'fa4.global_load' op takes stride() and rows() together (a 2-d tile's) or neither (a vector's)}}
-  %v = fa4.global_load %p[%i] count(%i) stride(%i) : !llvm.ptr<1> -> tensor<64x64xf32, #fa4.acc>
+  %v = fa4.global_load %p[%i] count(%i) stride(%i) layout(#fa4.acc) : !llvm.ptr<1> -> tensor<64x64xf32, #fa4.acc>
   return
 }
 
 // -----
 
 func.func @global_load_tile_layout(%p: !llvm.ptr<1>, %i: index) {
-  // expected-error @below {{'fa4.global_load' op takes stride() and rows(), a 2-d tile's, but loads 'tensor<64xf32, #fa4.rows>'}}
-  %v = fa4.global_load %p[%i] count(%i) stride(%i) rows(%i) : !llvm.ptr<1> -> tensor<64xf32, #fa4.rows>
+  // expected-error @below {{'fa4.global_load' op takes stride() and rows(), a 2-d tile's, but loads a vector in #fa4.rows}}
+  %v = fa4.global_load %p[%i] count(%i) stride(%i) rows(%i) layout(#fa4.rows) : !llvm.ptr<1> -> tensor<64xf32, #fa4.rows>
   return
 }
 
 // -----
 
 func.func @global_load_cols(%p: !llvm.ptr<1>, %i: index) {
-  // expected-error @below {{'fa4.global_load' op does not say cols but loads 'tensor<64xf32, #fa4.cols>'}}
+  // expected-error @below {{'fa4.global_load' op does not say the layout of 'tensor<64xf32, #fa4.cols>'}}
   %v = fa4.global_load %p[%i] count(%i) : !llvm.ptr<1> -> tensor<64xf32, #fa4.cols>
   return
 }
@@ -565,16 +565,16 @@ func.func @global_load_cols(%p: !llvm.ptr<1>, %i: index) {
 // -----
 
 func.func @global_load_blocked(%p: !llvm.ptr<1>, %i: index) {
-  // expected-error @below {{'fa4.global_load' op does not say blocked but loads 'tensor<512xbf16, #fa4.blocked>'}}
-  %v = fa4.global_load %p[%i] count(%i) : !llvm.ptr<1> -> tensor<512xbf16, #fa4.blocked>
+  // expected-error @below {{'fa4.global_load' op says layout #fa4.rows but loads 'tensor<512xbf16, #fa4.blocked>'}}
+  %v = fa4.global_load %p[%i] count(%i) layout(#fa4.rows) : !llvm.ptr<1> -> tensor<512xbf16, #fa4.blocked>
   return
 }
 
 // -----
 
 func.func @global_store_blocked(%v: tensor<512xbf16, #fa4.blocked>, %p: !llvm.ptr<1>, %i: index) {
-  // expected-error @below {{'fa4.global_store' op does not say blocked but stores 'tensor<512xbf16, #fa4.blocked>'}}
-  fa4.global_store %v, %p[%i, %i] rows(%i) stride(%i) : tensor<512xbf16, #fa4.blocked>, !llvm.ptr<1>
+  // expected-error @below {{'fa4.global_store' op says layout #fa4.acc but stores 'tensor<512xbf16, #fa4.blocked>'}}
+  fa4.global_store %v, %p[%i, %i] rows(%i) stride(%i) layout(#fa4.acc) : tensor<512xbf16, #fa4.blocked>, !llvm.ptr<1>
   return
 }
 
@@ -595,16 +595,16 @@ func.func @cols_length(%v: tensor<60xf32, #fa4.cols>) {
 // -----
 
 func.func @global_store_columns_rows(%v: tensor<64xf32, #fa4.rows>, %p: !llvm.ptr<1>, %i: index) {
-  // expected-error @below {{limits the columns of 'tensor<64xf32, #fa4.rows>': columns() takes #fa4.acc and #fa4.coalesced tiles and column vectors}}
-  fa4.global_store %v, %p[%i, %i] rows(%i) columns(%i) stride(%i) : tensor<64xf32, #fa4.rows>, !llvm.ptr<1>
+  // expected-error @below {{takes columns() with #fa4.rows: columns() takes #fa4.acc and #fa4.coalesced tiles and column vectors}}
+  fa4.global_store %v, %p[%i, %i] rows(%i) columns(%i) stride(%i) layout(#fa4.rows) : tensor<64xf32, #fa4.rows>, !llvm.ptr<1>
   return
 }
 
 // -----
 
-func.func @global_load_tile_cols(%p: !llvm.ptr<1>, %i: index) {
-  // expected-error @below {{'fa4.global_load' op loads 'tensor<64x64xf32, #fa4.acc>' but says cols}}
-  %v = fa4.global_load %p[%i] count(%i) stride(%i) rows(%i) cols : !llvm.ptr<1> -> tensor<64x64xf32, #fa4.acc>
+func.func @global_load_vector_unlaid(%p: !llvm.ptr<1>, %i: index) {
+  // expected-error @below {{'fa4.global_load' op loads 'vector<2xf32>', a thread's values, without its layout}}
+  %v = fa4.global_load %p[%i] count(%i) : !llvm.ptr<1> -> vector<2xf32>
   return
 }
 
@@ -653,16 +653,16 @@ func.func @coalesced_slice(%v: tensor<4xf32, #fa4.coalesced<cols = 1024, slice =
 // -----
 
 func.func @global_load_coalesced_flag(%p: !llvm.ptr<1>, %i: index) {
-  // expected-error @below {{'fa4.global_load' op says coalesced #fa4.coalesced<cols = 512> but loads 'tensor<4x1024xbf16, #fa4.coalesced<cols = 1024>>'}}
-  %v = fa4.global_load %p[%i] count(%i) stride(%i) rows(%i) coalesced <cols = 512> : !llvm.ptr<1> -> tensor<4x1024xbf16, #fa4.coalesced<cols = 1024>>
+  // expected-error @below {{'fa4.global_load' op says layout #fa4.coalesced<cols = 512> but loads 'tensor<4x1024xbf16, #fa4.coalesced<cols = 1024>>'}}
+  %v = fa4.global_load %p[%i] count(%i) stride(%i) rows(%i) layout(#fa4.coalesced<cols = 512>) : !llvm.ptr<1> -> tensor<4x1024xbf16, #fa4.coalesced<cols = 1024>>
   return
 }
 
 // -----
 
 func.func @global_load_coalesced_vector_stride(%p: !llvm.ptr<1>, %i: index) {
-  // expected-error @below {{'fa4.global_load' op takes stride() and rows(), a 2-d tile's, but says a vector's layout #fa4.coalesced<cols = 1024, slice = 1>}}
-  %v = fa4.global_load %p[%i] count(%i) stride(%i) rows(%i) coalesced <cols = 1024, slice = 1> : !llvm.ptr<1> -> tensor<4xf32, #fa4.coalesced<cols = 1024, slice = 1>>
+  // expected-error @below {{'fa4.global_load' op takes stride() and rows(), a 2-d tile's, but loads a vector in #fa4.coalesced<cols = 1024, slice = 1>}}
+  %v = fa4.global_load %p[%i] count(%i) stride(%i) rows(%i) layout(#fa4.coalesced<cols = 1024, slice = 1>) : !llvm.ptr<1> -> tensor<4xf32, #fa4.coalesced<cols = 1024, slice = 1>>
   return
 }
 
@@ -670,23 +670,23 @@ func.func @global_load_coalesced_vector_stride(%p: !llvm.ptr<1>, %i: index) {
 
 func.func @global_load_pieces(%p: !llvm.ptr<1>, %i: index) {
   // expected-error @below {{'fa4.global_load' op says pieces without a #fa4.coalesced layout}}
-  %v = fa4.global_load %p[%i] count(%i) pieces : !llvm.ptr<1> -> tensor<64xf32, #fa4.rows>
+  %v = fa4.global_load %p[%i] count(%i) layout(#fa4.rows) pieces : !llvm.ptr<1> -> tensor<64xf32, #fa4.rows>
   return
 }
 
 // -----
 
 func.func @global_store_row_vector_columns(%v: tensor<4xf32, #fa4.coalesced<cols = 1024, slice = 1>>, %p: !llvm.ptr<1>, %i: index) {
-  // expected-error @below {{limits the columns of 'tensor<4xf32, #fa4.coalesced<cols = 1024, slice = 1>>': columns() takes #fa4.acc and #fa4.coalesced tiles and column vectors}}
-  fa4.global_store %v, %p[%i, %i] rows(%i) columns(%i) stride(%i) coalesced <cols = 1024, slice = 1> : tensor<4xf32, #fa4.coalesced<cols = 1024, slice = 1>>, !llvm.ptr<1>
+  // expected-error @below {{takes columns() with #fa4.coalesced<cols = 1024, slice = 1>: columns() takes #fa4.acc and #fa4.coalesced tiles and column vectors}}
+  fa4.global_store %v, %p[%i, %i] rows(%i) columns(%i) stride(%i) layout(#fa4.coalesced<cols = 1024, slice = 1>) : tensor<4xf32, #fa4.coalesced<cols = 1024, slice = 1>>, !llvm.ptr<1>
   return
 }
 
 // -----
 
-func.func @global_store_coalesced_flag(%v: tensor<4x1024xf32, #fa4.coalesced<cols = 1024>>, %p: !llvm.ptr<1>, %i: index) {
-  // expected-error @below {{'fa4.global_store' op does not say coalesced but stores 'tensor<4x1024xf32, #fa4.coalesced<cols = 1024>>'}}
-  fa4.global_store %v, %p[%i, %i] rows(%i) stride(%i) : tensor<4x1024xf32, #fa4.coalesced<cols = 1024>>, !llvm.ptr<1>
+func.func @global_store_cols(%v: tensor<64xf32, #fa4.cols>, %p: !llvm.ptr<1>, %i: index) {
+  // expected-error @below {{'fa4.global_store' op stores tiles in the #fa4.acc, #fa4.rows, #fa4.blocked or #fa4.coalesced layout (a tile or its row or column vector), not #fa4.cols}}
+  fa4.global_store %v, %p[%i, %i] rows(%i) stride(%i) layout(#fa4.cols) : tensor<64xf32, #fa4.cols>, !llvm.ptr<1>
   return
 }
 

@@ -150,14 +150,14 @@ func.func @layouts(%s: tensor<64x128xf32, #fa4.acc>, %m: tensor<64xf32, #fa4.row
   // CHECK: fa4.subtile %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x128xbf16, 3> -> memref<64x64xbf16, 3>
   %q1 = fa4.subtile %q[%i, %i] : memref<64x128xbf16, 3> -> memref<64x64xbf16, 3>
   %p = arith.truncf %s : tensor<64x128xf32, #fa4.acc> to tensor<64x128xbf16, #fa4.acc>
-  // CHECK: fa4.global_store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] rows(%{{.*}}) stride(%{{.*}}) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
-  fa4.global_store %p, %out[%i, %i] rows(%i) stride(%i) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
+  // CHECK: fa4.global_store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] rows(%{{.*}}) stride(%{{.*}}) layout(#fa4.acc) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
+  fa4.global_store %p, %out[%i, %i] rows(%i) stride(%i) layout(#fa4.acc) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
   // CHECK: fa4.mma.async %{{.*}}, %{{.*}}, %{{.*}} b_mn_major : vector<64xbf16>, memref<128x128xbf16, 3>, vector<64xf32>
   %o = fa4.mma.async %pa, %v, %d b_mn_major : vector<64xbf16>, memref<128x128xbf16, 3>, vector<64xf32>
   // CHECK: fa4.mma.wait %{{.*}} pending(0) : vector<64xf32>
   %o1 = fa4.mma.wait %o pending(0) : vector<64xf32>
-  // CHECK: fa4.global_store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] rows(%{{.*}}) stride(%{{.*}}) : vector<64xf32>, !llvm.ptr<1>
-  fa4.global_store %o1, %out[%i, %i] rows(%i) stride(%i) : vector<64xf32>, !llvm.ptr<1>
+  // CHECK: fa4.global_store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] rows(%{{.*}}) stride(%{{.*}}) layout(#fa4.acc) : vector<64xf32>, !llvm.ptr<1>
+  fa4.global_store %o1, %out[%i, %i] rows(%i) stride(%i) layout(#fa4.acc) : vector<64xf32>, !llvm.ptr<1>
   return
 }
 

@@ -52,7 +52,7 @@ func.func @gemm(%amap: !Map {fa4.name = "a"}, %bmap: !Map {fa4.name = "b"},
       }
       %out = arith.truncf %acc : !Acc to tensor<64x128xbf16, #fa4.acc>
       %r0 = arith.addi %row0, %rows : index
-      fa4.global_store %out, %c[%r0, %col0] rows(%m) stride(%n) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
+      fa4.global_store %out, %c[%r0, %col0] rows(%m) stride(%n) layout(#fa4.acc) : tensor<64x128xbf16, #fa4.acc>, !llvm.ptr<1>
     }
   }
   return

@@ -203,13 +203,13 @@ CONSUMER = """
       %grow = arith.addi %head_row, %row0 : index
       %glimit = arith.addi %head_row, %seq_q : index
       %ld = arith.constant {d} : index
-      fa4.global_store %out_b, %o[%grow, %c0] rows(%glimit) stride(%ld) : tensor<64x{d}xbf16, #fa4.acc>, !llvm.ptr<1>
+      fa4.global_store %out_b, %o[%grow, %c0] rows(%glimit) stride(%ld) layout(#fa4.acc) : tensor<64x{d}xbf16, #fa4.acc>, !llvm.ptr<1>
       // LSE = ln 2 · (m + log2 l); m is -inf for a row that saw no key.
       %log2_l = math.log2 %l_safe fastmath<afn> : !Rows
       %lse2 = arith.addf %m_f, %log2_l : !Rows
       %ln2 = arith.constant dense<0.693147182> : !Rows
       %lse_rows = arith.mulf %lse2, %ln2 : !Rows
-      fa4.global_store %lse_rows, %lse[%grow, %c0] rows(%glimit) stride(%c1) : !Rows, !llvm.ptr<1>
+      fa4.global_store %lse_rows, %lse[%grow, %c0] rows(%glimit) stride(%c1) layout(#fa4.rows) : !Rows, !llvm.ptr<1>
     }}
   }}
   return
