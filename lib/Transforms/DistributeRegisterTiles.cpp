@@ -5,7 +5,8 @@
 // vector of values one thread holds, with the per-thread code of row reductions
 // (quad shuffles), broadcasts, iotas, splats and exp2, O's rescaling in a loop
 // skipped by the warps whose factors are all 1, and structural conversion of
-// loops.
+// loops; then positions converted to f32 once a thread where they are a
+// repeated scalar plus constants.
 //
 //===----------------------------------------------------------------------===//
 
@@ -495,6 +496,104 @@ struct IotaLowering : public OpConversionPattern<tile::IotaOp> {
   }
 };
 
+/// An i32 vector that is one scalar repeated plus a constant for each
+/// value: the scalar as a sum of signed terms, and the constants.
+struct RepeatedPlusConstants {
+  SmallVector<std::pair<Value, bool>> terms; // (scalar, subtracted)
+  SmallVector<int64_t> constants;
+};
+
+/// `value` as a repeated scalar plus constants when it is built of
+/// broadcasts, constants, additions and subtractions (a distributed iota,
+/// its offset by a splat, two iotas' difference: a key's distance from a
+/// query); none otherwise.
+std::optional<RepeatedPlusConstants> repeatedPlusConstants(Value value,
+                                                           int depth = 0) {
+  auto type = dyn_cast<VectorType>(value.getType());
+  if (!type || !type.getElementType().isInteger(32) || depth > 8)
+    return std::nullopt;
+  int64_t n = type.getNumElements();
+  if (auto broadcast = value.getDefiningOp<vector::BroadcastOp>()) {
+    if (isa<VectorType>(broadcast.getSource().getType()))
+      return std::nullopt;
+    return RepeatedPlusConstants{{{broadcast.getSource(), false}},
+                                 SmallVector<int64_t>(n, 0)};
+  }
+  if (auto constant = value.getDefiningOp<arith::ConstantOp>()) {
+    auto dense = dyn_cast<DenseIntElementsAttr>(constant.getValue());
+    if (!dense)
+      return std::nullopt;
+    RepeatedPlusConstants result;
+    for (const APInt &c : dense.getValues<APInt>())
+      result.constants.push_back(c.getSExtValue());
+    return result;
+  }
+  Operation *op = value.getDefiningOp();
+  bool subtract = isa_and_nonnull<arith::SubIOp>(op);
+  if (!isa_and_nonnull<arith::AddIOp, arith::SubIOp>(op))
+    return std::nullopt;
+  auto lhs = repeatedPlusConstants(op->getOperand(0), depth + 1);
+  auto rhs = repeatedPlusConstants(op->getOperand(1), depth + 1);
+  if (!lhs || !rhs)
+    return std::nullopt;
+  for (auto [term, negated] : rhs->terms)
+    lhs->terms.push_back({term, negated != subtract});
+  for (auto [c, d] : llvm::zip(lhs->constants, rhs->constants))
+    c += subtract ? -d : d;
+  return lhs;
+}
+
+/// The conversions to f32 of i32 vectors that are a repeated scalar plus
+/// small constants (positions: a score's key and query, their distance)
+/// convert the scalar once and add the constants in f32: one conversion a
+/// thread instead of one a value (conversions run at a quarter of the
+/// rate of f32 arithmetic, on the pipe of the exponentials). Exact while
+/// the scalar and the values lie within 2^24 (sequences of up to 16M
+/// tokens), within one ulp beyond.
+void convertRepeatedScalarsOnce(Operation *root) {
+  SmallVector<arith::SIToFPOp> conversions;
+  root->walk([&](arith::SIToFPOp op) {
+    auto type = dyn_cast<VectorType>(op.getType());
+    if (type && type.getElementType().isF32())
+      conversions.push_back(op);
+  });
+  constexpr int64_t kExact = int64_t(1) << 24;
+  for (arith::SIToFPOp op : conversions) {
+    std::optional<RepeatedPlusConstants> parts =
+        repeatedPlusConstants(op.getIn());
+    if (!parts || parts->terms.empty() ||
+        llvm::any_of(parts->constants,
+                     [&](int64_t c) { return c <= -kExact || c >= kExact; }))
+      continue;
+    ImplicitLocOpBuilder b(op.getLoc(), op);
+    Value scalar;
+    for (auto [term, negated] : parts->terms) {
+      if (!scalar)
+        scalar = negated ? arith::SubIOp::create(
+                               b, arith::ConstantIntOp::create(b, 0, 32), term)
+                               .getResult()
+                         : term;
+      else
+        scalar = negated ? arith::SubIOp::create(b, scalar, term).getResult()
+                         : arith::AddIOp::create(b, scalar, term).getResult();
+    }
+    auto type = cast<VectorType>(op.getType());
+    Value result = vector::BroadcastOp::create(
+        b, type, arith::SIToFPOp::create(b, b.getF32Type(), scalar));
+    if (llvm::any_of(parts->constants, [](int64_t c) { return c != 0; })) {
+      SmallVector<float> constants(parts->constants.begin(),
+                                   parts->constants.end());
+      result = arith::AddFOp::create(
+          b, result,
+          arith::ConstantOp::create(
+              b, type,
+              DenseElementsAttr::get(type, llvm::ArrayRef<float>(constants))));
+    }
+    op.replaceAllUsesWith(result);
+    op.erase();
+  }
+}
+
 struct DistributeRegisterTilesPass
     : public mlir::fa4::impl::FA4DistributeRegisterTilesBase<
           DistributeRegisterTilesPass> {
@@ -526,8 +625,11 @@ struct DistributeRegisterTilesPass
       return converter.isSignatureLegal(op.getFunctionType());
     });
     if (failed(applyPartialConversion(getOperation(), target,
-                                      std::move(patterns))))
+                                      std::move(patterns)))) {
       signalPassFailure();
+      return;
+    }
+    convertRepeatedScalarsOnce(getOperation());
   }
 };
 } // namespace

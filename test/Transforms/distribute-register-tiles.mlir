@@ -172,7 +172,8 @@ func.func @column_terms(%s: tensor<64x64xf32, #fa4.acc>, %l: tensor<64xf32, #fa4
 
 // A run of a 1-d tile (#fa4.blocked): a warpgroup's 512 elements are four a
 // thread, vector<4>; an iota gives each thread its four consecutive indices
-// from 4 * (tid % 128).
+// from 4 * (tid % 128), converted to f32 once and stepped in f32
+// (test/Transforms/positions.mlir).
 // CHECK-LABEL: func.func @run
 // CHECK-SAME: (%[[X:.*]]: vector<4xf32>) -> vector<4xi1>
 // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
@@ -181,7 +182,10 @@ func.func @column_terms(%s: tensor<64x64xf32, #fa4.acc>, %l: tensor<64xf32, #fa4
 // CHECK: %[[SPLAT:.*]] = vector.broadcast %[[FIRST]] : i32 to vector<4xi32>
 // CHECK: %[[STEPS:.*]] = arith.constant dense<[0, 1, 2, 3]> : vector<4xi32>
 // CHECK: %[[IDX:.*]] = arith.addi %[[SPLAT]], %[[STEPS]] : vector<4xi32>
-// CHECK: arith.sitofp %[[IDX]] : vector<4xi32> to vector<4xf32>
+// CHECK: %[[F:.*]] = arith.sitofp %[[FIRST]] : i32 to f32
+// CHECK: %[[FSPLAT:.*]] = vector.broadcast %[[F]] : f32 to vector<4xf32>
+// CHECK: %[[FSTEPS:.*]] = arith.constant dense<[0.000000e+00, 1.000000e+00, 2.000000e+00, 3.000000e+00]> : vector<4xf32>
+// CHECK: arith.addf %[[FSPLAT]], %[[FSTEPS]] : vector<4xf32>
 func.func @run(%x: tensor<512xf32, #fa4.blocked>) -> tensor<512xi1, #fa4.blocked> {
   %i = tile.iota axis 0 : tensor<512xi32, #fa4.blocked>
   %f = arith.sitofp %i : tensor<512xi32, #fa4.blocked> to tensor<512xf32, #fa4.blocked>

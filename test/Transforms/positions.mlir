@@ -1,0 +1,43 @@
+// fa4-distribute-register-tiles converts positions to f32 once a thread: a
+// score's key minus its query (ALiBi's distance) is, in each thread, its
+// first column minus its first row plus a constant for each value, so the
+// conversion to f32 takes that scalar and adds the constants in f32
+// (exact below 2^24) instead of converting each of the 64 values. A vector
+// that is not built that way (one loaded) is converted value by value.
+// RUN: fa4-opt %s --fa4-distribute-register-tiles | FileCheck %s
+
+!Acc = tensor<64x128xf32, #fa4.acc>
+!Index = tensor<64x128xi32, #fa4.acc>
+
+// CHECK-LABEL: func.func @distance
+// CHECK-SAME: (%[[S:.*]]: vector<64xf32>, %[[Q0:.*]]: i32, %[[K0:.*]]: i32, %[[SLOPE:.*]]: f32)
+// CHECK-NOT: arith.sitofp %{{.*}} : vector<64xi32>
+// CHECK: %[[ONE:.*]] = arith.sitofp %{{.*}} : i32 to f32
+// CHECK-NEXT: %[[REPEATED:.*]] = vector.broadcast %[[ONE]] : f32 to vector<64xf32>
+// CHECK-NEXT: %[[C:.*]] = arith.constant dense<[0.000000e+00, 1.000000e+00, -8.000000e+00, -7.000000e+00, 8.000000e+00, 9.000000e+00, 0.000000e+00, 1.000000e+00
+// CHECK-NEXT: %[[D:.*]] = arith.addf %[[REPEATED]], %[[C]] : vector<64xf32>
+// CHECK-NOT: arith.sitofp
+// CHECK: arith.mulf %{{.*}}, %[[D]] : vector<64xf32>
+func.func @distance(%s: !Acc, %q0: i32, %k0: i32, %slope: f32) -> !Acc {
+  %rows = tile.iota axis 0 : !Index
+  %q = tile.splat %q0 : !Index
+  %query = arith.addi %rows, %q : !Index
+  %cols = tile.iota axis 1 : !Index
+  %k = tile.splat %k0 : !Index
+  %key = arith.addi %cols, %k : !Index
+  %distance = arith.subi %key, %query : !Index
+  %d = arith.sitofp %distance : !Index to !Acc
+  %m = tile.splat %slope : !Acc
+  %bias = arith.mulf %m, %d : !Acc
+  %r = arith.addf %s, %bias : !Acc
+  return %r : !Acc
+}
+
+// CHECK-LABEL: func.func @loaded
+// CHECK: arith.sitofp %{{.*}} : vector<64xi32> to vector<64xf32>
+func.func @loaded(%x: !Index) -> !Acc {
+  %cols = tile.iota axis 1 : !Index
+  %y = arith.addi %x, %cols : !Index
+  %f = arith.sitofp %y : !Index to !Acc
+  return %f : !Acc
+}
