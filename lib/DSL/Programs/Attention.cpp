@@ -194,11 +194,13 @@ writeAttention(mlir::MLIRContext *context, int64_t d, int64_t dv, DType type,
     keys.end = min(keys.end, ceilDiv(max(0, end), bn));
   }
 
-  // With score or mask mods, the scores in the softmax's units (q · k ·
-  // scale) for them, and log2 e to log2 units after.
-  const bool scoreMods = mods.score || mods.mask;
+  // With a score mod, the scores in the softmax's units (q · k · scale)
+  // for it, and log2 e to log2 units after; a mask mod alone reads
+  // positions only, and the scores keep the one multiply into log2 units
+  // that the softmax step fuses.
+  const bool softmaxUnits = bool(mods.score);
   Scalar scale;
-  if (scoreMods)
+  if (softmaxUnits)
     scale = scaleLog2 * (1.0 / kLog2e);
 
   // Online softmax in base 2 over the key blocks: the running row max (in
@@ -212,8 +214,9 @@ writeAttention(mlir::MLIRContext *context, int64_t d, int64_t dv, DType type,
         if (softcap)
           s = tanh(s * capUnit) * capUnitInverse;
         // The author's mods, on each score's query and key position.
-        if (scoreMods) {
-          s = s * scale;
+        if (mods.score || mods.mask) {
+          if (softmaxUnits)
+            s = s * scale;
           AttentionScoreIndices at{
               b,  h,     p.iota({bm, bn}, 0) + m0, p.iota({bm, bn}, 1) + j * bn,
               m0, j * bn};
@@ -228,7 +231,7 @@ writeAttention(mlir::MLIRContext *context, int64_t d, int64_t dv, DType type,
         // The online softmax step (OnlineSoftmax.h), with FA4's
         // conditional rescaling where measured best.
         auto loadV = [&] { return loadKV(v, j); };
-        return scoreMods
+        return softmaxUnits
                    ? onlineSoftmaxStep(s, kLog2e, mI, lI, acc, type, loadV,
                                        conditionalRescale, rescaleGrowth)
                    : onlineSoftmaxStep(s, scaleLog2, mI, lI, acc, type, loadV,
