@@ -193,3 +193,17 @@ func.func @column_sums_added(%x: !tile.ptr<f32>, %n: index) {
   tile.store %s, %sd[%c1] add : tensor<1024xf32>, !tile.desc<1024xf32>
   return
 }
+
+// -----
+
+// A column vector stores to contiguous elements.
+func.func @column_sums_strided(%x: !tile.ptr<f32>, %n: index) {
+  %c1 = arith.constant 1 : index
+  %xd = tile.make_desc %x, [%n, %n], [%n, %c1] : !tile.ptr<f32> -> !tile.desc<8x1024xf32>
+  %xt = tile.load %xd[%c1, %c1] : !tile.desc<8x1024xf32> -> tensor<8x1024xf32>
+  %s = tile.reduce sum %xt axis 0 : tensor<8x1024xf32> -> tensor<1024xf32>
+  %sd = tile.make_desc %x, [%n], [%n] : !tile.ptr<f32> -> !tile.desc<1024xf32>
+  // expected-error @below {{'tile.store' op stores the column vector 'tensor<1024xf32, #fa4.coalesced<cols = 1024, slice = 0>>' in blocks of '!tile.desc<1024xf32>': fa4 stores it in blocks of its 1024 elements (after leading 1s), contiguous}}
+  tile.store %s, %sd[%c1] : tensor<1024xf32>, !tile.desc<1024xf32>
+  return
+}

@@ -397,7 +397,7 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
     // them stores) or a run of a 1-d tile (each thread its piece of
     // consecutive elements, stored as the rows of one column).
     bool blocked = isa<BlockedLayoutAttr>(op.getLayout());
-    if (blocked || type.getNumElements() == 2) {
+    if (blocked || isa<RowsLayoutAttr>(op.getLayout())) {
       int64_t values = type.getNumElements();
       Value first = row, leader;
       int64_t step = kAccHalfRows;
