@@ -19,7 +19,8 @@
 # the norms beside torch's and Triton's (tutorials.log); when it holds examples/attention-mods' kernels
 # (`attention-mods --out-dir KERNEL_DIR --heads 16 --chunk 100`), it checks
 # ALiBi, chunked attention, document masking and a bias from a tensor
-# against float64 (mods.log).
+# against float64 and times them beside the plain kernel (bench/mods.py;
+# mods.log, mods.md).
 #
 # Further kernel sets (LABEL=DIR, e.g. kernels of an earlier commit) are
 # benchmarked beside KERNEL_DIR's in the same run; the matrix and the
@@ -112,6 +113,9 @@ if [ -f "$kernels/document.kernel" ]; then
     --document "$kernels/document.kernel" \
     --bias "$kernels/bias.kernel" > "$out/mods.log" 2>&1
   mods=$?
+  python3 "$root/bench/mods.py" --fa4-run "$fa4run" --kernel-dir "$kernels" \
+    --chunk 100 --work "$out/mods-bench" --out "$out/mods.md" \
+    >> "$out/mods.log" 2>&1 || mods=1
 fi
 grep -cE ' PASS' "$out/matrix.log" | sed 's/^/matrix cases passed: /'
 grep -E 'FAIL|TIMEOUT|ERROR' "$out/matrix.log" | head -20
