@@ -501,6 +501,22 @@ struct IotaLowering : public OpConversionPattern<tile::IotaOp> {
 struct RepeatedPlusConstants {
   SmallVector<std::pair<Value, bool>> terms; // (scalar, subtracted)
   SmallVector<int64_t> constants;
+
+  /// The repeated scalar, as i32 ops at `b` (there are terms).
+  Value buildScalar(ImplicitLocOpBuilder &b) const {
+    Value scalar;
+    for (auto [term, negated] : terms) {
+      if (!scalar)
+        scalar = negated ? arith::SubIOp::create(
+                               b, arith::ConstantIntOp::create(b, 0, 32), term)
+                               .getResult()
+                         : term;
+      else
+        scalar = negated ? arith::SubIOp::create(b, scalar, term).getResult()
+                         : arith::AddIOp::create(b, scalar, term).getResult();
+    }
+    return scalar;
+  }
 };
 
 /// `value` as a repeated scalar plus constants when it is built of
@@ -566,17 +582,7 @@ void convertRepeatedScalarsOnce(Operation *root) {
                      [&](int64_t c) { return c <= -kExact || c >= kExact; }))
       continue;
     ImplicitLocOpBuilder b(op.getLoc(), op);
-    Value scalar;
-    for (auto [term, negated] : parts->terms) {
-      if (!scalar)
-        scalar = negated ? arith::SubIOp::create(
-                               b, arith::ConstantIntOp::create(b, 0, 32), term)
-                               .getResult()
-                         : term;
-      else
-        scalar = negated ? arith::SubIOp::create(b, scalar, term).getResult()
-                         : arith::AddIOp::create(b, scalar, term).getResult();
-    }
+    Value scalar = parts->buildScalar(b);
     auto type = cast<VectorType>(op.getType());
     Value result = vector::BroadcastOp::create(
         b, type, arith::SIToFPOp::create(b, b.getF32Type(), scalar));
@@ -591,6 +597,74 @@ void convertRepeatedScalarsOnce(Operation *root) {
     }
     op.replaceAllUsesWith(result);
     op.erase();
+  }
+}
+
+/// Divisions, remainders and shifts by one amount of an i32 vector that is
+/// a repeated scalar plus constants with few distinct constants (a score's
+/// query row, two a thread; its key column, half the values) are computed
+/// once for each distinct value and spread by a shuffle: chunked
+/// attention's `query / C == key / C` divides a thread's 2 rows and 32
+/// columns, not its 64 scores twice.
+void computeDistinctValuesOnce(Operation *root) {
+  SmallVector<Operation *> ops;
+  root->walk([&](Operation *op) {
+    auto type = op->getNumResults() == 1
+                    ? dyn_cast<VectorType>(op->getResult(0).getType())
+                    : VectorType();
+    if (type && type.getElementType().isInteger(32) &&
+        isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
+            arith::ShRSIOp, arith::ShRUIOp, arith::FloorDivSIOp,
+            arith::CeilDivSIOp>(op))
+      ops.push_back(op);
+  });
+  for (Operation *op : ops) {
+    auto type = cast<VectorType>(op->getResult(0).getType());
+    // The amount: one scalar repeated, or one constant.
+    Value amount = op->getOperand(1), amountScalar;
+    SplatElementsAttr amountSplat;
+    if (auto broadcast = amount.getDefiningOp<vector::BroadcastOp>();
+        broadcast && !isa<VectorType>(broadcast.getSource().getType()))
+      amountScalar = broadcast.getSource();
+    else if (auto constant = amount.getDefiningOp<arith::ConstantOp>())
+      amountSplat = dyn_cast<SplatElementsAttr>(constant.getValue());
+    if (!amountScalar && !amountSplat)
+      continue;
+    std::optional<RepeatedPlusConstants> parts =
+        repeatedPlusConstants(op->getOperand(0));
+    if (!parts || parts->terms.empty())
+      continue;
+    SmallVector<int64_t> distinct;
+    SmallVector<int64_t> spread;
+    for (int64_t c : parts->constants) {
+      auto *it = llvm::find(distinct, c);
+      spread.push_back(it - distinct.begin());
+      if (it == distinct.end())
+        distinct.push_back(c);
+    }
+    if (2 * distinct.size() > parts->constants.size())
+      continue;
+    ImplicitLocOpBuilder b(op->getLoc(), op);
+    auto few =
+        VectorType::get({int64_t(distinct.size())}, type.getElementType());
+    SmallVector<int32_t> constants(distinct.begin(), distinct.end());
+    Value values = arith::AddIOp::create(
+        b, vector::BroadcastOp::create(b, few, parts->buildScalar(b)),
+        arith::ConstantOp::create(
+            b, few, DenseElementsAttr::get(few, ArrayRef<int32_t>(constants))));
+    Value amounts =
+        amountScalar ? Value(vector::BroadcastOp::create(b, few, amountScalar))
+                     : Value(arith::ConstantOp::create(
+                           b, few,
+                           SplatElementsAttr::get(
+                               few, amountSplat.getSplatValue<Attribute>())));
+    OperationState state(op->getLoc(), op->getName(),
+                         ValueRange{values, amounts}, TypeRange{few},
+                         op->getAttrs());
+    Value once = b.create(state)->getResult(0);
+    Value result = vector::ShuffleOp::create(b, once, once, spread);
+    op->getResult(0).replaceAllUsesWith(result);
+    op->erase();
   }
 }
 
@@ -630,6 +704,7 @@ struct DistributeRegisterTilesPass
       return;
     }
     convertRepeatedScalarsOnce(getOperation());
+    computeDistinctValuesOnce(getOperation());
   }
 };
 } // namespace

@@ -4,6 +4,8 @@
 // conversion to f32 takes that scalar and adds the constants in f32
 // (exact below 2^24) instead of converting each of the 64 values. A vector
 // that is not built that way (one loaded) is converted value by value.
+// Divisions, remainders and shifts of such vectors by one amount are done
+// once for each distinct value.
 // RUN: fa4-opt %s --fa4-distribute-register-tiles | FileCheck %s
 
 !Acc = tensor<64x128xf32, #fa4.acc>
@@ -40,4 +42,40 @@ func.func @loaded(%x: !Index) -> !Acc {
   %y = arith.addi %x, %cols : !Index
   %f = arith.sitofp %y : !Index to !Acc
   return %f : !Acc
+}
+
+// A score's query divided by a chunk length (chunked attention's mask):
+// the thread's query rows take two values of its 64, so it divides those
+// two and a shuffle spreads them; the key columns take 32, divided once
+// each. The comparison stays one a score.
+// CHECK-LABEL: func.func @chunks
+// CHECK: arith.divsi %{{.*}}, %{{.*}} : vector<2xi32>
+// CHECK: vector.shuffle %{{.*}}, %{{.*}} [0, 0, 1, 1, 0, 0, 1, 1,
+// CHECK: arith.divsi %{{.*}}, %{{.*}} : vector<32xi32>
+// CHECK: %[[KEYS:.*]] = vector.shuffle %{{.*}}, %{{.*}} [0, 1, 0, 1, 2, 3, 2, 3,
+// CHECK-NOT: arith.divsi
+// CHECK: arith.cmpi eq, %{{.*}}, %[[KEYS]] : vector<64xi32>
+func.func @chunks(%q0: i32, %k0: i32) -> tensor<64x128xi1, #fa4.acc> {
+  %rows = tile.iota axis 0 : !Index
+  %q = tile.splat %q0 : !Index
+  %query = arith.addi %rows, %q : !Index
+  %cols = tile.iota axis 1 : !Index
+  %k = tile.splat %k0 : !Index
+  %key = arith.addi %cols, %k : !Index
+  %chunk = arith.constant dense<100> : !Index
+  %qc = arith.divsi %query, %chunk : !Index
+  %kc = arith.divsi %key, %chunk : !Index
+  %same = arith.cmpi eq, %qc, %kc : !Index
+  return %same : tensor<64x128xi1, #fa4.acc>
+}
+
+// A division by a vector of several amounts stays one a value.
+// CHECK-LABEL: func.func @amounts
+// CHECK: arith.divsi %{{.*}}, %{{.*}} : vector<64xi32>
+func.func @amounts(%q0: i32, %by: !Index) -> !Index {
+  %rows = tile.iota axis 0 : !Index
+  %q = tile.splat %q0 : !Index
+  %query = arith.addi %rows, %q : !Index
+  %r = arith.divsi %query, %by : !Index
+  return %r : !Index
 }
