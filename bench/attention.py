@@ -33,6 +33,17 @@ RELERR = re.compile(r"rel_err=([0-9.eE+-]+)")
 BACKENDS = {"cudnn": "CUDNN_ATTENTION", "fa2": "FLASH_ATTENTION"}
 
 
+def write_table(lines, path, echo=True):
+    """Prints the table's `lines` (unless `echo` is off: a script that
+    printed each as it came) and writes them to `path` when one is given."""
+    text = "\n".join(lines)
+    if echo:
+        print(text)
+    if path:
+        with open(path, "w") as f:
+            f.write(text + "\n")
+
+
 def queued_ms(torch, run, iters):
     """The better of two medians of `iters` launches of `run` queued back to
     back, each between its own pair of CUDA events, after 10 untimed ones;
@@ -191,11 +202,7 @@ def main():
                             f"max {max(values):.2f}, geomean {geo:.2f} over "
                             f"{len(values)} shapes")
     rows.append(f"clocks after: {clocks()}; {time.strftime('%Y-%m-%d %H:%M:%S')}")
-    text = "\n".join(rows)
-    print(text)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text + "\n")
+    write_table(rows, args.out)
     if args.csv:
         with open(args.csv, "w") as f:
             f.write("\n".join(csv) + "\n")

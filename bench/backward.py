@@ -23,6 +23,7 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 
 import fa4  # noqa: E402
+from attention import write_table  # noqa: E402
 
 
 def timed(fn, rounds=3, calls=10):
@@ -93,9 +94,7 @@ def main():
     rows.append("fa4/cuDNN geomean %.3f over %d shapes (TFLOP/s, backward alone)" %
                 (geomean, len(ratios)))
     print(rows[-1])
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write("\n".join(rows) + "\n")
+    write_table(rows, args.out, echo=False)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 
 import fa4  # noqa: E402
+from attention import write_table  # noqa: E402
 
 SHAPES = [(1, 4096), (1, 16384), (1, 32768), (1, 131072), (8, 4096), (8, 8192),
           (8, 32768), (8, 131072), (16, 32768), (64, 4096), (64, 16384)]
@@ -155,9 +156,7 @@ def main():
             lines.append(line)
             print(line, flush=True)
         torch.cuda.empty_cache()
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write("\n".join(lines) + "\n")
+    write_table(lines, args.out, echo=False)
     if args.csv:
         with open(args.csv, "w") as f:
             f.write("b,s,impl,us,tbps\n")

@@ -33,7 +33,7 @@ sys.path.insert(0, HERE)
 
 import fa4  # noqa: E402
 from test_gpu import reference, rel_err  # noqa: E402
-from attention import queued_ms  # noqa: E402
+from attention import queued_ms, write_table  # noqa: E402
 
 from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
@@ -128,11 +128,7 @@ def main():
                 cell(err / serr if serr else None, "%.2f"), tf,
                 cell(stf, "%.0f"), cell(tf / stf if stf else None, "%.2f")))
             print(lines[-1], flush=True)
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text + "\n")
+    write_table(lines, args.out)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ import subprocess
 
 import numpy as np
 
-from attention import TIME
+from attention import TIME, write_table
 
 HEADS, DIM, TOKENS = 16, 128, 16384
 SHAPES = [(4096, False), (4096, True), (16384, False), (16384, True)]
@@ -112,11 +112,7 @@ def main():
             lines.append(f"| {s} | {'yes' if causal else 'no'} | {kind} | "
                          f"{ms:.3f} | {rate[kind]:.0f} | {ratio} |")
             print(lines[-1], flush=True)
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text + "\n")
+    write_table(lines, args.out)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import fa4  # noqa: E402
+from attention import write_table  # noqa: E402
 
 
 def graph_ms(run, calls, replays):
@@ -124,9 +125,7 @@ def main():
     say("")
     say("one eager call at B=1 H=1 S=128 d128 (host-bound): fa4.attention %.1f us, "
         "SDPA (cuDNN) %.1f us" % (us_fa4, us_sdpa))
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write("\n".join(lines) + "\n")
+    write_table(lines, args.out, echo=False)
 
 
 if __name__ == "__main__":

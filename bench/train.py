@@ -25,6 +25,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 
 import fa4  # noqa: E402
+from attention import write_table  # noqa: E402
 
 VOCAB, WIDTH, LAYERS, HEADS, KV_HEADS, HEAD_DIM, SEQ, BATCH = 4096, 1024, 4, 8, 2, 128, 1024, 8
 
@@ -124,11 +125,7 @@ def main():
     for name, curve in zip(names[1:], curves[1:]):
         diff = max(abs(a - b) for a, b in zip(curve, curves[0]))
         rows.append("largest difference from the first SDPA run, %s: %.4f" % (name, diff))
-    text = "\n".join(rows)
-    print(text)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text + "\n")
+    write_table(rows, args.out)
 
 
 if __name__ == "__main__":

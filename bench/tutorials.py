@@ -34,7 +34,7 @@ import subprocess
 import numpy as np
 import torch
 
-from attention import TIME, queued_ms
+from attention import TIME, queued_ms, write_table
 
 try:
     import triton
@@ -235,11 +235,7 @@ def main():
     if args.column_sums:
         lines += column_sums_rows(args.fa4_run, args.column_sums, args.work,
                                   read_tbps)
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text + "\n")
+    write_table(lines, args.out)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ import re
 import statistics
 import subprocess
 
-from attention import queued_ms
+from attention import queued_ms, write_table
 
 TIME = re.compile(r"time=([0-9.]+) ms\s+([0-9.]+) TFLOP/s")
 BACKENDS = {"cuDNN": "CUDNN_ATTENTION", "FA2": "FLASH_ATTENTION"}
@@ -199,9 +199,7 @@ def main():
                           f"{ratio} |")
             print(vlines[-1], flush=True)
     lines += vlines
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write("\n".join(lines) + "\n")
+    write_table(lines, args.out, echo=False)
 
 
 if __name__ == "__main__":
