@@ -168,11 +168,10 @@ struct Exp2Lowering : public OpConversionPattern<tile::Exp2Op> {
 /// along `axis` combines its warps' partial results (`values` a thread), a
 /// buffer of the kernel's own: a row of partial results for each warp
 /// (axis 1) or for each row group (axis 0) of the kernel's consumer
-/// warpgroups.
+/// warpgroups (`warpgroups` of them).
 Value reductionScratch(OpBuilder &rewriter, Operation *op,
-                       CoalescedGeometry layout, int64_t axis, int64_t values) {
-  ConfigAttr config = lookupConfig(op);
-  int64_t warpgroups = config ? config.getQTiles() : 1;
+                       CoalescedGeometry layout, int64_t axis, int64_t values,
+                       int64_t warpgroups) {
   SmallVector<int64_t> shape =
       axis == 1
           ? SmallVector<int64_t>{4 * warpgroups, layout.warpRows() * values}
@@ -248,8 +247,8 @@ struct ReduceLowering : public OpConversionPattern<tile::ReduceOp> {
         if (!srcType.getElementType().isF32())
           return op.emitOpError() << "reduces " << srcType
                                   << " across warps: fa4 combines f32 results";
-        Value scratch =
-            reductionScratch(rewriter, op, layout, axis, results.size());
+        Value scratch = reductionScratch(rewriter, op, layout, axis,
+                                         results.size(), warpgroups);
         partial = CombineWarpsOp::create(
             b, resultType, partial, scratch, WarpgroupIdOp::create(b), axis,
             CoalescedLayoutAttr::get(op.getContext(), layout.cols, layout.warps,
