@@ -75,13 +75,15 @@ Value loadOrZero(ImplicitLocOpBuilder &b, Value base, Type element,
       zero);
 }
 
-/// The piece of 8 values of `tile` from value `first`.
-Value pieceOf(ImplicitLocOpBuilder &b, Value tile, int64_t first) {
+/// The `width` consecutive values of `tile` from value `first` (a piece
+/// of 8 unless said).
+Value pieceOf(ImplicitLocOpBuilder &b, Value tile, int64_t first,
+              int64_t width = kCoalescedPiece) {
   SmallVector<int32_t> mask;
-  for (int64_t e = 0; e < kCoalescedPiece; ++e)
+  for (int64_t e = 0; e < width; ++e)
     mask.push_back(static_cast<int32_t>(first + e));
   auto type = VectorType::get(
-      {kCoalescedPiece}, cast<VectorType>(tile.getType()).getElementType());
+      {width}, cast<VectorType>(tile.getType()).getElementType());
   return LLVM::ShuffleVectorOp::create(b, type, tile, tile, mask);
 }
 
@@ -631,9 +633,7 @@ private:
           rowInWarp);
       Value index = LLVM::AddOp::create(
           b, LLVM::MulOp::create(b, row, i32Const(b, values)), i32Const(b, a));
-      return LLVM::GEPOp::create(b, base.getType(), f32, base,
-                                 ArrayRef<LLVM::GEPArg>{index})
-          .getResult();
+      return elementPtr(b, base, f32, index);
     };
     auto barrier = [&] {
       NVVM::BarrierOp::create(
@@ -700,9 +700,7 @@ private:
           b, thread.col, i64Const(b, layout.columnOffset(first)));
       Value index = LLVM::AddOp::create(
           b, LLVM::MulOp::create(b, g, i64Const(b, layout.cols)), column);
-      return LLVM::GEPOp::create(b, base.getType(), f32, base,
-                                 ArrayRef<LLVM::GEPArg>{index})
-          .getResult();
+      return elementPtr(b, base, f32, index);
     };
     auto barrier = [&] {
       NVVM::BarrierOp::create(b, Type(), i32Const(b, kColumnReduceBarrierId),
@@ -713,14 +711,9 @@ private:
     Value leader = LLVM::ICmpOp::create(
         b, LLVM::ICmpPredicate::ult, thread.lane, i64Const(b, layout.lanes()));
     beginUnder(b, rewriter, op, leader);
-    for (int64_t first = 0; first < values; first += kQuad) {
-      SmallVector<int32_t> quad;
-      for (int64_t e = 0; e < kQuad; ++e)
-        quad.push_back(static_cast<int32_t>(first + e));
-      Value part = LLVM::ShuffleVectorOp::create(
-          b, quadType, adaptor.getPartial(), adaptor.getPartial(), quad);
-      LLVM::StoreOp::create(b, part, slot(group, first), 16);
-    }
+    for (int64_t first = 0; first < values; first += kQuad)
+      LLVM::StoreOp::create(b, pieceOf(b, adaptor.getPartial(), first, kQuad),
+                            slot(group, first), 16);
     b.setInsertionPoint(op);
     barrier();
     Value result = LLVM::UndefOp::create(b, type);
