@@ -12,7 +12,8 @@
 // - chunked.kernel: chunked attention (Llama 4's local layers), a query
 //   attending only the keys of its own chunk of --chunk tokens (1024): a
 //   mask mod, and the chunks' key range, so that the blocks of keys no
-//   query of a block sees are skipped.
+//   query of a block sees are skipped, and the keys all of them see (their
+//   chunk, when they lie in one), in whose blocks the mask is skipped.
 //
 // - document.kernel: document masking of packed samples, a query
 //   attending only the keys of its own document: a mask mod that reads
@@ -20,7 +21,8 @@
 //   ascending along each row), and the documents' key range from a second
 //   one, `document_offsets` [B, D + 1] i32 (row b: where each document of
 //   batch b starts, then S), so that the key blocks of other documents are
-//   skipped. Self-attention: Sq = Sk = S.
+//   skipped and those of a block's one document are not masked.
+//   Self-attention: Sq = Sk = S.
 //
 // - bias.kernel: a bias from a tensor, score + bias[b, h, query, key] for
 //   `bias` [B, H, Sq, Sk] bf16, read a block of scores at a time.
@@ -69,6 +71,13 @@ static AttentionMods chunked(int64_t chunk) {
                       const Index &end) {
     return std::pair{first / chunk * chunk, ((end - 1) / chunk + 1) * chunk};
   };
+  // Every query of the rows sees its whole chunk when they lie in one.
+  mods.fullKeys = [chunk](const Index &, const Index &, const Index &first,
+                          const Index &end) {
+    Index start = first / chunk * chunk;
+    Bool one = start == (end - 1) / chunk * chunk;
+    return std::pair{start, select(one, start + chunk, start)};
+  };
   return mods;
 }
 
@@ -114,6 +123,17 @@ static AttentionMods documents() {
     Index last = min(lastDocument + 1, t->starts - 1);
     return std::pair{load(t->offsets, starts + min(firstDocument, last)),
                      load(t->offsets, starts + last)};
+  };
+  // Every query of the rows sees its whole document when they lie in one.
+  mods.fullKeys = [t](const Index &batch, const Index &, const Index &first,
+                      const Index &end) {
+    Index tokens = batch * t->tokens, starts = batch * t->starts;
+    Index document = load(t->document, tokens + first);
+    Index next = min(document + 1, t->starts - 1);
+    Index start = load(t->offsets, starts + min(document, next));
+    Bool one = load(t->document, tokens + end - 1) == document;
+    return std::pair{start,
+                     select(one, load(t->offsets, starts + next), start)};
   };
   return mods;
 }

@@ -4,7 +4,8 @@
 // `attention-hd256` (and their `-f16` variants), the backward's preprocess
 // `attention-bwd-preprocess-hd<D>[-f16]`, its postprocess
 // `attention-bwd-postprocess-hd<D>[-f16]`, `gemm`, `split-sum` (atomic
-// adds across programs), `softmax-n<N>[-f16]`, `elementwise-math` (the
+// adds across programs), `attention-chunked` (attention with an author's
+// mask mod and key ranges), `softmax-n<N>[-f16]`, `elementwise-math` (the
 // DSL's exp, log, sqrt, rsqrt, erf and abs), `fill` (a kernel that loads
 // no tile) and `pair-mask` (i32 vectors combined as a column and a row)
 // print the module
@@ -26,6 +27,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
+#include <utility>
 
 using namespace fa4::dsl;
 
@@ -226,6 +228,29 @@ buildPairMask(mlir::MLIRContext *context) {
 
 /// The options of the attention program `name`
 /// (`attention-hd<D>[-f16][-window][-softcap]`), or nothing for another name.
+/// Chunked attention as an author writes it with mods: the mask mod, the
+/// keys a block of queries may see, and those all its queries see (the
+/// mask skipped in the blocks wholly among them).
+static mlir::OwningOpRef<mlir::ModuleOp>
+buildChunkedAttention(mlir::MLIRContext *context) {
+  const int64_t chunk = 512;
+  AttentionOptions options;
+  options.mods.mask = [](const AttentionScoreIndices &at) {
+    return at.query / chunk == at.key / chunk;
+  };
+  options.mods.keys = [](const Index &, const Index &, const Index &first,
+                         const Index &end) {
+    return std::pair{first / chunk * chunk, ((end - 1) / chunk + 1) * chunk};
+  };
+  options.mods.fullKeys = [](const Index &, const Index &, const Index &first,
+                             const Index &end) {
+    Index start = first / chunk * chunk;
+    Bool one = start == (end - 1) / chunk * chunk;
+    return std::pair{start, select(one, start + chunk, start)};
+  };
+  return buildAttention(context, options);
+}
+
 static std::optional<AttentionOptions> parseAttention(llvm::StringRef name) {
   AttentionOptions options;
   options.softcap = name.consume_back("-softcap");
@@ -248,7 +273,7 @@ int main(int argc, char **argv) {
         << "usage: fa4-dsl-programs attention-hd<D>[-f16][-window][-softcap] | "
            "attention-bwd-(preprocess|postprocess|dq|dkdv)-hd<D>[-f16] | "
            "attention-decode[-combine]-hd<D>[-f16][-window][-softcap][-paged<R>"
-           "] | gemm | split-sum | "
+           "] | attention-chunked | gemm | split-sum | "
            "softmax-n<N>[-f16] | elementwise-math | fill | pair-mask | "
            "errors\n";
     return 2;
@@ -270,6 +295,8 @@ int main(int argc, char **argv) {
     module = buildGemm(&context, GemmOptions());
   } else if (name == "split-sum") {
     module = buildSplitSum(&context);
+  } else if (name == "attention-chunked") {
+    module = buildChunkedAttention(&context);
   } else if (name.consume_front("softmax-n")) {
     SoftmaxOptions options;
     if (name.consume_back("-f16"))

@@ -606,12 +606,14 @@ def main():
             report(f"{mod} b,h,hkv,sq,sk={shape} causal={int(causal)}",
                    check_mods(args.fa4_run, kernel, args.work, mod, int(param),
                               shape, causal, rng))
-    # (B, H, HKV, S), causal: rows of no block's length, GQA.
+    # (B, H, HKV, S), causal: rows of no block's length, GQA; documents
+    # longer than a block (its rows and keys in one: the mask skipped).
     if args.document:
         for shape, causal in (((2, 16, 16, 300), False),
                               ((1, 16, 4, 1000), True),
                               ((3, 16, 16, 77), True),
-                              ((1, 8, 2, 2048), False)):
+                              ((1, 8, 2, 2048), False),
+                              ((2, 8, 2, 4096), True)):
             report(f"document b,h,hkv,s={shape} causal={int(causal)}",
                    check_document(args.fa4_run, args.document, args.work,
                                   shape, causal, rng))

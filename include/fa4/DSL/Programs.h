@@ -56,6 +56,12 @@ using AttentionMaskMod = std::function<Tile(const AttentionScoreIndices &)>;
 using AttentionKeyRange = std::function<std::pair<Index, Index>(
     const Index &batch, const Index &head, const Index &queryFirst,
     const Index &queryEnd)>;
+/// The same arguments to the keys that every query of the block attends
+/// by the mask mod (FlexAttention's full blocks, as a range): the key blocks
+/// wholly inside skip the mask mod, and its loads. An empty range where no
+/// key is seen by all; e.g. chunked attention's chunk when the block's
+/// queries lie in one, else `{0, 0}`.
+using AttentionFullKeys = AttentionKeyRange;
 
 /// The kernel arguments an author's mods read (the tensors a FlexAttention
 /// mod captures: a bias, each token's document): declared on the attention
@@ -69,6 +75,7 @@ struct AttentionMods {
   AttentionScoreMod score;
   AttentionMaskMod mask;
   AttentionKeyRange keys;
+  AttentionFullKeys fullKeys;
   AttentionModArguments arguments;
 
   explicit operator bool() const { return score || mask || keys; }

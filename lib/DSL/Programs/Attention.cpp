@@ -32,6 +32,7 @@
 #include "OnlineSoftmax.h"
 
 #include <limits>
+#include <tuple>
 #include <utility>
 
 using namespace fa4::dsl;
@@ -193,6 +194,11 @@ writeAttention(mlir::MLIRContext *context, int64_t d, int64_t dv, DType type,
     firstBlock = max(max(0, first) / bn, firstBlock);
     keys.end = min(keys.end, ceilDiv(max(0, end), bn));
   }
+  // The keys every row of the block sees by the mask mod: the key blocks
+  // wholly among them skip it.
+  Index fullFirst, fullEnd;
+  if (mods.mask && mods.fullKeys)
+    std::tie(fullFirst, fullEnd) = mods.fullKeys(b, h, m0, min(m0 + bm, seqQ));
 
   // With a score mod, the scores in the softmax's units (q · k · scale)
   // for it, and log2 e to log2 units after; a mask mod alone reads
@@ -222,8 +228,13 @@ writeAttention(mlir::MLIRContext *context, int64_t d, int64_t dv, DType type,
               m0, j * bn};
           if (mods.score)
             s = mods.score(s, at);
-          if (mods.mask)
-            s = where(mods.mask(at), s, -inf);
+          if (mods.mask) {
+            auto masked = [&] { return where(mods.mask(at), s, -inf); };
+            s = mods.fullKeys
+                    ? p.ifElse(j * bn < fullFirst || j * bn + bn > fullEnd,
+                               masked, [&] { return s; })
+                    : masked();
+          }
         }
         // Mask keys past seqK, above the diagonal when causal and outside
         // the window, only in the blocks that reach past one of them.
