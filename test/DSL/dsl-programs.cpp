@@ -226,8 +226,6 @@ buildPairMask(mlir::MLIRContext *context) {
   return p.finish();
 }
 
-/// The options of the attention program `name`
-/// (`attention-hd<D>[-f16][-window][-softcap]`), or nothing for another name.
 /// Chunked attention as an author writes it with mods: the mask mod, the
 /// keys a block of queries may see, and those all its queries see (the
 /// mask skipped in the blocks wholly among them).
@@ -251,6 +249,8 @@ buildChunkedAttention(mlir::MLIRContext *context) {
   return buildAttention(context, options);
 }
 
+/// The options of the attention program `name`
+/// (`attention-hd<D>[-f16][-window][-softcap]`), or nothing for another name.
 static std::optional<AttentionOptions> parseAttention(llvm::StringRef name) {
   AttentionOptions options;
   options.softcap = name.consume_back("-softcap");
