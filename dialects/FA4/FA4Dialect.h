@@ -210,15 +210,18 @@ constexpr int64_t kScheduleSlots = 2;
 /// kTurnBarrierId + w the turn of consumer warpgroup w in the ping-pong of
 /// its MMAs (fa4-overlap-softmax), kEpilogueBarrierId + w the epilogue
 /// of consumer warpgroup w (its TMA store, fa4-assign-layouts),
-/// kReduceBarrierId + w its row reductions across warps and
+/// kReduceBarrierId + w its row reductions across warps,
 /// kColumnReduceBarrierId the column reductions across all the consumer
-/// warpgroups (fa4.combine_warps).
+/// warpgroups (fa4.combine_warps) and kStagingBarrierId their meetings
+/// around a register tile staged in shared memory for an MMA
+/// (fa4.shared_store, fa4-assign-layouts).
 constexpr int64_t kTurnBarrierId = 1;
 constexpr int64_t kEpilogueBarrierId = kTurnBarrierId + kMaxConsumerWarpgroups;
 constexpr int64_t kReduceBarrierId =
     kEpilogueBarrierId + kMaxConsumerWarpgroups;
 constexpr int64_t kColumnReduceBarrierId =
     kReduceBarrierId + kMaxConsumerWarpgroups;
+constexpr int64_t kStagingBarrierId = kColumnReduceBarrierId + 1;
 
 /// The registers per thread a kernel of `threads` threads starts with: the
 /// register file shared evenly, in the multiples of 8 that setmaxnreg uses,

@@ -315,6 +315,20 @@ LogicalResult WarpgroupRowsOp::verify() {
   return success();
 }
 
+LogicalResult WarpgroupColsOp::verify() {
+  auto source = cast<RankedTensorType>(getTile().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (source.getRank() != 2 || result.getRank() != 2 ||
+      source.getElementType() != result.getElementType() ||
+      source.getDimSize(0) != result.getDimSize(0) ||
+      result.getDimSize(1) <= 0 ||
+      source.getDimSize(1) % result.getDimSize(1) != 0)
+    return emitOpError() << "takes a whole share of the columns of a 2-d "
+                            "tile: "
+                         << result << " is not a share of " << source;
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Asynchronous MMA
 //===----------------------------------------------------------------------===//
@@ -349,7 +363,16 @@ LogicalResult MmaAsyncOp::verify() {
     return emitOpError() << "A of " << aType.getElementType() << " and B of "
                          << bType.getElementType()
                          << " must have one element type";
-  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1);
+  bool aMnMajor = getAMnMajor();
+  if (aMnMajor && !isa<MemRefType>(aType))
+    return emitOpError() << "reads an mn-major A from shared memory, not "
+                         << aType;
+  if (aMnMajor && aType.getElementTypeBitWidth() != 16)
+    return emitOpError() << "reads an mn-major A of 16-bit elements (wgmma "
+                            "transposes those only), not "
+                         << aType.getElementType();
+  int64_t m = aType.getDimSize(aMnMajor ? 1 : 0),
+          k = aType.getDimSize(aMnMajor ? 0 : 1);
   int64_t bk = bType.getDimSize(mnMajor ? 0 : 1);
   int64_t n = bType.getDimSize(mnMajor ? 1 : 0);
   if (bk != k)
@@ -552,6 +575,48 @@ LogicalResult CombineWarpsOp::verify() {
   return success();
 }
 
+LogicalResult SharedStoreOp::verify() {
+  MemRefType buffer = getBuffer().getType();
+  Type element = buffer.getElementType();
+  if (element.getIntOrFloatBitWidth() != 16 || buffer.getDimSize(1) % 64 ||
+      buffer.getDimSize(0) % 64)
+    return emitOpError() << "writes 2-d tiles of 16-bit elements, a multiple "
+                            "of 64 rows by whole 128-byte swizzle spans, not "
+                         << buffer;
+  Type tile = getTile().getType();
+  if (auto tensor = dyn_cast<RankedTensorType>(tile)) {
+    if (!isa_and_nonnull<AccLayoutAttr>(tensor.getEncoding()) ||
+        tensor.getRank() != 2 || tensor.getDimSize(0) != 64 ||
+        tensor.getDimSize(1) != buffer.getDimSize(1) ||
+        tensor.getElementType() != element)
+      return emitOpError() << "writes a warpgroup's 64 rows of " << buffer
+                           << " from the #fa4.acc layout, "
+                           << RankedTensorType::get(
+                                  {64, buffer.getDimSize(1)}, element,
+                                  AccLayoutAttr::get(getContext()))
+                           << ", not " << tile;
+    return success();
+  }
+  auto vector = cast<VectorType>(tile);
+  if (vector.getNumElements() != buffer.getDimSize(1) / 2 ||
+      vector.getElementType() != element)
+    return emitOpError() << "a thread holds " << buffer.getDimSize(1) / 2
+                         << " values of " << element
+                         << " of a warpgroup's 64 x " << buffer.getDimSize(1)
+                         << " tile, not " << vector;
+  return success();
+}
+
+LogicalResult SharedTileOp::verify() {
+  MemRefType buffer = getBuffer().getType();
+  auto tile = cast<RankedTensorType>(getTile().getType());
+  if (tile.getEncoding() || tile.getShape() != buffer.getShape() ||
+      tile.getElementType() != buffer.getElementType())
+    return emitOpError() << "is the whole tile of " << buffer
+                         << " in shared memory, not " << tile;
+  return success();
+}
+
 LogicalResult SharedLoadOp::verify() {
   Type source = getSource().getType();
   ArrayRef<int64_t> shape;
@@ -610,12 +675,15 @@ LogicalResult TmaStoreOp::verify() {
                          << " coordinates for a tensor map of rank "
                          << box.size();
   int64_t elementBits = map.getElementType().getIntOrFloatBitWidth();
-  if (box.size() < 2 || box[box.size() - 2] != 64 ||
-      map.getSwizzle() != 128 || elementBits != 16 || box.back() != 64)
-    return emitOpError() << "stores 16-bit elements through boxes of 64 rows "
-                            "by 64 columns with the 128-byte swizzle (one "
-                            "warpgroup's rows, one swizzle span), got "
+  if (box.size() < 2 || box[box.size() - 2] != 64 || map.getSwizzle() != 128 ||
+      (elementBits != 16 && elementBits != 32) ||
+      box.back() != 1024 / elementBits)
+    return emitOpError() << "stores 16- or 32-bit elements through boxes of "
+                            "64 rows by one 128-byte swizzle span (64 or 32 "
+                            "columns) with the 128-byte swizzle, got "
                          << map;
+  if (getAdd() && !map.getElementType().isF32())
+    return emitOpError() << "adds f32 values, not " << map.getElementType();
   MemRefType buffer = getBuffer().getType();
   if (buffer.getElementType() != map.getElementType())
     return emitOpError() << "stages " << map.getElementType()

@@ -376,6 +376,27 @@ def FA4_WarpgroupRowsOp : FA4_Op<"warpgroup_rows", [Pure]> {
   let hasVerifier = 1;
 }
 
+def FA4_WarpgroupColsOp : FA4_Op<"warpgroup_cols", [Pure]> {
+  let summary = "the columns of a shared B tile that this consumer warpgroup's MMA reads";
+  let description = [{
+    Where the consumer warpgroups split a product by its columns rather than
+    its rows (a dot whose M is one warpgroup's MMA, not the CTA's rows, such
+    as dQ = dS · K of an attention backward, whose rows are a block of
+    queries), warpgroup `w` computes columns `[w * C, (w + 1) * C)` of it
+    from the same columns of B, where `C` is the result's column count.
+    Layout assignment inserts it on such a dot's B operand (a loaded tile);
+    fa4-pipeline-tma turns it into a view of the loaded buffer.
+
+    ```mlir
+    %k_wg = fa4.warpgroup_cols %k : tensor<128x128xbf16> -> tensor<128x64xbf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$tile);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$tile attr-dict `:` type($tile) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Asynchronous MMA
 //===----------------------------------------------------------------------===//
@@ -389,7 +410,9 @@ def FA4_MmaAsyncOp : FA4_Op<"mma.async", [
     `M x K` tile in shared memory or in registers, B a tile in shared memory,
     either k-major (`N x K`, e.g. a K tile for Q·Kᵀ) or, with `b_mn_major`,
     mn-major (`K x N`, e.g. a V tile for P·V), and the accumulator an `M x N`
-    register tile. Without an accumulator the product starts from zero
+    register tile. With `a_mn_major` a shared-memory A is mn-major too: a
+    `K x M` tile read as its transpose (wgmma's transpose bit, 16-bit types),
+    such as a dS tile of key rows read as dSᵀ. Without an accumulator the product starts from zero
     (`result = A · B`): the first `wgmma` then runs with scale-d = 0, so no
     registers are zero-filled. The result may be read only after an
     `fa4.mma.wait` that covers it. On sm_90a this is `wgmma.mma_async` (PTX
@@ -410,10 +433,11 @@ def FA4_MmaAsyncOp : FA4_Op<"mma.async", [
   let arguments = (ins AnyTypeOf<[FA4_SharedTile, RankedTensorOf<[BF16, F16]>,
                                   VectorOfRankAndType<[1], [BF16, F16]>]>:$a,
                        FA4_SharedTile:$b, Optional<FA4_AccTile>:$acc,
-                       UnitAttr:$b_mn_major);
+                       UnitAttr:$b_mn_major, UnitAttr:$a_mn_major);
   let results = (outs FA4_AccTile:$result);
   let assemblyFormat = [{
-    $a `,` $b (`,` $acc^)? (`b_mn_major` $b_mn_major^)? attr-dict `:`
+    $a `,` $b (`,` $acc^)? (`b_mn_major` $b_mn_major^)?
+    (`a_mn_major` $a_mn_major^)? attr-dict `:`
     type($a) `,` type($b) `,` type($result)
   }];
   let hasVerifier = 1;
@@ -723,6 +747,53 @@ def FA4_SharedLoadOp : FA4_Op<"shared_load"> {
   let hasVerifier = 1;
 }
 
+def FA4_SharedStoreOp : FA4_Op<"shared_store"> {
+  let summary = "write a warpgroup's register tile into rows of a shared-memory tile";
+  let description = [{
+    The mirror of `fa4.shared_load`: the warpgroup's `64 x N` tile of 16-bit
+    elements (in the `#fa4.acc` layout) goes into rows `row ... row + 63` of
+    `buffer`, in the layout of a TMA box with the 128-byte swizzle (column
+    blocks of one span, each holding every row), each warp four 8 x 8
+    matrices at a time with `stmatrix`. Each thread then fences its writes
+    against the async proxy (`fence.proxy.async.shared::cta`): an MMA issued
+    after a barrier that every writer has reached reads them. This is how a
+    register tile becomes an MMA's shared-memory operand, such as the
+    transposed dS of an attention backward's dQ = dS · K.
+
+    ```mlir
+    fa4.shared_store %ds, %buffer[%row] : tensor<64x64xbf16, #fa4.acc>, memref<128x64xbf16, 3>
+    ```
+  }];
+  let arguments = (ins FA4_RegisterTile:$tile, FA4_SharedTile:$buffer,
+                       Index:$row);
+  let assemblyFormat = [{
+    $tile `,` $buffer `[` $row `]` attr-dict `:` type($tile) `,` type($buffer)
+  }];
+  let hasVerifier = 1;
+}
+
+def FA4_SharedTileOp : FA4_Op<"shared_tile", [MemoryEffects<[MemRead]>]> {
+  let summary = "the tile a shared-memory buffer holds, as a dot's operand";
+  let description = [{
+    At the tile level, the CTA's tile in `buffer` (written there by the
+    consumer warpgroups' `fa4.shared_store`s) as the tensor that a
+    `tile.dot`, directly or through a `tile.trans`, takes as its A operand.
+    Layout assignment creates it where a dot reads a transposed register
+    tile; fa4-pipeline-tma makes the MMA read the buffer itself and erases
+    it.
+
+    ```mlir
+    %ds = fa4.shared_tile %buffer : memref<128x64xbf16, 3> -> tensor<128x64xbf16>
+    ```
+  }];
+  let arguments = (ins FA4_SharedTile:$buffer);
+  let results = (outs RankedTensorOf<[BF16, F16]>:$tile);
+  let assemblyFormat = [{
+    $buffer attr-dict `:` type($buffer) `->` type($tile)
+  }];
+  let hasVerifier = 1;
+}
+
 def FA4_TmaStoreOp : FA4_Op<"tma_store"> {
   let summary = "store a warpgroup's register tile through shared memory and TMA";
   let description = [{
@@ -738,7 +809,12 @@ def FA4_TmaStoreOp : FA4_Op<"tma_store"> {
     Movement and Conversion Instructions: cp.async.bulk.tensor") and commits
     them as one bulk group. TMA drops the rows and columns past the tensor's
     edge; nobody waits for the copy here (`fa4.tma_store_wait` does, before
-    the kernel ends).
+    the kernel ends). 16-bit tiles go through boxes of 64 columns, 32-bit
+    ones (f32, written a pair of values at a time) of 32. With `add` the
+    copy adds each f32 value to the tensor's element
+    (`cp.reduce.async.bulk.tensor ... .add`): the CTAs that add into one
+    block, such as the parts of an attention backward's dQ, sum there in no
+    fixed order.
 
     ```mlir
     fa4.tma_store %o, %stage[%row], %omap[%b, %h, %r, %c0] barrier(%id) : tensor<64x128xbf16, #fa4.acc>, memref<128x128xbf16, 3>, !fa4.tensor_map<bf16, box = [1, 1, 64, 64], swizzle = 128>
@@ -746,11 +822,12 @@ def FA4_TmaStoreOp : FA4_Op<"tma_store"> {
   }];
   let arguments = (ins FA4_RegisterTile:$tile, FA4_SharedTile:$buffer,
                        Index:$row, FA4_TensorMapType:$map,
-                       Variadic<Index>:$coords, Index:$barrier);
+                       Variadic<Index>:$coords, Index:$barrier,
+                       UnitAttr:$add);
   let assemblyFormat = [{
     $tile `,` $buffer `[` $row `]` `,` $map `[` $coords `]`
-    `barrier` `(` $barrier `)` attr-dict `:` type($tile) `,` type($buffer)
-    `,` qualified(type($map))
+    `barrier` `(` $barrier `)` (`add` $add^)? attr-dict `:` type($tile) `,`
+    type($buffer) `,` qualified(type($map))
   }];
   let hasVerifier = 1;
 }

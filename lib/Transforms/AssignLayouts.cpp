@@ -19,7 +19,12 @@
 // inside a block, a column count; stores through a descriptor
 // argument (a tensor map) TMA stores through a staging tile of shared
 // memory (`fa4.tma_store`, with a `fa4.tma_store_wait` before the kernel
-// returns); scalar reads through a kernel pointer
+// returns; atomic adds of f32 tiles TMA adds). A dot that reads a
+// transposed register tile reads it from a shared-memory tile the
+// warpgroups write it into (`fa4.shared_store`, between named barriers of
+// them all), and its product is split by columns over the warpgroups (each
+// holds all its rows, a share of its columns, from the same share of B's
+// columns, `fa4.warpgroup_cols`). Scalar reads through a kernel pointer
 // (`tile.load_scalar`) become LLVM loads. In a kernel without a dot, 2-d
 // tiles of other rows than the CTA's take #fa4.coalesced (each warpgroup its
 // share of the rows, CoalescedFragment.h) and the vectors joined to their
@@ -39,6 +44,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
@@ -57,14 +63,25 @@ namespace mlir::fa4 {
 using namespace mlir;
 using namespace mlir::fa4;
 
-/// A tile that lives in shared memory: a loaded block, or its transpose.
+/// A tile that lives in shared memory: a loaded block, a register tile
+/// staged there (`fa4.shared_tile`), a warpgroup's columns of one, or a
+/// transpose.
 static bool isShared(Value value) {
   Operation *def = value.getDefiningOp();
-  if (isa_and_nonnull<tile::LoadOp>(def))
+  if (isa_and_nonnull<tile::LoadOp, SharedTileOp>(def))
     return true;
-  if (auto trans = dyn_cast_or_null<tile::TransOp>(def))
-    return isShared(trans.getSrc());
+  if (isa_and_nonnull<tile::TransOp, WarpgroupColsOp>(def))
+    return isShared(def->getOperand(0));
   return false;
+}
+
+/// The register tile a dot reads transposed as its A operand (`trans(x)`
+/// of an `x` that is not in shared memory), or null.
+static Value transposedRegisterA(tile::DotOp dot) {
+  auto trans = dot.getA().getDefiningOp<tile::TransOp>();
+  if (!trans || isShared(trans.getSrc()))
+    return Value();
+  return trans.getSrc();
 }
 
 /// The element offset of the slice that the `lead` leading (unit) block
@@ -116,6 +133,8 @@ private:
   LogicalResult lowerStore(tile::StoreOp store);
   LogicalResult storeThroughTMA(tile::StoreOp store);
   LogicalResult readIntoRegisters(tile::LoadOp load);
+  LogicalResult stageTransposedA(tile::DotOp dot, Value x);
+  LogicalResult findColumnShares();
   LogicalResult loadVector(tile::LoadOp load);
   LogicalResult findColumnVectors();
   /// The first row of this warpgroup's share, as an index.
@@ -170,6 +189,10 @@ private:
   Operation *storeWait = nullptr;
   /// The 1-d register tiles that are column vectors.
   DenseSet<Value> columnVectors;
+  /// The 2-d register tiles the warpgroups split by columns (each holds
+  /// all the rows of its share of the columns): the products of dots that
+  /// read a transposed register tile, and the math on them.
+  DenseSet<Value> columnShares;
   /// The 1-d register tiles that are row or column vectors of a
   /// #fa4.coalesced tile, with their layout.
   DenseMap<Value, CoalescedLayoutAttr> coalescedVectors;
@@ -205,6 +228,21 @@ RankedTensorType LayoutAssignment::share(Value value, RankedTensorType type,
     }
     return RankedTensorType::get({ctaTileRows / warpgroups(), cols},
                                  type.getElementType(), layout);
+  }
+  if (columnShares.contains(value)) {
+    int64_t cols = type.getDimSize(1);
+    if (type.getDimSize(0) != rows || cols % (warpgroups() * 64) != 0) {
+      mlir::emitError(loc)
+          << "a register tile " << type << " of a product that reads a "
+          << "transposed register tile: fa4 splits its columns over the "
+          << warpgroups() << " consumer warpgroups, which takes " << rows
+          << " rows (one warpgroup's MMA) and a multiple of "
+          << warpgroups() * 64 << " columns (64 a warpgroup)";
+      return nullptr;
+    }
+    return RankedTensorType::get({rows, cols / warpgroups()},
+                                 type.getElementType(),
+                                 AccLayoutAttr::get(context));
   }
   if (type.getRank() == 1 && columnVectors.contains(value))
     return RankedTensorType::get(type.getShape(), type.getElementType(),
@@ -330,15 +368,8 @@ LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
     return store.emitOpError()
            << "stores a shared-memory tile: fa4 stores register tiles";
   if (auto arg = dyn_cast<BlockArgument>(store.getDesc()))
-    if (arg.getOwner() == &function.getBody().front()) {
-      if (store.getAdd())
-        return store.emitOpError()
-               << "adds atomically through descriptor argument #"
-               << arg.getArgNumber()
-               << ", a tensor map: fa4 adds through a tile.make_desc of a "
-                  "kernel pointer";
+    if (arg.getOwner() == &function.getBody().front())
       return storeThroughTMA(store);
-    }
   auto desc = store.getDesc().getDefiningOp<tile::MakeDescOp>();
   auto base = desc ? dyn_cast<BlockArgument>(desc.getBase()) : nullptr;
   if (!base || base.getOwner() != &function.getBody().front())
@@ -362,7 +393,11 @@ LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
   // the warpgroup's first element.
   bool blocked = isa<BlockedLayoutAttr>(tileType.getEncoding());
   bool ownRows = blocked || coalesced;
-  int64_t blockRows = ownRows ? tileType.getDimSize(0) * warpgroups() : ctaRows;
+  // A tile split by columns: every warpgroup has all its rows.
+  bool columnShare = columnShares.contains(store.getValue());
+  int64_t blockRows = ownRows       ? tileType.getDimSize(0) * warpgroups()
+                      : columnShare ? rows
+                                    : ctaRows;
   int64_t rowDim = rank - (acc ? 2 : 1);
   if (rowDim < 0 || block[rowDim] != blockRows)
     return store.emitOpError() << "stores blocks of " << blockRows
@@ -383,12 +418,18 @@ LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
   auto scaled = [&](Value coord, int64_t size) {
     return elementCoord(b, coord, size, elements);
   };
-  Value row =
-      arith::AddIOp::create(b, scaled(coords[rowDim], blockRows),
-                            ownRows ? firstElement(tileType) : firstRow());
+  Value row = scaled(coords[rowDim], blockRows);
+  if (!columnShare)
+    row = arith::AddIOp::create(b, row,
+                                ownRows ? firstElement(tileType) : firstRow());
   Value limit = shape[rowDim];
   Value firstCol =
       acc ? scaled(coords[rowDim + 1], block[rowDim + 1]) : index(0);
+  if (columnShare)
+    firstCol = arith::AddIOp::create(
+        b, firstCol,
+        arith::MulIOp::create(b, WarpgroupIdOp::create(b),
+                              index(tileType.getDimSize(1))));
   Value col = arith::AddIOp::create(b, firstCol, lead);
   // Columns past the tensor's edge are not written: none to test when the
   // width is a whole number of blocks (a constant one, or one a launch
@@ -404,7 +445,7 @@ LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
     bool aligned = !elements || (first && *first % blockCols == 0);
     bool wholeBlocks = width ? *width % blockCols == 0
                              : requiresMultiple(shape[rowDim + 1], blockCols);
-    if (width && first && *width < blockCols)
+    if (width && first && *width < blockCols && !columnShare)
       columns = index(*width - *first * (elements ? 1 : blockCols));
     else if (!wholeBlocks || !aligned)
       columns = arith::SubIOp::create(b, shape[rowDim + 1], firstCol);
@@ -639,16 +680,23 @@ LogicalResult LayoutAssignment::storeThroughTMA(tile::StoreOp store) {
   int64_t rank = block.size();
   Type element = descType.getElementType();
   int64_t span = mlir::fa4::detail::spanColumns(element);
+  // A tile split by columns: each warpgroup stores all the block's rows
+  // and its share of the columns.
+  bool columnShare = columnShares.contains(store.getValue());
+  int64_t blockRows = columnShare ? rows : ctaRows;
+  unsigned bits = element.getIntOrFloatBitWidth();
   if (!isa_and_nonnull<AccLayoutAttr>(tileType.getEncoding()) || rank < 2 ||
       !llvm::all_of(block.drop_back(2), [](int64_t n) { return n == 1; }) ||
-      block[rank - 2] != ctaRows || block[rank - 1] % span != 0 ||
-      element.getIntOrFloatBitWidth() != 16)
+      block[rank - 2] != blockRows || block[rank - 1] % span != 0 ||
+      (bits != 16 && !(bits == 32 && store.getAdd())))
     return store.emitOpError()
            << "stores " << tileType << " in blocks of " << descType
-           << ": a TMA store takes 2-d blocks (with leading 1s) of the plan's "
-           << ctaRows << " CTA rows by whole " << span
-           << "-column spans of a 16-bit type";
-  int64_t cols = block[rank - 1];
+           << ": a TMA store takes 2-d blocks (with leading 1s) of "
+           << (columnShare ? "one warpgroup's " : "the plan's ") << blockRows
+           << (columnShare ? " rows" : " CTA rows") << " by whole " << span
+           << "-column spans of a 16-bit type, or adds f32 ones";
+  // The staging tile holds each warpgroup's share by the warpgroup's rows.
+  int64_t cols = columnShare ? tileType.getDimSize(1) : block[rank - 1];
 
   MLIRContext *context = function.getContext();
   OpBuilder eb(&function.getBody().front(), function.getBody().front().begin());
@@ -664,8 +712,13 @@ LogicalResult LayoutAssignment::storeThroughTMA(tile::StoreOp store) {
     if (!store.getElements() && block[i] != 1)
       c = arith::MulIOp::create(b, c,
                                 arith::ConstantIndexOp::create(b, block[i]));
-    if (static_cast<int64_t>(i) == rank - 2)
+    if (static_cast<int64_t>(i) == rank - 2 && !columnShare)
       c = arith::AddIOp::create(b, c, firstRow());
+    if (static_cast<int64_t>(i) == rank - 1 && columnShare)
+      c = arith::AddIOp::create(
+          b, c,
+          arith::MulIOp::create(b, WarpgroupIdOp::create(b),
+                                arith::ConstantIndexOp::create(b, cols)));
     coords.push_back(c);
   }
   Value barrier = arith::AddIOp::create(
@@ -676,13 +729,123 @@ LogicalResult LayoutAssignment::storeThroughTMA(tile::StoreOp store) {
   box.back() = span;
   arg.setType(TensorMapType::get(context, element, box, 128));
   TmaStoreOp::create(b, store.getValue(), buffer, firstRow(), arg, coords,
-                     barrier);
+                     barrier, store.getAdd());
   // Before the kernel ends, the TMA stores complete.
   if (!storeWait) {
     OpBuilder wb(function.getBody().front().getTerminator());
     storeWait = TmaStoreWaitOp::create(wb, store.getLoc());
   }
   store.erase();
+  return success();
+}
+
+/// A dot that reads a transposed register tile `x` (its rows the CTA's,
+/// split over the consumer warpgroups), such as dQ = dSᵀ · K of an
+/// attention backward whose CTA holds dSᵀ by key rows: the warpgroups write
+/// their rows of `x` into a shared-memory tile of the CTA's (one barrier of
+/// them all before, so that no MMA still reads the previous tile, and one
+/// after), and the MMA reads it transposed from there. The product's rows
+/// are then x's columns, one warpgroup's MMA, and each warpgroup computes
+/// its share of the columns from the same share of B's.
+LogicalResult LayoutAssignment::stageTransposedA(tile::DotOp dot, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  auto result = cast<RankedTensorType>(dot.getType());
+  if (type.getRank() != 2 || type.getDimSize(0) != ctaRows ||
+      type.getElementTypeBitWidth() != 16 || type.getDimSize(1) != rows)
+    return dot.emitOpError()
+           << "reads the transpose of the register tile " << type
+           << ": fa4 stages a register tile for a transposed MMA operand "
+              "through shared memory when it has the plan's "
+           << ctaRows << " CTA rows and " << rows
+           << " columns (one warpgroup's MMA) of a 16-bit type";
+  if (!isShared(dot.getB()) || dot.getB().getDefiningOp<tile::TransOp>())
+    return dot.emitOpError()
+           << "multiplies a transposed register tile by a B operand that is "
+              "not a loaded tile (untransposed): the MMA reads B from shared "
+              "memory, mn-major";
+  int64_t cols = result.getDimSize(1);
+  if (cols % (warpgroups() * 64) != 0)
+    return dot.emitOpError()
+           << "computes " << result << ", whose columns fa4 splits over the "
+           << warpgroups() << " consumer warpgroups: a multiple of "
+           << warpgroups() * 64 << " columns (64 a warpgroup), not " << cols;
+  MLIRContext *context = function.getContext();
+  OpBuilder eb(&function.getBody().front(), function.getBody().front().begin());
+  Value buffer = SharedBufferOp::create(
+      eb, dot.getLoc(),
+      MemRefType::get(type.getShape(), type.getElementType(), AffineMap(),
+                      IntegerAttr::get(IntegerType::get(context, 64), 3)),
+      IntegerAttr());
+  ImplicitLocOpBuilder b(dot.getLoc(), dot);
+  int64_t threads = 128 * warpgroups();
+  NamedBarrierSyncOp::create(b, kStagingBarrierId, threads);
+  SharedStoreOp::create(b, x, buffer, firstRow());
+  NamedBarrierSyncOp::create(b, kStagingBarrierId, threads);
+  Value tile = SharedTileOp::create(b, type, buffer);
+  Value transposed = tile::TransOp::create(
+      b,
+      RankedTensorType::get({type.getDimSize(1), type.getDimSize(0)},
+                            type.getElementType()),
+      tile);
+  Operation *oldTrans = dot.getA().getDefiningOp();
+  dot.getAMutable().assign(transposed);
+  if (oldTrans->use_empty())
+    oldTrans->erase();
+  auto bType = cast<RankedTensorType>(dot.getB().getType());
+  Value mine = WarpgroupColsOp::create(
+      b,
+      RankedTensorType::get({bType.getDimSize(0), cols / warpgroups()},
+                            bType.getElementType()),
+      dot.getB());
+  dot.getBMutable().assign(mine);
+  return success();
+}
+
+/// The tiles split by columns: a dot's product that stageTransposedA
+/// split, its accumulator, and what elementwise math makes of them, up to
+/// the stores. Nothing else takes such a tile.
+LogicalResult LayoutAssignment::findColumnShares() {
+  SmallVector<Value> work;
+  function.walk([&](tile::DotOp dot) {
+    if (dot.getB().getDefiningOp<WarpgroupColsOp>()) {
+      work.push_back(dot.getResult());
+      work.push_back(dot.getAcc());
+    }
+  });
+  auto elementwise = [](Operation *op) {
+    return isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
+           op->getNumResults() == 1 && op->getNumRegions() == 0;
+  };
+  while (!work.empty()) {
+    Value value = work.pop_back_val();
+    if (!isa<RankedTensorType>(value.getType()) ||
+        !columnShares.insert(value).second)
+      continue;
+    Operation *def = value.getDefiningOp();
+    if (def && elementwise(def) && !isa<arith::ConstantOp>(def))
+      llvm::append_range(work, def->getOperands());
+    else if (!def || !isa<arith::ConstantOp, tile::DotOp>(def))
+      return mlir::emitError(value.getLoc())
+             << "a tile split by columns over the consumer warpgroups (the "
+                "product of a dot that reads a transposed register tile) "
+                "comes from here: fa4 takes such a tile from the dot, "
+                "constants and elementwise math";
+    for (Operation *user : value.getUsers()) {
+      if (elementwise(user)) {
+        work.push_back(user->getResult(0));
+        llvm::append_range(work, user->getOperands());
+      } else if (auto dot = dyn_cast<tile::DotOp>(user);
+                 !(dot && dot.getAcc() == value) &&
+                 !(isa<tile::StoreOp>(user) &&
+                   cast<tile::StoreOp>(user).getValue() == value)) {
+        return user->emitOpError()
+               << "uses a tile split by columns over the consumer "
+                  "warpgroups (the product of a dot that reads a transposed "
+                  "register tile): fa4 feeds such a tile to elementwise "
+                  "math, as the accumulator of its dot, and to stores";
+      }
+    }
+  }
   return success();
 }
 
@@ -911,6 +1074,17 @@ LogicalResult LayoutAssignment::run() {
   for (tile::LoadOp load : loads)
     if (failed(readIntoRegisters(load)))
       return failure();
+  // Register tiles that dots read transposed go through shared memory.
+  SmallVector<std::pair<tile::DotOp, Value>> staged;
+  function.walk([&](tile::DotOp dot) {
+    if (Value x = transposedRegisterA(dot))
+      staged.push_back({dot, x});
+  });
+  for (auto [dot, x] : staged)
+    if (failed(stageTransposedA(dot, x)))
+      return failure();
+  if (failed(findColumnShares()))
+    return failure();
   WalkResult uses = function.walk([&](tile::TransOp op) {
     if (!isShared(op.getResult()))
       return WalkResult::advance();

@@ -3,7 +3,9 @@
 // The `fa4-pipeline-tma` pass: after layout assignment, every `tile.load` of
 // a kernel's descriptor argument becomes a pipeline of shared-memory stages
 // filled by TMA, and every `tile.dot` that reads loaded tiles an
-// asynchronous MMA chain that waits for them and releases them. The producer
+// asynchronous MMA chain that waits for them and releases them (a register
+// tile staged in shared memory, `fa4.shared_tile`, is read from its buffer,
+// transposed, and a warpgroup's columns of B from a view). The producer
 // and the consumer side of each pipeline still sit in one body here, in
 // program order; `fa4-warp-specialize` gives them their own warps. In a
 // one-tile plan, a TMA store's staging tile becomes the Q stage. Each MMA
@@ -131,7 +133,7 @@ LogicalResult Pipelining::classify(Load &load) {
     bool ok = true;
     if (auto read = dyn_cast<SharedLoadOp>(user)) {
       load.reads.push_back(read);
-    } else if (isa<WarpgroupRowsOp, tile::TransOp>(user)) {
+    } else if (isa<WarpgroupRowsOp, WarpgroupColsOp, tile::TransOp>(user)) {
       bool transposed = isa<tile::TransOp>(user);
       for (Operation *inner : user->getUsers())
         ok &= addDot(inner, user->getResult(0), transposed);
@@ -141,8 +143,8 @@ LogicalResult Pipelining::classify(Load &load) {
     if (!ok)
       return user->emitOpError()
              << "uses a loaded tile: fa4 feeds loaded tiles (whole, a "
-                "warpgroup's rows or transposed) to dots, or reads them into "
-                "registers (fa4.shared_load)";
+                "warpgroup's rows or columns, or transposed) to dots, or "
+                "reads them into registers (fa4.shared_load)";
   }
   if (load.dots.empty() && load.reads.empty())
     return op.emitOpError() << "loads a tile that no dot or read uses";
@@ -385,10 +387,10 @@ Value Pipelining::firstRow() {
 }
 
 /// The loaded tile a dot operand reads: the load behind a warpgroup's rows
-/// or a transpose.
+/// or columns or a transpose.
 static Value loadedTile(Value operand) {
   if (Operation *def = operand.getDefiningOp())
-    if (isa<WarpgroupRowsOp, tile::TransOp>(def))
+    if (isa<WarpgroupRowsOp, WarpgroupColsOp, tile::TransOp>(def))
       return def->getOperand(0);
   return operand;
 }
@@ -455,7 +457,30 @@ LogicalResult Pipelining::rewriteDot(tile::DotOp dot) {
   if (matchPattern(acc, m_AnyZeroFloat()))
     acc = Value();
 
-  if (!a) {
+  auto staged = loadedTile(dot.getA()).getDefiningOp<SharedTileOp>();
+  auto bCols = dot.getB().getDefiningOp<WarpgroupColsOp>();
+  if (staged) {
+    // A register tile staged in shared memory (fa4.shared_store), read
+    // transposed: mn-major, like B, so one MMA runs over the contraction
+    // along both tiles' rows; B is the warpgroup's columns of its tile.
+    if (!isa<tile::TransOp>(dot.getA().getDefiningOp()) || bTransposed)
+      return dot.emitOpError()
+             << "reads a staged register tile untransposed or a transposed "
+                "B: fa4 multiplies a staged tile's transpose by mn-major B "
+                "(dSᵀ · K)";
+    Value bView = b->buffer;
+    if (bCols) {
+      int64_t cols =
+          cast<RankedTensorType>(bCols.getResult().getType()).getDimSize(1);
+      auto view = MemRefType::get({bType.getDimSize(0), cols}, element,
+                                  AffineMap(), bType.getMemorySpace());
+      Value first =
+          arith::MulIOp::create(ib, WarpgroupIdOp::create(ib), index(cols));
+      bView = SubtileOp::create(ib, view, b->buffer, index(0), first);
+    }
+    acc = MmaAsyncOp::create(ib, accType, staged.getBuffer(), bView, acc,
+                             ib.getUnitAttr(), ib.getUnitAttr());
+  } else if (!a) {
     // A in registers: one MMA over the whole contraction.
     if (bTransposed)
       return dot.emitOpError() << "reads A from registers and a transposed "
@@ -648,13 +673,13 @@ LogicalResult Pipelining::run() {
   if (failed(stageInQ()))
     return failure();
 
-  // The views of loaded tiles went with the dots.
+  // The views of loaded and staged tiles went with the dots.
   SmallVector<Operation *> dead;
   function.walk([&](Operation *op) {
-    if (isa<WarpgroupRowsOp, tile::TransOp>(op))
+    if (isa<WarpgroupRowsOp, WarpgroupColsOp, SharedTileOp, tile::TransOp>(op))
       dead.push_back(op);
   });
-  for (Operation *op : dead)
+  for (Operation *op : llvm::reverse(dead))
     op->erase();
   for (Load &load : loads)
     load.op.erase();

@@ -5,8 +5,9 @@
 // #fa4.coalesced tile, rows past the limit and columns past the count not
 // written), of `fa4.global_load` (a thread's rows or columns of a vector,
 // or its values or pieces of a tile, zeros past its end), of
-// a warpgroup's read of a shared-memory tile into registers
-// (`fa4.shared_load`, ldmatrix), of the TMA-store epilogue
+// a warpgroup's read of a shared-memory tile into registers and its write
+// there (`fa4.shared_load`, ldmatrix; `fa4.shared_store`, stmatrix), of the
+// TMA-store epilogue
 // (`fa4.shared_buffer`, `fa4.tma_store`, `fa4.tma_store_wait`) and of the tile
 // dialect's program ids.
 //
@@ -802,13 +803,62 @@ struct MatrixAddressing {
   }
 };
 
+/// Where a thread's pairs of 32-bit values of the accumulator layout lie in
+/// a warpgroup's rows of a 128-byte-swizzled tile (`buffer`, from row
+/// `firstRow`): a 128-byte row holds 32 columns, so the pair of columns
+/// 8 j + 2 (l % 4) of row r sits in 16-byte chunk 2 (j % 4) + (l % 4) / 2
+/// of the row's span, XORed with r % 8, 8 (l % 2) bytes in.
+struct WordPairAddressing {
+  Value source, row, chunkInPair, within;
+  int64_t blockBytes;
+
+  WordPairAddressing(ImplicitLocOpBuilder &b, Value source, MemRefType buffer,
+                     Value firstRow, Value warp, Value lane)
+      : source(source), blockBytes(buffer.getDimSize(0) * 128) {
+    Type i32 = b.getI32Type();
+    // Row 16 w + l / 4 of the warpgroup's (+ 8 for the second half).
+    row = LLVM::AddOp::create(
+        b, LLVM::TruncOp::create(b, i32, firstRow),
+        LLVM::AddOp::create(
+            b, LLVM::MulOp::create(b, warp, i32Const(b, kAccWarpRows)),
+            LLVM::UDivOp::create(b, lane, i32Const(b, kAccQuadLanes))));
+    Value quad = LLVM::URemOp::create(b, lane, i32Const(b, kAccQuadLanes));
+    chunkInPair = LLVM::UDivOp::create(b, quad, i32Const(b, 2));
+    within = LLVM::MulOp::create(
+        b, LLVM::URemOp::create(b, lane, i32Const(b, 2)), i32Const(b, 8));
+  }
+
+  /// Calls `visit` with the address of each of the thread's pairs in
+  /// `blocks` 8-column blocks and the index of its first value.
+  template <typename Visit>
+  void forEach(ImplicitLocOpBuilder &b, int64_t blocks, Visit visit) const {
+    const int64_t span = 32;
+    for (int64_t h = 0; h < 2; ++h) {
+      Value r = LLVM::AddOp::create(b, row, i32Const(b, kAccHalfRows * h));
+      Value rowBase =
+          offsetPtr(b, source, LLVM::MulOp::create(b, r, i32Const(b, 128)));
+      Value swizzle = LLVM::URemOp::create(b, r, i32Const(b, 8));
+      for (int64_t j = 0; j < blocks; ++j) {
+        int64_t column = kAccBlockColumns * j;
+        Value chunk = LLVM::XOrOp::create(
+            b,
+            LLVM::AddOp::create(b, chunkInPair,
+                                i32Const(b, 2 * ((column % span) / 8))),
+            swizzle);
+        Value at = offsetPtr(
+            b, offsetPtr(b, rowBase, (column / span) * blockBytes),
+            LLVM::AddOp::create(
+                b, LLVM::MulOp::create(b, chunk, i32Const(b, 16)), within));
+        visit(at, static_cast<int64_t>(accValueIndex(j, h, 0)));
+      }
+    }
+  }
+};
+
 /// A warpgroup's rows of a shared-memory tile into its registers, where the
 /// accumulator layout has them: 16-bit elements four 8 x 8 matrices at a
 /// time with `ldmatrix` (MatrixAddressing); 32-bit ones a thread's pair of
-/// each block and row half with one 8-byte load. A 128-byte row of those
-/// holds 32 columns: the pair of columns 8 j + 2 (l % 4) of row r sits in
-/// 16-byte chunk 2 (j % 4) + (l % 4) / 2 of the row's span, XORed with
-/// r % 8, 8 (l % 2) bytes in.
+/// each block and row half with one 8-byte load (WordPairAddressing).
 struct SharedLoadLowering : public ConvertOpToLLVMPattern<SharedLoadOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -863,51 +913,83 @@ private:
   static Value loadWords(ImplicitLocOpBuilder &b, Value source,
                          MemRefType buffer, VectorType type, Value firstRow,
                          Value warp, Value lane) {
-    Type i32 = b.getI32Type();
-    const int64_t span = 32, blockBytes = buffer.getDimSize(0) * 128;
-    // Row 16 w + l / 4 of the warpgroup's (+ 8 for the second half).
-    Value row = LLVM::AddOp::create(
-        b, LLVM::TruncOp::create(b, i32, firstRow),
-        LLVM::AddOp::create(
-            b, LLVM::MulOp::create(b, warp, i32Const(b, kAccWarpRows)),
-            LLVM::UDivOp::create(b, lane, i32Const(b, kAccQuadLanes))));
-    Value quad = LLVM::URemOp::create(b, lane, i32Const(b, kAccQuadLanes));
-    Value chunkInPair = LLVM::UDivOp::create(b, quad, i32Const(b, 2));
-    Value within = LLVM::MulOp::create(
-        b, LLVM::URemOp::create(b, lane, i32Const(b, 2)), i32Const(b, 8));
+    WordPairAddressing pairs(b, source, buffer, firstRow, warp, lane);
     auto pairType = VectorType::get({2}, type.getElementType());
     Value result = LLVM::PoisonOp::create(b, type);
-    int64_t blocks = type.getNumElements() / kAccBlockValues;
-    for (int64_t h = 0; h < 2; ++h) {
-      Value r = LLVM::AddOp::create(b, row, i32Const(b, kAccHalfRows * h));
-      Value rowBase =
-          offsetPtr(b, source, LLVM::MulOp::create(b, r, i32Const(b, 128)));
-      Value swizzle = LLVM::URemOp::create(b, r, i32Const(b, 8));
-      for (int64_t j = 0; j < blocks; ++j) {
-        int64_t column = kAccBlockColumns * j;
-        Value chunk = LLVM::XOrOp::create(
-            b,
-            LLVM::AddOp::create(b, chunkInPair,
-                                i32Const(b, 2 * ((column % span) / 8))),
-            swizzle);
-        Value at = offsetPtr(
-            b, offsetPtr(b, rowBase, (column / span) * blockBytes),
-            LLVM::AddOp::create(
-                b, LLVM::MulOp::create(b, chunk, i32Const(b, 16)), within));
-        Value pair = LLVM::LoadOp::create(b, pairType, at, /*alignment=*/8);
-        int64_t index = accValueIndex(j, h, 0);
-        for (int64_t e = 0; e < 2; ++e)
-          result = LLVM::InsertElementOp::create(
-              b, result, LLVM::ExtractElementOp::create(b, pair, i32Const(b, e)),
-              i32Const(b, index + e));
-      }
-    }
+    pairs.forEach(
+        b, type.getNumElements() / kAccBlockValues,
+        [&](Value at, int64_t index) {
+          Value pair = LLVM::LoadOp::create(b, pairType, at, /*alignment=*/8);
+          for (int64_t e = 0; e < 2; ++e)
+            result = LLVM::InsertElementOp::create(
+                b, result,
+                LLVM::ExtractElementOp::create(b, pair, i32Const(b, e)),
+                i32Const(b, index + e));
+        });
     return result;
   }
 };
 
-/// The warpgroup's tile into the staging buffer with `stmatrix`
-/// (MatrixAddressing), then out through TMA.
+/// A warpgroup's 16-bit `tile` (a thread's values, `blocks` 8-column blocks
+/// of the accumulator layout) into its rows of a shared-memory tile, four
+/// 8 x 8 matrices a warp at a time with `stmatrix` (MatrixAddressing); then
+/// the thread's fence that makes the writes visible to the async proxy (TMA
+/// and wgmma), which read them after a barrier of all the writers.
+void storeMatrices(ImplicitLocOpBuilder &b, Value tile, int64_t blocks,
+                   const MatrixAddressing &addressing) {
+  Type i32 = b.getI32Type();
+  auto pairType =
+      VectorType::get({2}, cast<VectorType>(tile.getType()).getElementType());
+  for (int64_t j = 0; j < blocks; j += 2) {
+    SmallVector<Value> sources;
+    for (int64_t jj : {j, j + 1})
+      for (int64_t h = 0; h < 2; ++h) {
+        int32_t at = static_cast<int32_t>(accValueIndex(jj, h, 0));
+        Value pair = LLVM::ShuffleVectorOp::create(
+            b, pairType, tile, tile, ArrayRef<int32_t>{at, at + 1});
+        sources.push_back(LLVM::BitcastOp::create(b, i32, pair));
+      }
+    NVVM::StMatrixOp::create(
+        b, addressing.at(b, j), sources, NVVM::MMALayout::row,
+        NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+        NVVM::LdStMatrixEltType::B16);
+  }
+  NVVM::FenceProxyOp::create(
+      b,
+      NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+}
+
+/// The warpgroup's tile into its rows of a shared-memory tile
+/// (storeMatrices), for an MMA to read after a barrier.
+struct SharedStoreLowering : public ConvertOpToLLVMPattern<SharedStoreOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(SharedStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast<VectorType>(adaptor.getTile().getType());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "undistributed tile");
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    Type i32 = b.getI32Type();
+    MemRefType buffer = op.getBuffer().getType();
+    auto [inGroup, warp, lane] = warpgroupThread(b, i32);
+    MatrixAddressing addressing(
+        b, adaptor.getBuffer(), buffer.getDimSize(0),
+        LLVM::TruncOp::create(b, i32, adaptor.getRow()), warp, lane,
+        128 * 8 / type.getElementType().getIntOrFloatBitWidth());
+    storeMatrices(b, adaptor.getTile(), type.getNumElements() / kAccBlockValues,
+                  addressing);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The warpgroup's tile into the staging buffer (16-bit values with
+/// `stmatrix`, storeMatrices; 32-bit ones a pair at a time), then out
+/// through TMA: copied, or with `add` added to the tensor's elements
+/// (`cp.reduce.async.bulk.tensor .add`).
 struct TmaStoreLowering : public ConvertOpToLLVMPattern<TmaStoreOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -925,8 +1007,10 @@ struct TmaStoreLowering : public ConvertOpToLLVMPattern<TmaStoreOp> {
     ImplicitLocOpBuilder b(loc, rewriter);
     Type i32 = b.getI32Type();
     Type elementType = type.getElementType();
-    if (elementType.getIntOrFloatBitWidth() != 16)
-      return op.emitOpError() << "stages 16-bit elements, not " << elementType;
+    int64_t bits = elementType.getIntOrFloatBitWidth();
+    if (bits != 16 && bits != 32)
+      return op.emitOpError()
+             << "stages 16- or 32-bit elements, not " << elementType;
     MemRefType buffer = op.getBuffer().getType();
     TensorMapType map = op.getMap().getType();
     int64_t span = map.getBox().back();
@@ -937,8 +1021,10 @@ struct TmaStoreLowering : public ConvertOpToLLVMPattern<TmaStoreOp> {
 
     auto [inGroup, warp, lane] = warpgroupThread(b, i32);
     Value first = LLVM::TruncOp::create(b, i32, adaptor.getRow());
-    MatrixAddressing addressing(b, adaptor.getBuffer(), buffer.getDimSize(0),
-                                first, warp, lane, span);
+    std::optional<MatrixAddressing> addressing;
+    if (bits == 16)
+      addressing.emplace(b, adaptor.getBuffer(), buffer.getDimSize(0), first,
+                         warp, lane, span);
     Value barrier = LLVM::TruncOp::create(b, i32, adaptor.getBarrier());
     // The warpgroup meets at its barrier; in a kernel built to diagnose
     // hangs, on the barrier's stand-in mbarrier with a bounded wait.
@@ -971,25 +1057,29 @@ struct TmaStoreLowering : public ConvertOpToLLVMPattern<TmaStoreOp> {
     // The previous store has read its source; then the warpgroup writes.
     NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, b.getUnitAttr());
     meet();
-    auto pairType = VectorType::get({2}, elementType);
-    for (int64_t j = 0; j < blocks; j += 2) {
-      SmallVector<Value> sources;
-      for (int64_t jj : {j, j + 1})
-        for (int64_t h = 0; h < 2; ++h) {
-          int32_t at = static_cast<int32_t>(accValueIndex(jj, h, 0));
-          Value pair = LLVM::ShuffleVectorOp::create(
-              b, pairType, tile, tile, ArrayRef<int32_t>{at, at + 1});
-          sources.push_back(LLVM::BitcastOp::create(b, i32, pair));
-        }
-      NVVM::StMatrixOp::create(
-          b, addressing.at(b, j), sources, NVVM::MMALayout::row,
-          NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
-          NVVM::LdStMatrixEltType::B16);
+    if (addressing) {
+      storeMatrices(b, tile, blocks, *addressing);
+    } else {
+      // 32-bit values a pair at a time (WordPairAddressing), then the fence.
+      auto pairType = VectorType::get({2}, elementType);
+      WordPairAddressing(b, adaptor.getBuffer(), buffer, adaptor.getRow(), warp,
+                         lane)
+          .forEach(b, blocks, [&](Value at, int64_t index) {
+            int32_t i = static_cast<int32_t>(index);
+            LLVM::StoreOp::create(
+                b,
+                LLVM::ShuffleVectorOp::create(b, pairType, tile, tile,
+                                              ArrayRef<int32_t>{i, i + 1}),
+                at, /*alignment=*/8);
+          });
+      NVVM::FenceProxyOp::create(
+          b,
+          NVVM::ProxyKindAttr::get(b.getContext(),
+                                   NVVM::ProxyKind::async_shared),
+          NVVM::SharedSpaceAttr::get(b.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
     }
     // The writes become visible to TMA; the warpgroup's first thread copies.
-    NVVM::FenceProxyOp::create(
-        b, NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
-        NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
     meet();
 
     b.setInsertionPoint(rewriter.getInsertionBlock(),
@@ -1010,9 +1100,15 @@ struct TmaStoreLowering : public ConvertOpToLLVMPattern<TmaStoreOp> {
       SmallVector<Value> boxCoords(coords);
       if (c)
         boxCoords[0] = LLVM::AddOp::create(b, coords[0], i32Const(b, c * span));
-      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-          b, adaptor.getMap(), offsetPtr(b, firstRowBase, c * blockBytes),
-          boxCoords, Value(), NVVM::TMAStoreMode::TILE, Value());
+      Value source = offsetPtr(b, firstRowBase, c * blockBytes);
+      if (op.getAdd())
+        NVVM::CpAsyncBulkTensorReduceOp::create(
+            b, adaptor.getMap(), source, NVVM::TMAReduxKind::ADD,
+            NVVM::TMAStoreMode::TILE, boxCoords, Value());
+      else
+        NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+            b, adaptor.getMap(), source, boxCoords, Value(),
+            NVVM::TMAStoreMode::TILE, Value());
     }
     NVVM::CpAsyncBulkCommitGroupOp::create(b);
     rewriter.eraseOp(op);
@@ -1067,8 +1163,8 @@ struct GridLowering : public ConvertOpToLLVMPattern<OpT> {
 void mlir::fa4::populateMemoryToNVVMPatterns(LLVMTypeConverter &converter,
                                              RewritePatternSet &patterns) {
   patterns.add<GlobalLoadLowering, GlobalStoreLowering, CombineWarpsLowering,
-               SharedBufferLowering, SharedLoadLowering, TmaStoreLowering,
-               TmaStoreWaitLowering,
+               SharedBufferLowering, SharedLoadLowering, SharedStoreLowering,
+               TmaStoreLowering, TmaStoreWaitLowering,
                GridLowering<tile::ProgramIdOp, NVVM::BlockIdXOp,
                             NVVM::BlockIdYOp, NVVM::BlockIdZOp>,
                GridLowering<tile::NumProgramsOp, NVVM::GridDimXOp,

@@ -1,10 +1,10 @@
 //===- Mma.cpp - asynchronous MMA to wgmma --------------------------------===//
 //
 // Lowering of `fa4.mma.async` to `wgmma.mma_async` on sm_90a (shared-memory
-// operands through `nvvm.wgmma.mma_async`, register A through inline PTX,
-// since NVVM has no op for it) with 128-byte-swizzle matrix descriptors and
-// scale-d = 0 for an MMA without an accumulator, and of `fa4.mma.wait` to
-// `wgmma.wait_group`.
+// operands, either of them mn-major, through `nvvm.wgmma.mma_async`, register
+// A through inline PTX, since NVVM has no op for it) with 128-byte-swizzle
+// matrix descriptors and scale-d = 0 for an MMA without an accumulator, and
+// of `fa4.mma.wait` to `wgmma.wait_group`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -201,10 +201,19 @@ struct MmaAsyncLowering : public ConvertOpToLLVMPattern<MmaAsyncOp> {
     // where the plan says so, each step's rebuilt from its address.
     ConfigAttr config = lookupConfig(op);
     bool rebuild = config && config.getRebuildDescriptors();
+    // An mn-major A (K x M) is laid out as an mn-major B is: K rows of
+    // 128 bytes, column blocks of 64 M-elements one after the other.
+    bool aMnMajor = op.getAMnMajor();
+    int64_t aRows = aTile ? aTile.getDimSize(0) : 0;
+    int64_t aLeading = aMnMajor ? aRows * kRowBytes : 16;
+    auto aOffset = [&](int64_t kk) {
+      return aMnMajor ? TileDescriptors::mnMajorOffset(kk)
+                      : TileDescriptors::kMajorOffset(aRows, kk);
+    };
     std::optional<TileDescriptors> aDescriptors, bDescriptors;
     if (!rebuild) {
       if (aTile)
-        aDescriptors.emplace(b, adaptor.getA(), 16);
+        aDescriptors.emplace(b, adaptor.getA(), aLeading);
       bDescriptors.emplace(b, adaptor.getB(), bLeading);
     }
     auto descriptor = [&](Value tile, int64_t leading, int64_t bytes,
@@ -212,7 +221,6 @@ struct MmaAsyncLowering : public ConvertOpToLLVMPattern<MmaAsyncOp> {
       return rebuild ? rebuiltDescriptor(b, offsetPtr(b, tile, bytes), leading)
                      : hoisted->at(b, bytes);
     };
-    int64_t aRows = aTile ? aTile.getDimSize(0) : 0;
     NVVM::WgmmaFenceAlignedOp::create(b);
     for (int64_t kk = 0; kk < k / 16; ++kk) {
       bool scaleD = adaptor.getAcc() || kk > 0;
@@ -220,8 +228,7 @@ struct MmaAsyncLowering : public ConvertOpToLLVMPattern<MmaAsyncOp> {
           descriptor(adaptor.getB(), bLeading, bOffset(kk), bDescriptors);
       if (aTile) {
         Value descA =
-            descriptor(adaptor.getA(), 16,
-                       TileDescriptors::kMajorOffset(aRows, kk), aDescriptors);
+            descriptor(adaptor.getA(), aLeading, aOffset(kk), aDescriptors);
         acc = NVVM::WgmmaMmaAsyncOp::create(
             b, structType, acc, descA, descB,
             NVVM::MMAShapeAttr::get(context, 64, n, 16),
@@ -234,7 +241,8 @@ struct MmaAsyncLowering : public ConvertOpToLLVMPattern<MmaAsyncOp> {
                                                 : NVVM::WGMMAScaleOut::zero),
             NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one),
             NVVM::WGMMAScaleInAttr::get(context, NVVM::WGMMAScaleIn::one),
-            NVVM::MMALayoutAttr::get(context, NVVM::MMALayout::row),
+            NVVM::MMALayoutAttr::get(context, aMnMajor ? NVVM::MMALayout::col
+                                                       : NVVM::MMALayout::row),
             NVVM::MMALayoutAttr::get(context, mnMajor ? NVVM::MMALayout::row
                                                       : NVVM::MMALayout::col),
             NVVM::MMAIntOverflowAttr());

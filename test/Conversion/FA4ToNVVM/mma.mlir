@@ -113,3 +113,26 @@ func.func @undistributed(%p: !fa4.pipeline<q, kv = 1, qk = 1, memref<64x64xbf16,
 func.func @helper(%q: memref<64x64xbf16, 3>) {
   return
 }
+
+// -----
+
+// Both operands mn-major (the attention backward's dQ = dS · K: dS staged
+// by key rows, read as its transpose, and a warpgroup's 64 columns of K):
+// A's layout is `col` (transposed), its leading byte offset the distance
+// between column blocks (128 rows of 128 B: 16384 B, 1024 in 16-byte
+// units, 1024 << 16 in the low word), and each k16 step 16 rows (2048 B)
+// further into both.
+// CHECK-LABEL: llvm.func @transposed_a
+func.func @transposed_a() -> vector<32xf32> {
+  %a = fa4.shared_buffer {offset = 0 : i64} : memref<128x64xbf16, 3>
+  %b = fa4.shared_buffer {offset = 16384 : i64} : memref<128x64xbf16, 3>
+  // CHECK: llvm.mlir.constant(67108864 : i32)
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK: nvvm.wgmma.mma_async %{{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
+  // CHECK: llvm.add %{{.*}}, %{{.*}} : i32
+  // CHECK-COUNT-7: nvvm.wgmma.mma_async %{{.*}} A[<bf16>, <one>, <col>], B[<bf16>, <one>, <row>]
+  // CHECK-NOT: nvvm.wgmma.mma_async
+  // CHECK: nvvm.wgmma.commit.group.sync.aligned
+  %r = fa4.mma.async %a, %b b_mn_major a_mn_major : memref<128x64xbf16, 3>, memref<128x64xbf16, 3>, vector<32xf32>
+  return %r : vector<32xf32>
+}

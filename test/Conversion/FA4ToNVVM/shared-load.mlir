@@ -73,3 +73,18 @@ func.func @narrow(%first: index) -> vector<16xbf16> {
   %r = fa4.shared_load %buffer[%first] : memref<128x32xbf16, 3> -> vector<16xbf16>
   return %r : vector<16xbf16>
 }
+
+// -----
+
+// The mirror: a warpgroup's 16-bit tile into its rows of a shared-memory
+// tile with stmatrix (four 8 x 8 matrices each, from the addresses ldmatrix
+// reads), then the fence that lets an MMA read it after a barrier.
+// CHECK-LABEL: llvm.func @write
+func.func @write(%t: vector<32xbf16>, %first: index) {
+  %buffer = fa4.shared_buffer {offset = 1024 : i64} : memref<128x64xbf16, 3>
+  // CHECK-COUNT-4: nvvm.stmatrix
+  // CHECK-NOT: nvvm.stmatrix
+  // CHECK: nvvm.fence.proxy
+  fa4.shared_store %t, %buffer[%first] : vector<32xbf16>, memref<128x64xbf16, 3>
+  return
+}

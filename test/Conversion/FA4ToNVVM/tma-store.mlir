@@ -79,3 +79,24 @@ func.func @odd_share(%o: vector<6xbf16>, %map: !Map, %i: index) {
   fa4.tma_store %o, %buffer[%i], %map[%i, %i, %i, %i] barrier(%i) : vector<6xbf16>, memref<128x128xbf16, 3>, !Map
   return
 }
+
+// -----
+
+// An f32 tile added into global memory (`add`, the attention backward's
+// dQ): each thread writes its pairs with 8-byte shared stores into the
+// swizzled staging tile, fences, and the first thread adds each box of 32
+// columns (one 128-byte span) with cp.reduce.async.bulk.tensor.
+!F = !fa4.tensor_map<f32, box = [1, 1, 64, 32], swizzle = 128>
+// CHECK-LABEL: llvm.func @add
+func.func @add(%dq: vector<32xf32>, %map: !F, %i: index, %first: index, %id: index) {
+  %buffer = fa4.shared_buffer {offset = 0 : i64} : memref<128x64xf32, 3>
+  // CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+  // CHECK: nvvm.barrier
+  // CHECK-COUNT-16: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+  // CHECK: nvvm.fence.proxy
+  // CHECK: nvvm.barrier
+  // CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.reduce %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {redKind = #nvvm.tma_redux_kind<add>}
+  // CHECK: nvvm.cp.async.bulk.commit.group
+  fa4.tma_store %dq, %buffer[%first], %map[%i, %i, %i, %i] barrier(%id) add : vector<32xf32>, memref<128x64xf32, 3>, !F
+  return
+}

@@ -421,7 +421,7 @@ func.func @tma_store_coords(%o: tensor<64x128xbf16, #fa4.acc>, %buf: memref<128x
 // -----
 
 func.func @tma_store_box(%o: tensor<64x128xbf16, #fa4.acc>, %buf: memref<128x128xbf16, 3>, %map: !fa4.tensor_map<bf16, box = [128, 64], swizzle = 128>, %i: index) {
-  // expected-error @below {{stores 16-bit elements through boxes of 64 rows by 64 columns with the 128-byte swizzle (one warpgroup's rows, one swizzle span), got '!fa4.tensor_map<bf16, box = [128, 64], swizzle = 128>'}}
+  // expected-error @below {{stores 16- or 32-bit elements through boxes of 64 rows by one 128-byte swizzle span (64 or 32 columns) with the 128-byte swizzle, got '!fa4.tensor_map<bf16, box = [128, 64], swizzle = 128>'}}
   fa4.tma_store %o, %buf[%i], %map[%i, %i] barrier(%i) : tensor<64x128xbf16, #fa4.acc>, memref<128x128xbf16, 3>, !fa4.tensor_map<bf16, box = [128, 64], swizzle = 128>
   return
 }
@@ -728,4 +728,61 @@ func.func @combine_columns_scratch(%p: vector<32xf32>, %s: memref<8x512xf32, 3>,
   // expected-error @below {{'fa4.combine_warps' op takes a scratch of f32 values, a row of 1024 for each row group, not 'memref<8x512xf32, 3>'}}
   %r = fa4.combine_warps %p, %s[%wg] #fa4.coalesced<cols = 1024> axis 0 : vector<32xf32>, memref<8x512xf32, 3>
   return %r : vector<32xf32>
+}
+
+// -----
+
+func.func @shared_store_shape(%t: tensor<64x128xbf16, #fa4.acc>, %b: memref<128x64xbf16, 3>, %r: index) {
+  // expected-error @below {{'fa4.shared_store' op writes a warpgroup's 64 rows of 'memref<128x64xbf16, 3>' from the #fa4.acc layout, 'tensor<64x64xbf16, #fa4.acc>', not 'tensor<64x128xbf16, #fa4.acc>'}}
+  fa4.shared_store %t, %b[%r] : tensor<64x128xbf16, #fa4.acc>, memref<128x64xbf16, 3>
+  return
+}
+
+// -----
+
+func.func @shared_store_f32(%t: tensor<64x64xf32, #fa4.acc>, %b: memref<128x64xf32, 3>, %r: index) {
+  // expected-error @below {{'fa4.shared_store' op writes 2-d tiles of 16-bit elements, a multiple of 64 rows by whole 128-byte swizzle spans, not 'memref<128x64xf32, 3>'}}
+  fa4.shared_store %t, %b[%r] : tensor<64x64xf32, #fa4.acc>, memref<128x64xf32, 3>
+  return
+}
+
+// -----
+
+func.func @shared_tile_shape(%b: memref<128x64xbf16, 3>) -> tensor<64x128xbf16> {
+  // expected-error @below {{'fa4.shared_tile' op is the whole tile of 'memref<128x64xbf16, 3>' in shared memory, not 'tensor<64x128xbf16>'}}
+  %t = fa4.shared_tile %b : memref<128x64xbf16, 3> -> tensor<64x128xbf16>
+  return %t : tensor<64x128xbf16>
+}
+
+// -----
+
+func.func @warpgroup_cols_share(%k: tensor<128x128xbf16>) -> tensor<128x48xbf16> {
+  // expected-error @below {{'fa4.warpgroup_cols' op takes a whole share of the columns of a 2-d tile: 'tensor<128x48xbf16>' is not a share of 'tensor<128x128xbf16>'}}
+  %r = fa4.warpgroup_cols %k : tensor<128x128xbf16> -> tensor<128x48xbf16>
+  return %r : tensor<128x48xbf16>
+}
+
+// -----
+
+func.func @mma_a_mn_major_registers(%a: tensor<64x64xbf16, #fa4.acc>, %b: memref<64x128xbf16, 3>) -> tensor<64x128xf32, #fa4.acc> {
+  // expected-error @below {{'fa4.mma.async' op reads an mn-major A from shared memory, not 'tensor<64x64xbf16, #fa4.acc>'}}
+  %r = fa4.mma.async %a, %b b_mn_major a_mn_major : tensor<64x64xbf16, #fa4.acc>, memref<64x128xbf16, 3>, tensor<64x128xf32, #fa4.acc>
+  return %r : tensor<64x128xf32, #fa4.acc>
+}
+
+// -----
+
+func.func @mma_a_mn_major_contraction(%a: memref<64x64xbf16, 3>, %b: memref<128x64xbf16, 3>) -> tensor<64x64xf32, #fa4.acc> {
+  // An mn-major A of 64 x 64 (K x M) against an mn-major B of 128 rows (K).
+  // expected-error @below {{'fa4.mma.async' op contraction sizes differ}}
+  %r = fa4.mma.async %a, %b b_mn_major a_mn_major : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, tensor<64x64xf32, #fa4.acc>
+  return %r : tensor<64x64xf32, #fa4.acc>
+}
+
+// -----
+
+func.func @tma_store_add_bf16(%t: tensor<64x64xbf16, #fa4.acc>, %b: memref<128x64xbf16, 3>, %m: !fa4.tensor_map<bf16, box = [64, 64], swizzle = 128>, %r: index) {
+  // expected-error @below {{'fa4.tma_store' op adds f32 values, not 'bf16'}}
+  fa4.tma_store %t, %b[%r], %m[%r, %r] barrier(%r) add : tensor<64x64xbf16, #fa4.acc>, memref<128x64xbf16, 3>, !fa4.tensor_map<bf16, box = [64, 64], swizzle = 128>
+  return
 }

@@ -177,6 +177,36 @@ func.func @warpgroup_rows(%q: tensor<128x128xbf16>) -> tensor<64x128xbf16>
   return %r : tensor<64x128xbf16>
 }
 
+// A register tile staged in shared memory for an MMA that reads it
+// transposed (dSᵀ of the attention backward's dQ = dS · K), each
+// warpgroup's share of B's columns, and the f32 product added to global
+// memory by TMA.
+// CHECK-LABEL: func.func @staged_operand
+func.func @staged_operand(%ds: tensor<64x64xbf16, #fa4.acc>, %row: index,
+                          %k: tensor<128x128xbf16>, %acc: tensor<64x64xf32, #fa4.acc>,
+                          %map: !fa4.tensor_map<f32, box = [64, 32], swizzle = 128>,
+                          %id: index) -> tensor<128x64xbf16>
+    attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128,
+      head_dim_v = 128, bm = 64, bn = 64, bk0 = 64, bk1 = 64, kv_stages = 2,
+      qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a,
+      roles = [#fa4.role<producer, warps = 4, regs = 24>,
+               #fa4.role<consumer, warps = 8, regs = 240>]>} {
+  %buffer = fa4.shared_buffer : memref<128x64xbf16, 3>
+  // CHECK: fa4.shared_store %{{.*}}, %{{.*}}[%{{.*}}] : tensor<64x64xbf16, #fa4.acc>, memref<128x64xbf16, 3>
+  fa4.shared_store %ds, %buffer[%row] : tensor<64x64xbf16, #fa4.acc>, memref<128x64xbf16, 3>
+  // CHECK: fa4.shared_tile %{{.*}} : memref<128x64xbf16, 3> -> tensor<128x64xbf16>
+  %t = fa4.shared_tile %buffer : memref<128x64xbf16, 3> -> tensor<128x64xbf16>
+  // CHECK: fa4.warpgroup_cols %{{.*}} : tensor<128x128xbf16> -> tensor<128x64xbf16>
+  %kc = fa4.warpgroup_cols %k : tensor<128x128xbf16> -> tensor<128x64xbf16>
+  %kb = fa4.shared_buffer : memref<128x64xbf16, 3>
+  // CHECK: fa4.mma.async %{{.*}}, %{{.*}} b_mn_major a_mn_major : memref<128x64xbf16, 3>, memref<128x64xbf16, 3>, tensor<64x64xf32, #fa4.acc>
+  %dq = fa4.mma.async %buffer, %kb b_mn_major a_mn_major : memref<128x64xbf16, 3>, memref<128x64xbf16, 3>, tensor<64x64xf32, #fa4.acc>
+  %stage = fa4.shared_buffer : memref<128x64xf32, 3>
+  // CHECK: fa4.tma_store %{{.*}} barrier(%{{.*}}) add : tensor<64x64xf32, #fa4.acc>, memref<128x64xf32, 3>, !fa4.tensor_map<f32, box = [64, 32], swizzle = 128>
+  fa4.tma_store %dq, %stage[%row], %map[%row, %row] barrier(%id) add : tensor<64x64xf32, #fa4.acc>, memref<128x64xf32, 3>, !fa4.tensor_map<f32, box = [64, 32], swizzle = 128>
+  return %t : tensor<128x64xbf16>
+}
+
 // The schedule pipeline of a dynamically scheduled persistent kernel: the
 // producer claims a tile and puts its coordinates into a stage's i32 slots;
 // a consumer's wait on the stage gives the values.
