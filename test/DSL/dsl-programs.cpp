@@ -3,7 +3,8 @@
 // The driver behind the DSL lit tests. `attention-hd64`, `attention-hd128`,
 // `attention-hd256` (and their `-f16` variants), the backward's preprocess
 // `attention-bwd-preprocess-hd<D>[-f16]`, its postprocess
-// `attention-bwd-postprocess-hd<D>[-f16]`, `gemm`, `split-sum` (atomic
+// `attention-bwd-postprocess-hd<D>[-f16]`, its main kernels
+// `attention-bwd-(dq|dkdv|main)-hd<D>[...]`, `gemm`, `split-sum` (atomic
 // adds across programs), `attention-chunked` (attention with an author's
 // mask mod and key ranges), `softmax-n<N>[-f16]`, `elementwise-math` (the
 // DSL's exp, log, sqrt, rsqrt, erf and abs), `fill` (a kernel that loads
@@ -271,7 +272,7 @@ int main(int argc, char **argv) {
   if (argc != 2) {
     llvm::errs()
         << "usage: fa4-dsl-programs attention-hd<D>[-f16][-window][-softcap] | "
-           "attention-bwd-(preprocess|postprocess|dq|dkdv)-hd<D>[-f16] | "
+           "attention-bwd-(preprocess|postprocess|dq|dkdv|main)-hd<D>[-f16] | "
            "attention-decode[-combine]-hd<D>[-f16][-window][-softcap][-paged<R>"
            "] | attention-chunked | gemm | split-sum | "
            "softmax-n<N>[-f16] | elementwise-math | fill | pair-mask | "
@@ -332,12 +333,12 @@ int main(int argc, char **argv) {
                      : buildAttentionDecode(&context, *options);
   } else if (name.starts_with("attention-bwd-")) {
     // attention-bwd-(pre|post)process-hd<D>[-f16]: the attention options.
-    enum { Pre, Post, Dq, DkDv, None } which = None;
-    for (auto [prefix, kind] :
-         {std::pair{"attention-bwd-preprocess-", Pre},
-          std::pair{"attention-bwd-postprocess-", Post},
-          std::pair{"attention-bwd-dq-", Dq},
-          std::pair{"attention-bwd-dkdv-", DkDv}})
+    enum { Pre, Post, Dq, DkDv, Main, None } which = None;
+    for (auto [prefix, kind] : {std::pair{"attention-bwd-preprocess-", Pre},
+                                std::pair{"attention-bwd-postprocess-", Post},
+                                std::pair{"attention-bwd-dq-", Dq},
+                                std::pair{"attention-bwd-dkdv-", DkDv},
+                                std::pair{"attention-bwd-main-", Main}})
       if (which == None && name.consume_front(prefix))
         which = kind;
     std::optional<AttentionOptions> options;
@@ -348,11 +349,13 @@ int main(int argc, char **argv) {
       return 2;
     }
     // The backward's main programs take 64-row blocks in their loops.
-    if (which == Dq || which == DkDv)
+    if (which == Dq || which == DkDv || which == Main)
       options->blockN = 64;
-    module = which == Pre    ? buildAttentionBackwardPreprocess(&context, *options)
-             : which == Post ? buildAttentionBackwardPostprocess(&context, *options)
+    module = which == Pre ? buildAttentionBackwardPreprocess(&context, *options)
+             : which == Post
+                 ? buildAttentionBackwardPostprocess(&context, *options)
              : which == Dq   ? buildAttentionBackwardDq(&context, *options)
+             : which == Main ? buildAttentionBackward(&context, *options)
                              : buildAttentionBackwardDkDv(&context, *options);
   } else if (std::optional<AttentionOptions> options = parseAttention(name)) {
     module = buildAttention(&context, *options);

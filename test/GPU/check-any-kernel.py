@@ -6,6 +6,7 @@ and checks their outputs against references computed here with numpy.
                       [--rowsum DV[,f16]=K ...] [--scale-cast D[,f16]=K ...]
                       [--split-sum K] [--softmax N[,f16]=K ...]
                       [--backward D[,f16]=KDQ:KDKDV ...]
+                      [--backward-main D[,f16]=KMAIN ...]
                       [--alibi K:HEADS] [--chunked K:CHUNK] [--document K]
                       [--bias K]
                       [--vector-add K] [--row-softmax K] [--layer-norm K]
@@ -26,7 +27,9 @@ X and Y [R, N], bf16 or f16); --backward the attention backward's dQ and
 dK/dV kernels (Q, dO [B, H, Sq, D], K, V [B, Hkv, Sk, D], the forward's
 LSE and the preprocess's D [B, H, Sq] f32; gradients against float64 ones
 of the same inputs, with Sq != Sk, GQA and MQA, causal rows that see no
-key); --alibi and --chunked the kernels of examples/attention-mods
+key); --backward-main its main kernel in five products (the same inputs, and
+dQaccum [B, H, Sq, D'] f32 zeroed, into which its CTAs add dS K: dQ = scale
+* dQaccum); --alibi and --chunked the kernels of examples/attention-mods
 (attention with a score mod, ALiBi for HEADS heads, and with a mask mod, a
 query seeing the keys of its chunk of CHUNK; O and the LSE against float64,
 GQA, Sq != Sk both ways, causal); --document that of its document
@@ -535,6 +538,44 @@ def check_backward(fa4_run, kernels, work, d, f16, shape, causal, gain, rng):
                 + f" nan={nan} unseen_rows={int(unseen.sum())} nonzero={stray}")
 
 
+def check_backward_main(fa4_run, kernel, work, d, f16, shape, causal, gain,
+                        rng):
+    """The backward's main kernel in five products: dK and dV, and dQ summed
+    across its CTAs into an f32 dQaccum [B, H, Sq, D'] (D' the head dim
+    padded to 64 columns) that starts at zero; dQ = scale * dQaccum."""
+    rnd = f16_round if f16 else bf16_round
+    b, h, hkv, sq, sk = shape
+    q = rnd((rng.uniform(-1, 1, (b, h, sq, d)) * gain).astype(np.float32))
+    k = rnd((rng.uniform(-1, 1, (b, hkv, sk, d)) * gain).astype(np.float32))
+    v = rnd(rng.uniform(-1, 1, (b, hkv, sk, d)).astype(np.float32))
+    do = rnd(rng.uniform(-1, 1, (b, h, sq, d)).astype(np.float32))
+    scale = 1 / np.sqrt(d)
+    o, lse, dq, dk, dv = backward_reference(q, k, v, do, scale, causal)
+    delta = (do.astype(np.float64) * rnd(o.astype(np.float32))).sum(axis=-1)
+    padded = -(-d // 64) * 64
+    tag = f"bwdmain-{d}-{b}x{h}x{hkv}x{sq}x{sk}-{int(causal)}"
+    inputs = {"q": q, "k": k, "v": v, "do": do,
+              "lse": lse.astype(np.float32), "delta": delta.astype(np.float32),
+              "dq_accum": np.zeros((b, h, sq, padded), np.float32)}
+    scalars = [f"softmax_scale={scale:.9g}", f"causal={int(causal)}"]
+    error, out = run_kernel(fa4_run, kernel, work, tag, inputs,
+                            ["dk", "dv", "dq_accum"], scalars)
+    if error:
+        return False, error
+    out["dq"] = out["dq_accum"][..., :d] * scale
+    errs = {name: rel_err(out[name], ref)
+            for name, ref in (("dq", dq), ("dk", dk), ("dv", dv))}
+    nan = sum(int(np.isnan(out[name]).sum()) for name in errs)
+    # Rows that see no key have a zero gradient, exactly; so have the
+    # padding columns of dQaccum.
+    unseen = ~np.isfinite(lse)
+    stray = int(np.count_nonzero(out["dq"][unseen]))
+    stray += int(np.count_nonzero(out["dq_accum"][..., d:]))
+    ok = nan == 0 and stray == 0 and all(e < 1e-2 for e in errs.values())
+    return ok, (" ".join(f"{n}={e:.1e}" for n, e in errs.items())
+                + f" nan={nan} unseen_rows={int(unseen.sum())} nonzero={stray}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fa4-run", required=True)
@@ -550,6 +591,8 @@ def main():
                         metavar="N[,f16]=KERNEL")
     parser.add_argument("--backward", action="append", default=[],
                         metavar="D[,f16]=KDQ:KDKDV")
+    parser.add_argument("--backward-main", action="append", default=[],
+                        metavar="D[,f16]=KMAIN")
     parser.add_argument("--alibi", metavar="KERNEL:HEADS")
     parser.add_argument("--chunked", metavar="KERNEL:CHUNK")
     parser.add_argument("--document", metavar="KERNEL")
@@ -708,6 +751,15 @@ def main():
                    f" x{gain}",
                    check_backward(args.fa4_run, kernels, args.work, int(d),
                                   dtype == "f16", shape, causal, gain, rng))
+    for spec in args.backward_main:
+        dims, kernel = spec.split("=", 1)
+        d, _, dtype = dims.partition(",")
+        for shape, causal, gain in backward_cases:
+            report(f"backward main d={dims} b,h,hkv,sq,sk={shape}"
+                   f" causal={int(causal)} x{gain}",
+                   check_backward_main(args.fa4_run, kernel, args.work,
+                                       int(d), dtype == "f16", shape, causal,
+                                       gain, rng))
     return 1 if failed else 0
 
 

@@ -225,6 +225,16 @@ buildAttentionBackwardDq(mlir::MLIRContext *context,
 mlir::OwningOpRef<mlir::ModuleOp>
 buildAttentionBackwardDkDv(mlir::MLIRContext *context,
                            const AttentionOptions &options);
+/// The attention backward's main kernel in FlashAttention's five products,
+/// `@attention_bwd(q, k, v, do, lse, delta, dk, dv, dq_accum, seq_q, ...)`:
+/// the dK/dV program, which also adds its key block's part of dQ, dS · K,
+/// into dQaccum, an f32 pointer over [B, H, Sq, D'] (D' the head dim padded
+/// to 64 columns, zeroed before the launch; the postprocess scales it into
+/// dQ). S and dP are computed once, not twice as by the dQ and dK/dV
+/// programs. Null, with an error, for options it does not support.
+mlir::OwningOpRef<mlir::ModuleOp>
+buildAttentionBackward(mlir::MLIRContext *context,
+                       const AttentionOptions &options);
 /// Decode's main program, `@attention_decode(q, k, v, cache_seqlens,
 /// o_partial, lse_partial, seq_q, batch, kv_heads, rows, row_blocks,
 /// parts, scale_log2, causal[, window_left, window_right][, softcap])`: Q a

@@ -217,8 +217,12 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDq(
   return p.finish();
 }
 
-mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDkDv(
-    mlir::MLIRContext *context, const AttentionOptions &options) {
+namespace {
+/// The program of a CTA per key block: dK and dV, and with `withDq` the
+/// parts of dQ its keys give, added into an f32 sum across CTAs.
+mlir::OwningOpRef<mlir::ModuleOp>
+buildKeyBlockBackward(mlir::MLIRContext *context,
+                      const AttentionOptions &options, bool withDq) {
   const int64_t d = options.headDim;
   const int64_t dv = options.headDimV ? options.headDimV : d;
   const int64_t dp = paddedHeadDim(context, "attention backward: ", "head dim", d);
@@ -230,14 +234,20 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDkDv(
   const int64_t bm = options.blockM, bn = options.blockN;
   const DType type = options.elementType;
   const double inf = std::numeric_limits<double>::infinity();
-  Program p(context, "attention_bwd_dkdv");
-  // dK and dV are [B, Hkv, Sk, D] (Dv), as K and V.
+  Program p(context, withDq ? "attention_bwd" : "attention_bwd_dkdv");
+  // dK and dV are [B, Hkv, Sk, D] (Dv), as K and V; dQaccum [B, H, Sq, D']
+  // f32 (D' the head dim padded to 64 columns), contiguous, as the
+  // postprocess reads it.
   BackwardArguments args(p, options, bn, bm, dp, dvp);
   Desc q = args.q, k = args.k, v = args.v, dout = args.dout;
   Desc dk = p.desc("dk", {1, 1, bm, dp}, type,
                    {q.dim(0), k.dim(1), k.dim(2), d});
   Desc dvd = p.desc("dv", {1, 1, bm, dvp}, type,
                     {q.dim(0), k.dim(1), k.dim(2), dv});
+  Desc dqAccum;
+  if (withDq)
+    dqAccum = p.desc("dq_accum", {1, 1, bn, dp}, f32,
+                     {q.dim(0), q.dim(1), q.dim(2), dp});
   args.declareScalars(p, options);
   Index seqQ = args.seqQ, seqK = args.seqK, batch = args.batch,
         heads = args.heads, group = args.group;
@@ -344,10 +354,32 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDkDv(
         Tile dst = pt * (dpt - deltaCol.row());
         if (options.softcap)
           dst = dst * (1.0 - t * t);
-        return {dot(dst.to(type), qTile, dkI),
-                dot(pt.to(type), doTile, dvI)};
+        Tile ds = dst.to(type);
+        Tile dkNext = dot(ds, qTile, dkI);
+        Tile dvNext = dot(pt.to(type), doTile, dvI);
+        // This block's part of dQ of the query block, dS · K, last: dK's
+        // and dV's MMAs run while dS goes to shared memory, where the MMA
+        // reads it transposed; the CTAs of the key blocks add their parts
+        // (by TMA).
+        if (withDq)
+          atomicAdd(dqAccum, {b, h, mq, 0},
+                    dot(trans(ds), kTile, p.zeros({bn, dp}, f32)));
+        return {dkNext, dvNext};
       });
   store(dk, {b, hk, n, 0}, (dkAcc * scale).to(type));
   store(dvd, {b, hk, n, 0}, dvAcc.to(type));
   return p.finish();
+}
+} // namespace
+
+mlir::OwningOpRef<mlir::ModuleOp>
+fa4::dsl::buildAttentionBackwardDkDv(mlir::MLIRContext *context,
+                                     const AttentionOptions &options) {
+  return buildKeyBlockBackward(context, options, /*withDq=*/false);
+}
+
+mlir::OwningOpRef<mlir::ModuleOp>
+fa4::dsl::buildAttentionBackward(mlir::MLIRContext *context,
+                                 const AttentionOptions &options) {
+  return buildKeyBlockBackward(context, options, /*withDq=*/true);
 }
