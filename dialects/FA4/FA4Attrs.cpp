@@ -224,7 +224,8 @@ LogicalResult ConfigAttr::verify(
     int64_t bk1, int64_t kvStages, int64_t qkStages, int64_t swizzle,
     int64_t qTiles, Target target, ArrayAttr roles, bool persistent,
     int64_t qStages, bool tmaStore, bool debugHangs, bool rebuildDescriptors,
-    bool interleaveHeads, bool dynamicSchedule, bool oInQ, int64_t ctasPerSm) {
+    bool interleaveHeads, bool dynamicSchedule, bool oInQ, int64_t ctasPerSm,
+    bool pinDescriptors) {
   if (!elementType.isBF16() && !elementType.isF16())
     return emitError() << "element type must be bf16 or f16, got "
                        << elementType;
@@ -482,13 +483,13 @@ ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
   // head dim 64, where the softmax is the bottleneck (bench/RESULTS.md).
   bool rebuildDescriptors = choices.rebuildDescriptors.value_or(paddedD <= 64);
 
-  ConfigAttr config =
-      getChecked(emitError, context, elementType, headDim, headDimV, bm, bn,
-                 bk0, bn, kvStages, qkStages, swizzle, qTiles, request.target,
-                 ArrayAttr::get(context, roles), persistent, qStages,
-                 request.tmaStore, choices.debugHangs.value_or(false),
-                 rebuildDescriptors, choices.interleaveHeads.value_or(false),
-                 dynamicSchedule, oInQ, choices.ctasPerSm.value_or(1));
+  ConfigAttr config = getChecked(
+      emitError, context, elementType, headDim, headDimV, bm, bn, bk0, bn,
+      kvStages, qkStages, swizzle, qTiles, request.target,
+      ArrayAttr::get(context, roles), persistent, qStages, request.tmaStore,
+      choices.debugHangs.value_or(false), rebuildDescriptors,
+      choices.interleaveHeads.value_or(false), dynamicSchedule, oInQ,
+      choices.ctasPerSm.value_or(1), choices.pinDescriptors.value_or(false));
   if (!config)
     return failure();
   return config;

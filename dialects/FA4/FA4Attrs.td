@@ -126,6 +126,12 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
     (head dim 128 and 256); where the exponentials are (head dim 64, whose
     `MUFU` work shares the issue queue with the MMAs), MMAs issued back to
     back delay the other warpgroup's softmax, and the spaced issue is faster.
+    `pin_descriptors` (false when left out): each MMA makes its descriptor
+    base where it runs, through an opaque move, so that the steps' words
+    (one add each) are not hoisted out of a loop into one register a step;
+    a loop whose tiles do not move (a kernel that keeps K and V, such as the
+    backward's dK/dV) then holds one register an operand tile, fewer
+    spills for a few adds an iteration.
     And `interleave_heads` (false when left out; persistent plans only):
     the tile pairs of the logical grid are numbered with (y, z), the heads
     and batches of attention, varying fastest instead of x, so the pairs a
@@ -196,7 +202,8 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
                         DefaultValuedParameter<"bool", "false">:$interleave_heads,
                         DefaultValuedParameter<"bool", "false">:$dynamic_schedule,
                         DefaultValuedParameter<"bool", "false">:$o_in_q,
-                        DefaultValuedParameter<"int64_t", "1">:$ctas_per_sm);
+                        DefaultValuedParameter<"int64_t", "1">:$ctas_per_sm,
+                        DefaultValuedParameter<"bool", "false">:$pin_descriptors);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

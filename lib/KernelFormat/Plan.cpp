@@ -46,6 +46,11 @@ const std::vector<Plan::Field> &Plan::fields() {
        "each MMA step's descriptor rebuilt from its address (derived: at "
        "padded head dim 64)",
        nullptr, &Plan::rebuildDescriptors},
+      {"pin-descriptors", "pd",
+       "each MMA's descriptor base made where the MMA runs, one register an "
+       "operand tile instead of one a step held across a loop (derived: "
+       "off)",
+       nullptr, &Plan::pinDescriptors},
       {"interleave-heads", "ih",
        "a persistent kernel numbers its tiles with the heads varying fastest",
        nullptr, &Plan::interleaveHeads},

@@ -54,6 +54,9 @@ static void printPlan(llvm::raw_ostream &os, Operation *op, ConfigAttr config) {
      << (config.getRebuildDescriptors()
              ? ", MMA descriptors rebuilt each step (rebuild_descriptors)"
              : "")
+     << (config.getPinDescriptors()
+             ? ", MMA descriptor bases made in the loop (pin_descriptors)"
+             : "")
      << "\n";
   SharedMemoryPlan smem = config.getSharedMemoryPlan();
   os << "  shared memory: Q " << smem.q << " B + K " << smem.k << " B + V "

@@ -78,6 +78,8 @@ static constexpr OptionSpec kOptions[] = {
     {"debug-hangs", false, Scope::Any},
     {"rebuild-descriptors", false, Scope::Any},
     {"no-rebuild-descriptors", false, Scope::Any},
+    {"pin-descriptors", false, Scope::Any},
+    {"no-pin-descriptors", false, Scope::Any},
     {"interleave-heads", false, Scope::Any},
     {"no-interleave-heads", false, Scope::Any},
     {"dynamic-schedule", false, Scope::Any},
@@ -475,9 +477,9 @@ static Status readRunOptions(const Given &given, Arguments &args) {
     for (const char *name :
          {"kv-stages", "qk-stages", "block-n", "consumer-warpgroups",
           "persistent", "no-persistent", "q-stages", "debug-hangs",
-          "rebuild-descriptors", "no-rebuild-descriptors", "interleave-heads",
-          "no-interleave-heads", "dynamic-schedule", "static-schedule",
-          "plan"})
+          "rebuild-descriptors", "no-rebuild-descriptors", "pin-descriptors",
+          "no-pin-descriptors", "interleave-heads", "no-interleave-heads",
+          "dynamic-schedule", "static-schedule", "plan"})
       if (given.count(name))
         return Status::error("--" + std::string(name) +
                              " chooses the plan of fa4's own kernel; it does "
@@ -514,6 +516,8 @@ static Status readRunOptions(const Given &given, Arguments &args) {
        {std::tuple{"persistent", "no-persistent", &args.plan.persistent},
         std::tuple{"rebuild-descriptors", "no-rebuild-descriptors",
                    &args.plan.rebuildDescriptors},
+        std::tuple{"pin-descriptors", "no-pin-descriptors",
+                   &args.plan.pinDescriptors},
         std::tuple{"interleave-heads", "no-interleave-heads",
                    &args.plan.interleaveHeads},
         std::tuple{"dynamic-schedule", "static-schedule",

@@ -263,6 +263,15 @@ OPTIONS
                          fastest there on the H200)
   --no-rebuild-descriptors
                          one add a step (the default from head dim 128 on)
+  --pin-descriptors      fa4's own kernel makes each MMA's descriptor base
+                         where the MMA runs, so that a loop over fixed tiles
+                         holds one register a tile, not one a step: fewer
+                         spills where registers are short (the backward's
+                         dK/dV kernel: 6 % faster on an H100), more
+                         instructions where they are not (its dQ kernel:
+                         12 % slower)
+  --no-pin-descriptors   the steps' descriptors may be hoisted out of loops
+                         (the default)
   --interleave-heads     a persistent kernel numbers its tiles with the
                          heads varying fastest, so each CTA's tiles spread
                          over the query blocks: better balanced where the

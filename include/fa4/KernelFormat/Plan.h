@@ -42,6 +42,8 @@ struct Plan {
   std::optional<bool> debugHangs;
   /// Each MMA step's descriptor rebuilt from its address.
   std::optional<bool> rebuildDescriptors;
+  /// Each MMA's descriptor base made where the MMA runs (in its loop).
+  std::optional<bool> pinDescriptors;
   /// A persistent kernel's tiles numbered with the heads varying fastest.
   std::optional<bool> interleaveHeads;
   /// A persistent kernel's CTAs take their tiles from a counter.

@@ -43,12 +43,25 @@ constexpr int64_t leadingField(int64_t leadingBytes) {
 /// tile is one 32-bit add of that offset in 16-byte units.
 class TileDescriptors {
 public:
-  TileDescriptors(ImplicitLocOpBuilder &b, Value base, int64_t leadingBytes) {
+  /// With `pin`, the low word goes through an opaque move where the MMA
+  /// runs, so that LLVM does not hoist the steps' words (one add each) out
+  /// of a loop into one register a step.
+  TileDescriptors(ImplicitLocOpBuilder &b, Value base, int64_t leadingBytes,
+                  bool pin) {
     Value address = LLVM::PtrToIntOp::create(b, b.getI32Type(), base);
     Value start = LLVM::LShrOp::create(
         b, LLVM::AndOp::create(b, address, i32Const(b, 0x3FFFF)),
         i32Const(b, 4));
     low = LLVM::OrOp::create(b, start, i32Const(b, leadingField(leadingBytes)));
+    if (pin)
+      low = LLVM::InlineAsmOp::create(
+                b, b.getI32Type(), ValueRange{low}, "mov.b32 $0, $1;", "=r,r",
+                /*has_side_effects=*/true, /*is_align_stack=*/false,
+                LLVM::tailcallkind::TailCallKind::None,
+                LLVM::AsmDialectAttr::get(b.getContext(),
+                                          LLVM::AsmDialect::AD_ATT),
+                ArrayAttr())
+                .getResult(0);
   }
 
   /// The descriptor of the operand `bytes` past the tile's first byte.
@@ -201,6 +214,7 @@ struct MmaAsyncLowering : public ConvertOpToLLVMPattern<MmaAsyncOp> {
     // where the plan says so, each step's rebuilt from its address.
     ConfigAttr config = lookupConfig(op);
     bool rebuild = config && config.getRebuildDescriptors();
+    bool pin = config && config.getPinDescriptors();
     // An mn-major A (K x M) is laid out as an mn-major B is: K rows of
     // 128 bytes, column blocks of 64 M-elements one after the other.
     bool aMnMajor = op.getAMnMajor();
@@ -213,8 +227,8 @@ struct MmaAsyncLowering : public ConvertOpToLLVMPattern<MmaAsyncOp> {
     std::optional<TileDescriptors> aDescriptors, bDescriptors;
     if (!rebuild) {
       if (aTile)
-        aDescriptors.emplace(b, adaptor.getA(), aLeading);
-      bDescriptors.emplace(b, adaptor.getB(), bLeading);
+        aDescriptors.emplace(b, adaptor.getA(), aLeading, pin);
+      bDescriptors.emplace(b, adaptor.getB(), bLeading, pin);
     }
     auto descriptor = [&](Value tile, int64_t leading, int64_t bytes,
                           std::optional<TileDescriptors> &hoisted) {

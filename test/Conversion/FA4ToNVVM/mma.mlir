@@ -116,6 +116,27 @@ func.func @helper(%q: memref<64x64xbf16, 3>) {
 
 // -----
 
+// A plan with `pin_descriptors`: each tile's low word passes through an
+// opaque move where the MMA runs, and the steps add to that: in a loop over
+// fixed tiles LLVM cannot hoist them into one register a step.
+!Q = !fa4.pipeline<q, kv = 1, qk = 1, memref<64x64xbf16, 3>, memref<128x64xbf16, 3>>
+
+// CHECK-LABEL: llvm.func @pinned
+func.func @pinned(%p: !Q, %s: i32, %ph: i32, %acc: vector<64xf32>) -> vector<64xf32> attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 64, head_dim_v = 64, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 1, qk_stages = 1, swizzle = 128, q_tiles = 1, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 4, regs = 240>], pin_descriptors = true>} {
+  %q, %k = fa4.consumer.wait %p[%s, %ph] : !Q -> memref<64x64xbf16, 3>, memref<128x64xbf16, 3>
+  // CHECK: %[[A:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "mov.b32 $0, $1;", "=r,r"
+  // CHECK: %[[B:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "mov.b32 $0, $1;", "=r,r"
+  // CHECK: nvvm.wgmma.mma_async
+  // CHECK: llvm.add %[[B]], %{{.*}} : i32
+  // CHECK: llvm.add %[[A]], %{{.*}} : i32
+  // CHECK: nvvm.wgmma.mma_async
+  %r = fa4.mma.async %q, %k, %acc : memref<64x64xbf16, 3>, memref<128x64xbf16, 3>, vector<64xf32>
+  %w = fa4.mma.wait %r pending(0) : vector<64xf32>
+  return %w : vector<64xf32>
+}
+
+// -----
+
 // Both operands mn-major (the attention backward's dQ = dS · K: dS staged
 // by key rows, read as its transpose, and a warpgroup's 64 columns of K):
 // A's layout is `col` (transposed), its leading byte offset the distance
