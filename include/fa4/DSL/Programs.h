@@ -228,10 +228,12 @@ buildAttentionBackwardDkDv(mlir::MLIRContext *context,
 /// The attention backward's main kernel in FlashAttention's five products,
 /// `@attention_bwd(q, k, v, do, lse, delta, dk, dv, dq_accum, seq_q, ...)`:
 /// the dK/dV program, which also adds its key block's part of dQ, dS · K,
-/// into dQaccum, an f32 pointer over [B, H, Sq, D'] (D' the head dim padded
-/// to 64 columns, zeroed before the launch; the postprocess scales it into
-/// dQ). S and dP are computed once, not twice as by the dQ and dK/dV
-/// programs. Null, with an error, for options it does not support.
+/// into dQaccum, an f32 descriptor with blocks of 1x1xNxD' over
+/// [B, H, Sq, D'] (D' the head dim padded to 64 columns, zeroed before the
+/// launch; the postprocess scales it into dQ), by TMA reduce-add. S and dP
+/// are computed once, not twice as by the dQ and dK/dV programs. Null, with
+/// an error, for options it does not support; at head dim 64 the compiler
+/// refuses it (dQ's 64 columns do not split over two consumer warpgroups).
 mlir::OwningOpRef<mlir::ModuleOp>
 buildAttentionBackward(mlir::MLIRContext *context,
                        const AttentionOptions &options);
