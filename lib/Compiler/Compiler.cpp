@@ -149,18 +149,27 @@ buildAttentionBackwardProgram(MLIRContext &context,
   Type elementType;
   ::fa4::dsl::AttentionOptions options =
       attentionOptions(context, key, elementType);
-  bool pre = key.family == ::fa4::Family::AttentionBackwardPreprocess;
+  using ::fa4::Family;
+  bool pre = key.family == Family::AttentionBackwardPreprocess;
+  bool post = key.family == Family::AttentionBackwardPostprocess;
   ::fa4::Plan plan = key.plan;
-  if (!plan.blockN && !pre)
+  if (!plan.blockN && !pre && !post)
     plan.blockN = ::fa4::dsl::attentionBackwardBlockN(options);
   return buildWithPlan(
       context, key, elementType, plan, !pre, options,
       [&](const ::fa4::dsl::AttentionOptions &tiles) {
-        return pre ? ::fa4::dsl::buildAttentionBackwardPreprocess(&context,
-                                                                  tiles)
-               : key.family == ::fa4::Family::AttentionBackwardDq
-                   ? ::fa4::dsl::buildAttentionBackwardDq(&context, tiles)
-                   : ::fa4::dsl::buildAttentionBackwardDkDv(&context, tiles);
+        switch (key.family) {
+        case Family::AttentionBackwardPreprocess:
+          return ::fa4::dsl::buildAttentionBackwardPreprocess(&context, tiles);
+        case Family::AttentionBackwardDq:
+          return ::fa4::dsl::buildAttentionBackwardDq(&context, tiles);
+        case Family::AttentionBackwardFused:
+          return ::fa4::dsl::buildAttentionBackward(&context, tiles);
+        case Family::AttentionBackwardPostprocess:
+          return ::fa4::dsl::buildAttentionBackwardPostprocess(&context, tiles);
+        default:
+          return ::fa4::dsl::buildAttentionBackwardDkDv(&context, tiles);
+        }
       });
 }
 

@@ -22,7 +22,9 @@ KernelKey KernelKey::gemm() {
 bool KernelKey::backward() const {
   return family == Family::AttentionBackwardPreprocess ||
          family == Family::AttentionBackwardDq ||
-         family == Family::AttentionBackwardDkDv;
+         family == Family::AttentionBackwardDkDv ||
+         family == Family::AttentionBackwardFused ||
+         family == Family::AttentionBackwardPostprocess;
 }
 
 int64_t KernelKey::decodePageRows(int64_t pageSize) {
@@ -77,6 +79,10 @@ static const char *familyName(Family family) {
     return "attention-bwd-dq";
   case Family::AttentionBackwardDkDv:
     return "attention-bwd-dkdv";
+  case Family::AttentionBackwardFused:
+    return "attention-bwd-fused";
+  case Family::AttentionBackwardPostprocess:
+    return "attention-bwd-post";
   case Family::AttentionDecode:
     return "attention-decode";
   case Family::AttentionDecodeCombine:
@@ -116,6 +122,13 @@ Status KernelKey::verify() const {
           "the attention backward takes head dims up to " +
           std::to_string(kMaxBackwardHeadDim) + " yet, not " +
           std::to_string(std::max(headDim, valueHeadDim())));
+    // Its dQ's columns (the head dim padded to 64) split over the two
+    // consumer warpgroups, 64 each.
+    if (family == Family::AttentionBackwardFused && headDim <= 64)
+      return Status::error(
+          "the fused attention backward (five products) takes head dims "
+          "over 64, whose dQ columns split over two warpgroups 64 each, not " +
+          std::to_string(headDim));
   }
   if (paged() && family != Family::AttentionDecode)
     return Status::error("only decode's main kernel reads a paged KV cache");

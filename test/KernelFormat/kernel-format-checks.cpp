@@ -62,6 +62,14 @@ static int runKey() {
   backward.family = Family::AttentionBackwardDkDv;
   backward.plan.blockN = 32;
   keys.push_back(backward);
+  // The five-product backward's main kernel and postprocess.
+  for (Family family :
+       {Family::AttentionBackwardFused, Family::AttentionBackwardPostprocess}) {
+    KernelKey key;
+    key.family = family;
+    key.headDim = 96;
+    keys.push_back(key);
+  }
   // Decode's two kernels: the main one with MLA's head dims, a window and a
   // softcap, a plan; the combine.
   KernelKey decode;
@@ -120,6 +128,10 @@ static int runKey() {
   std::printf("backward 128/64: %s\n", backward.verify().message().c_str());
   backward.headDim = backward.headDimV = 256;
   std::printf("backward 256: %s\n", backward.verify().message().c_str());
+  KernelKey fused;
+  fused.family = Family::AttentionBackwardFused;
+  fused.headDim = 64;
+  std::printf("fused backward 64: %s\n", fused.verify().message().c_str());
   // What decode's kernels refuse.
   decode.plan = {};
   decode.varlen = true;

@@ -63,6 +63,7 @@ static constexpr OptionSpec kOptions[] = {
     {"out", true, Scope::Attention},
     {"lse", true, Scope::Attention},
     {"backward", false, Scope::Attention},
+    {"fused-dq", false, Scope::Attention},
     {"decode", false, Scope::Attention},
     {"page-size", true, Scope::Attention},
     {"cache-seqlens", true, Scope::Attention},
@@ -663,6 +664,10 @@ Expected<Arguments> fa4::run::parseArguments(int argc,
     if (args.attention.layout != runner::AttentionLayout::BHSD)
       return Status::error("--backward runs the (B, H, S, D) layout");
   }
+  args.fusedDq = given.count("fused-dq");
+  if (args.fusedDq && !args.backward)
+    return Status::error("--fused-dq chooses the backward's kernels; it "
+                         "needs --backward");
   args.decode = given.count("decode");
   if (args.decode && args.backward)
     return Status::error("--decode and --backward are different kernels; "

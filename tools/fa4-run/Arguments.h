@@ -52,6 +52,9 @@ struct Arguments {
   /// --backward: the attention backward's three kernels (D, dQ, dK/dV),
   /// checked against float64 gradients.
   bool backward = false;
+  /// --fused-dq: the backward in five products instead (D, the dK/dV kernel
+  /// that also sums dQ in f32, the postprocess that scales it).
+  bool fusedDq = false;
   /// --decode: decode's two kernels (the main one, split over the keys of a
   /// KV cache, and the combine of its parts), checked against float64.
   bool decode = false;

@@ -2,8 +2,10 @@
 //
 // The backward's kernels run like any described kernel (FA4Runner's
 // prepareInputs and runKernel, from .npy files), one after the other: D =
-// rowsum(dO ∘ O), then dQ, then dK and dV. The reference is float64
-// attention, forward and backward, a query row at a time.
+// rowsum(dO ∘ O), then dQ, then dK and dV; or, in five products, D, then
+// dK, dV and dQ's parts summed into a zeroed f32 dQaccum, then dQ scaled
+// from it. The reference is float64 attention, forward and backward, a
+// query row at a time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -183,15 +185,29 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
 
   RunOutcome outcome;
   std::vector<double> dq, dk, dv;
-  const char *kernels[3] = {"D", "dQ", "dK/dV"};
+  // In five products the main kernel adds dQ's parts into an f32 dQaccum
+  // (the head dim padded to 64 columns) that starts at zero, and the
+  // postprocess scales it into dQ.
+  bool fused = files[1].findTensor("dq_accum") != nullptr;
+  const int64_t padded = (n.d + 63) / 64 * 64;
+  auto writeAccum = [&](const std::vector<float> &accum) {
+    return runner::writeNpy(path("dq_accum"), shape(n.b, n.h, n.sq, padded),
+                            accum);
+  };
+  if (fused)
+    if (Status s = writeAccum(std::vector<float>(n.b * n.h * n.sq * padded));
+        !s.ok())
+      return s;
+  const char *stages[2][3] = {{"D", "dQ", "dK/dV"},
+                              {"D", "dK/dV and dQ's parts", "dQ"}};
   for (int which = 0; which < 3; ++which) {
     const runtime::KernelFile &file = files[which];
     std::vector<runner::ArgumentSpec> specs;
     for (const runtime::KernelTensor &tensor : file.tensors) {
-      bool input = tensor.name == "q" || tensor.name == "k" ||
-                   tensor.name == "v" || tensor.name == "do" ||
-                   tensor.name == "o" || tensor.name == "lse" ||
-                   (tensor.name == "delta" && which > 0);
+      bool input =
+          tensor.name == "q" || tensor.name == "k" || tensor.name == "v" ||
+          tensor.name == "do" || tensor.name == "o" || tensor.name == "lse" ||
+          tensor.name == "dq_accum" || (tensor.name == "delta" && which > 0);
       if (!input)
         continue;
       runner::ArgumentSpec spec;
@@ -207,8 +223,8 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
                 {"window_right", double(a.windowRight)},
                 {"softcap", a.softcap}},
                specs);
-    Expected<runner::KernelRunResult> result =
-        runStage(driver, file, specs, args.options, kernels[which], outcome);
+    Expected<runner::KernelRunResult> result = runStage(
+        driver, file, specs, args.options, stages[fused][which], outcome);
     if (!result.ok())
       return result.status();
     if (which == 0) {
@@ -227,6 +243,12 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
          {std::pair{"dq", &dq}, std::pair{"dk", &dk}, std::pair{"dv", &dv}})
       if (const runner::HostTensor *tensor = find(*result, name))
         *out = values(*tensor);
+    if (const runner::HostTensor *accum = find(*result, "dq_accum")) {
+      std::vector<double> sums = values(*accum);
+      if (Status s = writeAccum(std::vector<float>(sums.begin(), sums.end()));
+          !s.ok())
+        return s;
+    }
   }
   std::string line = "gradients:";
   for (auto [name, got, want] :

@@ -185,6 +185,14 @@ OPTIONS
                          each kernel and their sum. Dense (B, H, S, D) only
                          (with --window and --softcap), one head dim up to
                          128
+  --fused-dq             with --backward: the backward in FlashAttention's
+                         five products instead: D, then one kernel for dK,
+                         dV and dQ (S and dP computed once; dQ's parts summed
+                         across its CTAs into an f32 buffer by TMA
+                         reduce-add), then a postprocess that scales that
+                         sum into dQ. Head dims 80 to 128 (64 is refused:
+                         its dQ columns do not split over two warpgroups);
+                         slower than the three kernels so far
   --decode               attention: decode's two kernels instead (attention
                          over a KV cache, split over its keys, and the
                          combine of the parts, which a single split

@@ -303,12 +303,19 @@ static int runBackwardKernels(const run::Arguments &args) {
     key.dtype = DType::F16;
   key.plan = args.plan;
   std::vector<KernelKey> keys;
-  for (Family family : {Family::AttentionBackwardPreprocess,
-                        Family::AttentionBackwardDq,
-                        Family::AttentionBackwardDkDv}) {
+  std::array<Family, 3> families = {Family::AttentionBackwardPreprocess,
+                                    Family::AttentionBackwardDq,
+                                    Family::AttentionBackwardDkDv};
+  if (args.fusedDq)
+    families = {Family::AttentionBackwardPreprocess,
+                Family::AttentionBackwardFused,
+                Family::AttentionBackwardPostprocess};
+  for (Family family : families) {
     key.family = family;
-    // The plan, the window and the softcap are the dQ and dK/dV kernels'.
-    bool pre = family == Family::AttentionBackwardPreprocess;
+    // The plan, the window and the softcap are the main kernels'; D and
+    // the postprocess know no mask.
+    bool pre = family == Family::AttentionBackwardPreprocess ||
+               family == Family::AttentionBackwardPostprocess;
     key.plan = pre ? Plan() : args.plan;
     key.window = !pre && args.attention.hasWindow();
     key.softcap = !pre && args.attention.softcap > 0;

@@ -28,10 +28,14 @@ enum class Family {
   /// C = A · Bᵀ (lib/DSL/Programs/Gemm.cpp).
   Gemm,
   /// The attention backward (lib/DSL/Programs/AttentionBackward.cpp): its
-  /// preprocess D = rowsum(dO ∘ O), its dQ kernel and its dK/dV kernel.
+  /// preprocess D = rowsum(dO ∘ O), its dQ kernel and its dK/dV kernel;
+  /// or, in five products, the dK/dV kernel that also sums dQ across its
+  /// CTAs in f32 (fused) and the postprocess that scales that sum into dQ.
   AttentionBackwardPreprocess,
   AttentionBackwardDq,
   AttentionBackwardDkDv,
+  AttentionBackwardFused,
+  AttentionBackwardPostprocess,
   /// Attention over a KV cache (lib/DSL/Programs/AttentionDecode.cpp): the
   /// main kernel, split over the keys, and the combine of its parts.
   AttentionDecode,
