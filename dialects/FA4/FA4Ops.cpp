@@ -302,31 +302,29 @@ LogicalResult WarpgroupIdOp::verify() {
                           "with an #fa4.config before its roles are formed";
 }
 
-LogicalResult WarpgroupRowsOp::verify() {
-  auto source = cast<RankedTensorType>(getTile().getType());
-  auto result = cast<RankedTensorType>(getResult().getType());
+/// That `result` is a whole share of `source`'s dimension `dim` (the other
+/// the same): a consumer warpgroup's rows or columns of a CTA tile.
+static LogicalResult verifyShare(Operation *op, Type sourceType,
+                                 Type resultType, int dim) {
+  auto source = cast<RankedTensorType>(sourceType);
+  auto result = cast<RankedTensorType>(resultType);
   if (source.getRank() != 2 || result.getRank() != 2 ||
       source.getElementType() != result.getElementType() ||
-      source.getDimSize(1) != result.getDimSize(1) ||
-      result.getDimSize(0) <= 0 ||
-      source.getDimSize(0) % result.getDimSize(0) != 0)
-    return emitOpError() << "takes a whole share of the rows of a 2-d tile: "
-                         << result << " is not a share of " << source;
+      source.getDimSize(1 - dim) != result.getDimSize(1 - dim) ||
+      result.getDimSize(dim) <= 0 ||
+      source.getDimSize(dim) % result.getDimSize(dim) != 0)
+    return op->emitOpError()
+           << "takes a whole share of the " << (dim ? "columns" : "rows")
+           << " of a 2-d tile: " << result << " is not a share of " << source;
   return success();
 }
 
+LogicalResult WarpgroupRowsOp::verify() {
+  return verifyShare(*this, getTile().getType(), getResult().getType(), 0);
+}
+
 LogicalResult WarpgroupColsOp::verify() {
-  auto source = cast<RankedTensorType>(getTile().getType());
-  auto result = cast<RankedTensorType>(getResult().getType());
-  if (source.getRank() != 2 || result.getRank() != 2 ||
-      source.getElementType() != result.getElementType() ||
-      source.getDimSize(0) != result.getDimSize(0) ||
-      result.getDimSize(1) <= 0 ||
-      source.getDimSize(1) % result.getDimSize(1) != 0)
-    return emitOpError() << "takes a whole share of the columns of a 2-d "
-                            "tile: "
-                         << result << " is not a share of " << source;
-  return success();
+  return verifyShare(*this, getTile().getType(), getResult().getType(), 1);
 }
 
 //===----------------------------------------------------------------------===//

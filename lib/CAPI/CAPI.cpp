@@ -321,21 +321,16 @@ backwardKeys(const fa4_attention_backward_args &args) {
     if (rt::Status s = plan.parse(args.plan); !s.ok())
       return rt::Status::error("plan '" + std::string(args.plan) +
                                "': " + s.message());
+  key.plan = plan;
   std::vector<fa4::KernelKey> keys;
-  for (fa4::Family family : {fa4::Family::AttentionBackwardPreprocess,
-                             fa4::Family::AttentionBackwardDq,
-                             fa4::Family::AttentionBackwardDkDv}) {
-    if (family == fa4::Family::AttentionBackwardPreprocess && args.delta_ready)
+  for (const fa4::KernelKey &kernel :
+       fa4::KernelKey::backwardKernels(key, /*fused=*/false)) {
+    if (kernel.family == fa4::Family::AttentionBackwardPreprocess &&
+        args.delta_ready)
       continue;
-    key.family = family;
-    // D = rowsum(dO ∘ O) knows no mask.
-    bool pre = family == fa4::Family::AttentionBackwardPreprocess;
-    key.plan = pre ? fa4::Plan() : plan;
-    key.window = !pre && (args.window_left >= 0 || args.window_right >= 0);
-    key.softcap = !pre && args.softcap > 0;
-    if (rt::Status s = key.verify(); !s.ok())
+    if (rt::Status s = kernel.verify(); !s.ok())
       return s;
-    keys.push_back(key);
+    keys.push_back(kernel);
   }
   return keys;
 }

@@ -19,6 +19,26 @@ KernelKey KernelKey::gemm() {
   return key;
 }
 
+std::vector<KernelKey> KernelKey::backwardKernels(const KernelKey &main,
+                                                  bool fused) {
+  std::vector<KernelKey> keys;
+  for (Family family :
+       {Family::AttentionBackwardPreprocess,
+        fused ? Family::AttentionBackwardFused : Family::AttentionBackwardDq,
+        fused ? Family::AttentionBackwardPostprocess
+              : Family::AttentionBackwardDkDv}) {
+    KernelKey key = main;
+    key.family = family;
+    if (family == Family::AttentionBackwardPreprocess ||
+        family == Family::AttentionBackwardPostprocess) {
+      key.plan = Plan();
+      key.window = key.softcap = false;
+    }
+    keys.push_back(key);
+  }
+  return keys;
+}
+
 bool KernelKey::backward() const {
   return family == Family::AttentionBackwardPreprocess ||
          family == Family::AttentionBackwardDq ||

@@ -139,6 +139,12 @@ private:
   LogicalResult findColumnVectors();
   /// The first row of this warpgroup's share, as an index.
   Value firstRow();
+  /// The first column of this warpgroup's share of a tile split by columns
+  /// in shares of `cols`, made at `b`'s point.
+  static Value firstColumn(ImplicitLocOpBuilder &b, int64_t cols) {
+    return arith::MulIOp::create(b, WarpgroupIdOp::create(b),
+                                 arith::ConstantIndexOp::create(b, cols));
+  }
   /// A store of a #fa4.coalesced column vector (one value per column of a
   /// tile, the same in every row group): by the first row group's lanes of
   /// the first warpgroup, as the first row of a tile.
@@ -229,21 +235,12 @@ RankedTensorType LayoutAssignment::share(Value value, RankedTensorType type,
     return RankedTensorType::get({ctaTileRows / warpgroups(), cols},
                                  type.getElementType(), layout);
   }
-  if (columnShares.contains(value)) {
-    int64_t cols = type.getDimSize(1);
-    if (type.getDimSize(0) != rows || cols % (warpgroups() * 64) != 0) {
-      mlir::emitError(loc)
-          << "a register tile " << type << " of a product that reads a "
-          << "transposed register tile: fa4 splits its columns over the "
-          << warpgroups() << " consumer warpgroups, which takes " << rows
-          << " rows (one warpgroup's MMA) and a multiple of "
-          << warpgroups() * 64 << " columns (64 a warpgroup)";
-      return nullptr;
-    }
-    return RankedTensorType::get({rows, cols / warpgroups()},
-                                 type.getElementType(),
-                                 AccLayoutAttr::get(context));
-  }
+  // A product split by columns (stageTransposedA checked its shape) and
+  // the elementwise math on it: all its rows, a share of its columns.
+  if (columnShares.contains(value))
+    return RankedTensorType::get(
+        {type.getDimSize(0), type.getDimSize(1) / warpgroups()},
+        type.getElementType(), AccLayoutAttr::get(context));
   if (type.getRank() == 1 && columnVectors.contains(value))
     return RankedTensorType::get(type.getShape(), type.getElementType(),
                                  ColsLayoutAttr::get(context));
@@ -426,10 +423,8 @@ LogicalResult LayoutAssignment::lowerStore(tile::StoreOp store) {
   Value firstCol =
       acc ? scaled(coords[rowDim + 1], block[rowDim + 1]) : index(0);
   if (columnShare)
-    firstCol = arith::AddIOp::create(
-        b, firstCol,
-        arith::MulIOp::create(b, WarpgroupIdOp::create(b),
-                              index(tileType.getDimSize(1))));
+    firstCol = arith::AddIOp::create(b, firstCol,
+                                     firstColumn(b, tileType.getDimSize(1)));
   Value col = arith::AddIOp::create(b, firstCol, lead);
   // Columns past the tensor's edge are not written: none to test when the
   // width is a whole number of blocks (a constant one, or one a launch
@@ -715,10 +710,7 @@ LogicalResult LayoutAssignment::storeThroughTMA(tile::StoreOp store) {
     if (static_cast<int64_t>(i) == rank - 2 && !columnShare)
       c = arith::AddIOp::create(b, c, firstRow());
     if (static_cast<int64_t>(i) == rank - 1 && columnShare)
-      c = arith::AddIOp::create(
-          b, c,
-          arith::MulIOp::create(b, WarpgroupIdOp::create(b),
-                                arith::ConstantIndexOp::create(b, cols)));
+      c = arith::AddIOp::create(b, c, firstColumn(b, cols));
     coords.push_back(c);
   }
   Value barrier = arith::AddIOp::create(

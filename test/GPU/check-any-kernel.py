@@ -501,7 +501,10 @@ def check_document(fa4_run, kernel, work, shape, causal, rng):
                 f"documents={docs}")
 
 
-def check_backward(fa4_run, kernels, work, d, f16, shape, causal, gain, rng):
+def backward_case(d, f16, shape, causal, gain, rng):
+    """Random inputs of an attention backward case and what the forward and
+    the preprocess give it (O in the element type, LSE and D in f32), the
+    float64 gradients, the LSE and the softmax scalars."""
     rnd = f16_round if f16 else bf16_round
     b, h, hkv, sq, sk = shape
     q = rnd((rng.uniform(-1, 1, (b, h, sq, d)) * gain).astype(np.float32))
@@ -510,13 +513,30 @@ def check_backward(fa4_run, kernels, work, d, f16, shape, causal, gain, rng):
     do = rnd(rng.uniform(-1, 1, (b, h, sq, d)).astype(np.float32))
     scale = 1 / np.sqrt(d)
     o, lse, dq, dk, dv = backward_reference(q, k, v, do, scale, causal)
-    # What the forward and the preprocess give the backward: O in the
-    # element type, LSE and D in f32.
     delta = (do.astype(np.float64) * rnd(o.astype(np.float32))).sum(axis=-1)
-    tag = f"bwd-{d}-{b}x{h}x{hkv}x{sq}x{sk}-{int(causal)}"
     inputs = {"q": q, "k": k, "v": v, "do": do,
               "lse": lse.astype(np.float32), "delta": delta.astype(np.float32)}
     scalars = [f"softmax_scale={scale:.9g}", f"causal={int(causal)}"]
+    return inputs, scalars, {"dq": dq, "dk": dk, "dv": dv}, lse
+
+
+def compare_gradients(out, refs, lse, stray=0):
+    """dQ, dK and dV against float64 ones: relative errors under 1e-2, no
+    NaN, rows that see no key exactly 0 (and `stray` other nonzeros)."""
+    errs = {name: rel_err(out[name], ref) for name, ref in refs.items()}
+    nan = sum(int(np.isnan(out[name]).sum()) for name in errs)
+    unseen = ~np.isfinite(lse)
+    stray += int(np.count_nonzero(out["dq"][unseen]))
+    ok = nan == 0 and stray == 0 and all(e < 1e-2 for e in errs.values())
+    return ok, (" ".join(f"{n}={e:.1e}" for n, e in errs.items())
+                + f" nan={nan} unseen_rows={int(unseen.sum())} nonzero={stray}")
+
+
+def check_backward(fa4_run, kernels, work, d, f16, shape, causal, gain, rng):
+    inputs, scalars, refs, lse = backward_case(d, f16, shape, causal, gain,
+                                               rng)
+    b, h, hkv, sq, sk = shape
+    tag = f"bwd-{d}-{b}x{h}x{hkv}x{sq}x{sk}-{int(causal)}"
     dq_kernel, dkdv_kernel = kernels.split(":")
     error, out = run_kernel(fa4_run, dq_kernel, work, tag + "-dq", inputs,
                             ["dq"], scalars)
@@ -527,15 +547,7 @@ def check_backward(fa4_run, kernels, work, d, f16, shape, causal, gain, rng):
     if error:
         return False, error
     out.update(out2)
-    errs = {name: rel_err(out[name], ref)
-            for name, ref in (("dq", dq), ("dk", dk), ("dv", dv))}
-    nan = sum(int(np.isnan(out[name]).sum()) for name in errs)
-    # Rows that see no key have a zero gradient, exactly.
-    unseen = ~np.isfinite(lse)
-    stray = int(np.count_nonzero(out["dq"][unseen]))
-    ok = nan == 0 and stray == 0 and all(e < 1e-2 for e in errs.values())
-    return ok, (" ".join(f"{n}={e:.1e}" for n, e in errs.items())
-                + f" nan={nan} unseen_rows={int(unseen.sum())} nonzero={stray}")
+    return compare_gradients(out, refs, lse)
 
 
 def check_backward_main(fa4_run, kernel, work, d, f16, shape, causal, gain,
@@ -543,37 +555,20 @@ def check_backward_main(fa4_run, kernel, work, d, f16, shape, causal, gain,
     """The backward's main kernel in five products: dK and dV, and dQ summed
     across its CTAs into an f32 dQaccum [B, H, Sq, D'] (D' the head dim
     padded to 64 columns) that starts at zero; dQ = scale * dQaccum."""
-    rnd = f16_round if f16 else bf16_round
+    inputs, scalars, refs, lse = backward_case(d, f16, shape, causal, gain,
+                                               rng)
     b, h, hkv, sq, sk = shape
-    q = rnd((rng.uniform(-1, 1, (b, h, sq, d)) * gain).astype(np.float32))
-    k = rnd((rng.uniform(-1, 1, (b, hkv, sk, d)) * gain).astype(np.float32))
-    v = rnd(rng.uniform(-1, 1, (b, hkv, sk, d)).astype(np.float32))
-    do = rnd(rng.uniform(-1, 1, (b, h, sq, d)).astype(np.float32))
-    scale = 1 / np.sqrt(d)
-    o, lse, dq, dk, dv = backward_reference(q, k, v, do, scale, causal)
-    delta = (do.astype(np.float64) * rnd(o.astype(np.float32))).sum(axis=-1)
     padded = -(-d // 64) * 64
+    inputs["dq_accum"] = np.zeros((b, h, sq, padded), np.float32)
     tag = f"bwdmain-{d}-{b}x{h}x{hkv}x{sq}x{sk}-{int(causal)}"
-    inputs = {"q": q, "k": k, "v": v, "do": do,
-              "lse": lse.astype(np.float32), "delta": delta.astype(np.float32),
-              "dq_accum": np.zeros((b, h, sq, padded), np.float32)}
-    scalars = [f"softmax_scale={scale:.9g}", f"causal={int(causal)}"]
     error, out = run_kernel(fa4_run, kernel, work, tag, inputs,
                             ["dk", "dv", "dq_accum"], scalars)
     if error:
         return False, error
-    out["dq"] = out["dq_accum"][..., :d] * scale
-    errs = {name: rel_err(out[name], ref)
-            for name, ref in (("dq", dq), ("dk", dk), ("dv", dv))}
-    nan = sum(int(np.isnan(out[name]).sum()) for name in errs)
-    # Rows that see no key have a zero gradient, exactly; so have the
-    # padding columns of dQaccum.
-    unseen = ~np.isfinite(lse)
-    stray = int(np.count_nonzero(out["dq"][unseen]))
-    stray += int(np.count_nonzero(out["dq_accum"][..., d:]))
-    ok = nan == 0 and stray == 0 and all(e < 1e-2 for e in errs.values())
-    return ok, (" ".join(f"{n}={e:.1e}" for n, e in errs.items())
-                + f" nan={nan} unseen_rows={int(unseen.sum())} nonzero={stray}")
+    out["dq"] = out["dq_accum"][..., :d] / np.sqrt(d)
+    # dQaccum's padding columns stay 0.
+    return compare_gradients(
+        out, refs, lse, int(np.count_nonzero(out["dq_accum"][..., d:])))
 
 
 def main():

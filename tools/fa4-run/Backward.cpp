@@ -12,10 +12,11 @@
 #include "Backward.h"
 #include "Outputs.h"
 
+#include "../../lib/Runner/Parallel.h"
+#include "fa4/KernelFormat/KernelKey.h"
 #include "fa4/Runner/AnyKernel.h"
 #include "fa4/Runner/Element.h"
 #include "fa4/Runner/Npy.h"
-#include "../../lib/Runner/Parallel.h"
 
 #include <cmath>
 #include <cstdio>
@@ -189,7 +190,7 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
   // (the head dim padded to 64 columns) that starts at zero, and the
   // postprocess scales it into dQ.
   bool fused = files[1].findTensor("dq_accum") != nullptr;
-  const int64_t padded = (n.d + 63) / 64 * 64;
+  const int64_t padded = KernelKey::paddedHeadDim(n.d);
   auto writeAccum = [&](const std::vector<float> &accum) {
     return runner::writeNpy(path("dq_accum"), shape(n.b, n.h, n.sq, padded),
                             accum);

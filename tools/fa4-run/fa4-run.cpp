@@ -302,25 +302,7 @@ static int runBackwardKernels(const run::Arguments &args) {
   if (args.dtype == runtime::ElementType::F16)
     key.dtype = DType::F16;
   key.plan = args.plan;
-  std::vector<KernelKey> keys;
-  std::array<Family, 3> families = {Family::AttentionBackwardPreprocess,
-                                    Family::AttentionBackwardDq,
-                                    Family::AttentionBackwardDkDv};
-  if (args.fusedDq)
-    families = {Family::AttentionBackwardPreprocess,
-                Family::AttentionBackwardFused,
-                Family::AttentionBackwardPostprocess};
-  for (Family family : families) {
-    key.family = family;
-    // The plan, the window and the softcap are the main kernels'; D and
-    // the postprocess know no mask.
-    bool pre = family == Family::AttentionBackwardPreprocess ||
-               family == Family::AttentionBackwardPostprocess;
-    key.plan = pre ? Plan() : args.plan;
-    key.window = !pre && args.attention.hasWindow();
-    key.softcap = !pre && args.attention.softcap > 0;
-    keys.push_back(key);
-  }
+  std::vector<KernelKey> keys = KernelKey::backwardKernels(key, args.fusedDq);
   std::vector<runtime::KernelFile> compiled;
   if (int status = compileKeys(keys, args, "--backward", compiled);
       status != kPassed)

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace fa4 {
 
@@ -80,6 +81,12 @@ struct KernelKey {
 
   /// The key of the GEMM program.
   static KernelKey gemm();
+  /// The keys of the attention backward's kernels in launch order for the
+  /// options and plan of `main`: D, dQ and dK/dV, or with `fused` D, the
+  /// fused dK/dV/dQ kernel and the postprocess. The plan, the window and
+  /// the softcap are the main kernels'; D and the postprocess know no mask.
+  static std::vector<KernelKey> backwardKernels(const KernelKey &main,
+                                                bool fused);
   /// Whether the family is one of the attention backward's.
   bool backward() const;
   /// Whether the family is one of decode's.

@@ -930,11 +930,21 @@ private:
   }
 };
 
+/// The thread's fence that makes its shared-memory writes visible to the
+/// async proxy (TMA and wgmma), which reads them after a barrier of all the
+/// writers.
+void fenceForAsyncProxy(ImplicitLocOpBuilder &b) {
+  NVVM::FenceProxyOp::create(
+      b,
+      NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+}
+
 /// A warpgroup's 16-bit `tile` (a thread's values, `blocks` 8-column blocks
 /// of the accumulator layout) into its rows of a shared-memory tile, four
 /// 8 x 8 matrices a warp at a time with `stmatrix` (MatrixAddressing); then
-/// the thread's fence that makes the writes visible to the async proxy (TMA
-/// and wgmma), which read them after a barrier of all the writers.
+/// the fence for the async proxy.
 void storeMatrices(ImplicitLocOpBuilder &b, Value tile, int64_t blocks,
                    const MatrixAddressing &addressing) {
   Type i32 = b.getI32Type();
@@ -954,11 +964,7 @@ void storeMatrices(ImplicitLocOpBuilder &b, Value tile, int64_t blocks,
         NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
         NVVM::LdStMatrixEltType::B16);
   }
-  NVVM::FenceProxyOp::create(
-      b,
-      NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
-      NVVM::SharedSpaceAttr::get(b.getContext(),
-                                 NVVM::SharedSpace::shared_cta));
+  fenceForAsyncProxy(b);
 }
 
 /// The warpgroup's tile into its rows of a shared-memory tile
@@ -1072,12 +1078,7 @@ struct TmaStoreLowering : public ConvertOpToLLVMPattern<TmaStoreOp> {
                                               ArrayRef<int32_t>{i, i + 1}),
                 at, /*alignment=*/8);
           });
-      NVVM::FenceProxyOp::create(
-          b,
-          NVVM::ProxyKindAttr::get(b.getContext(),
-                                   NVVM::ProxyKind::async_shared),
-          NVVM::SharedSpaceAttr::get(b.getContext(),
-                                     NVVM::SharedSpace::shared_cta));
+      fenceForAsyncProxy(b);
     }
     // The writes become visible to TMA; the warpgroup's first thread copies.
     meet();
