@@ -62,19 +62,29 @@ constexpr AccValuePosition accValuePosition(int64_t index) {
   return {index / kAccBlockValues, index % kAccBlockValues / 2, index % 2};
 }
 
-/// A thread's values of an `N`-element #fa4.cols vector: those of its
-/// columns, N / 4 of them, column `column` (0 or 1) of block `block` at
-/// `2 block + column`.
+/// A thread's values of an `N`-element #fa4.cols vector: its column pairs
+/// (2p, 2p + 1) spread over the lanes of each warp, pair p in lane p % 32,
+/// so that lane l holds pairs l, l + 32, ...: 2 ceil(N / 64) values, those
+/// of its k-th pair at 2k and 2k + 1 (pairs past the vector's end are
+/// undefined). A thread of an #fa4.acc tile takes column c of its column
+/// block j from lane 4 (j % 8) + l % 4, value 2 (j / 8) + c (a shuffle).
 constexpr int64_t colsValueCount(int64_t columns) {
-  return columns / kAccQuadLanes;
+  return 2 * ((columns / 2 + 31) / 32);
 }
-constexpr int64_t colsValueIndex(int64_t block, int64_t column) {
-  return 2 * block + column;
-}
-/// The column of the value at `index`, relative to the thread's first.
+/// The column of the value at `index`, relative to the thread's first, 2l.
 constexpr int64_t colsValueColumn(int64_t index) {
-  return kAccBlockColumns * (index / 2) + index % 2;
+  return 64 * (index / 2) + index % 2;
 }
+/// The value index and the first of the four source lanes (+ l % 4) of
+/// column `column` (0 or 1) of an #fa4.acc thread's column block `block`.
+constexpr int64_t colsBroadcastIndex(int64_t block, int64_t column) {
+  return 2 * (block / 8) + column;
+}
+constexpr int64_t colsBroadcastLane(int64_t block) { return 4 * (block % 8); }
+
+static_assert(colsValueCount(64) == 2 && colsValueCount(72) == 4 &&
+                  colsValueCount(8) == 2 && colsValueCount(256) == 8,
+              "a thread holds 2 ceil(N / 64) values of a column vector");
 
 static_assert(accValuePosition(accValueIndex(3, 1, 0)).block == 3 &&
                   accValuePosition(accValueIndex(3, 1, 0)).half == 1 &&

@@ -266,13 +266,15 @@ def FA4_ColsLayoutAttr : FA4_Attr<"ColsLayout", "cols", [
     DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
   let summary = "one value per column of an accumulator-layout tile";
   let description = [{
-    The layout of an `N`-element column vector that matches the columns of
-    a `64 x N` `#fa4.acc` tile: each thread holds the values of its `N/4`
-    columns (`8j + 2(l%4)` and `+1` in each 8-column block `j`, at `2j` and
-    `2j + 1`), the same in the eight lanes that share `l%4` and in every
-    warp, so every consumer warpgroup holds the whole vector. Broadcasts
-    along the rows consume it (a per-key or per-query term of a transposed
-    score tile, such as the backward's LSE of each query column).
+    The layout of an `N`-element column vector for the columns of a
+    `64 x N` `#fa4.acc` tile: its column pairs spread over the lanes of
+    each warp, lane `l` holding columns `2l` and `2l + 1`, then `2l + 64`
+    and `2l + 65`, ... (`2 ceil(N/64)` values), the same in every warp, so
+    every consumer warpgroup holds the whole vector in few registers.
+    Broadcasts along the rows consume it, each thread taking its columns'
+    values from the lanes that hold them by shuffles (a per-key or
+    per-query term of a transposed score tile, such as the backward's LSE
+    of each query column).
 
     ```mlir
     tensor<64xf32, #fa4.cols>

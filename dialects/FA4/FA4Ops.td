@@ -599,9 +599,9 @@ def FA4_GlobalLoadOp : FA4_Op<"global_load", [MemoryEffects<[MemRead]>,
   let description = [{
     Each thread of the warpgroup reads its values of a vector of `N`
     elements: in the `#fa4.rows` layout the values of its two rows `i` of
-    the warpgroup's 64, in the `#fa4.cols` layout those of its `N/4`
-    columns `i`, in the `#fa4.blocked` layout its `N/128` consecutive
-    elements `i`. Value `i` is the element at `base + (start + i) *
+    the warpgroup's 64, in the `#fa4.cols` layout those of its column
+    pairs (`2l`, `2l + 1`, `2l + 64`, ...), in the `#fa4.blocked` layout
+    its `N/128` consecutive elements `i`. Value `i` is the element at `base + (start + i) *
     sizeof(element)` when `i < count`, and 0 past it (the tail of a
     sequence); no address past `count` is read (`count` may be 0 or
     negative, when the element at `base` is read and discarded). How a

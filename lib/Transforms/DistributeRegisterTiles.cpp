@@ -298,18 +298,70 @@ struct BroadcastLowering : public OpConversionPattern<tile::BroadcastOp> {
     if (!isa_and_nonnull<AccLayoutAttr>(resultType.getEncoding()))
       return rewriter.notifyMatchFailure(
           op, "only broadcasts into #fa4.acc tiles distribute");
-    // Along the columns each value takes its row half's; along the rows
-    // its column's, 2j + e of the thread's column values.
-    for (int64_t i = 0, e = accValueCount(resultType.getDimSize(1)); i < e;
-         ++i) {
-      AccValuePosition value = accValuePosition(i);
-      mask.push_back(op.getAxis() == 1
-                         ? value.half
-                         : colsValueIndex(value.block, value.column));
+    int64_t count = accValueCount(resultType.getDimSize(1));
+    if (op.getAxis() == 0) {
+      rewriter.replaceOp(
+          op, broadcastColumns(op, adaptor.getSrc(), count, rewriter));
+      return success();
     }
+    // Along the columns each value takes its row half's.
+    for (int64_t i = 0; i < count; ++i)
+      mask.push_back(accValuePosition(i).half);
     rewriter.replaceOpWithNewOp<vector::ShuffleOp>(op, adaptor.getSrc(),
                                                    adaptor.getSrc(), mask);
     return success();
+  }
+
+  /// A #fa4.cols vector repeated along the rows of an #fa4.acc tile of
+  /// `count` values a thread: each of the thread's column pairs from the
+  /// lane that holds it (AccFragment.h), one shuffle a column, shared by
+  /// the two row halves.
+  static Value broadcastColumns(tile::BroadcastOp op, Value src, int64_t count,
+                                ConversionPatternRewriter &rewriter) {
+    ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+    auto c = [&](int64_t v) -> Value {
+      return arith::ConstantIntOp::create(b, v, 32);
+    };
+    Type element = cast<VectorType>(src.getType()).getElementType();
+    Type i32 = b.getI32Type();
+    unsigned bits = element.getIntOrFloatBitWidth();
+    // Shuffles move 32 bits: narrower values widen and come back.
+    auto toWord = [&](Value v) -> Value {
+      if (element.isF32() || element.isInteger(32))
+        return v;
+      if (!element.isInteger())
+        v = arith::BitcastOp::create(b, b.getIntegerType(bits), v);
+      return arith::ExtUIOp::create(b, i32, v);
+    };
+    auto fromWord = [&](Value v) -> Value {
+      if (element.isF32() || element.isInteger(32))
+        return v;
+      v = arith::TruncIOp::create(b, b.getIntegerType(bits), v);
+      if (!element.isInteger())
+        v = arith::BitcastOp::create(b, element, v);
+      return v;
+    };
+    auto [inGroup, warp, lane] = warpgroupThread(b);
+    Value quad = arith::RemUIOp::create(b, lane, c(kAccQuadLanes));
+    Value fullMask = c(-1), clamp = c(0x1f);
+    DenseMap<std::pair<int64_t, int64_t>, Value> taken;
+    SmallVector<Value> values;
+    for (int64_t i = 0; i < count; ++i) {
+      AccValuePosition position = accValuePosition(i);
+      Value &value = taken[{position.block, position.column}];
+      if (!value) {
+        Value word = toWord(vector::ExtractOp::create(
+            b, src, colsBroadcastIndex(position.block, position.column)));
+        Value from = arith::AddIOp::create(
+            b, quad, c(colsBroadcastLane(position.block)));
+        value = fromWord(NVVM::ShflOp::create(b, word.getType(), fullMask, word,
+                                              from, clamp, NVVM::ShflKind::idx,
+                                              UnitAttr()));
+      }
+      values.push_back(value);
+    }
+    return vector::FromElementsOp::create(b, VectorType::get({count}, element),
+                                          values);
   }
 };
 
@@ -476,6 +528,8 @@ struct IotaLowering : public OpConversionPattern<tile::IotaOp> {
       offsets = {b.getIntegerAttr(elementType, 0),
                  b.getIntegerAttr(elementType, kAccHalfRows)};
     } else if (isa<ColsLayoutAttr>(type.getEncoding())) {
+      // The thread's pairs from column 2 l on.
+      base = arith::MulIOp::create(b, lane, c(2));
       for (int64_t i = 0, n = colsValueCount(type.getDimSize(0)); i < n; ++i)
         offsets.push_back(b.getIntegerAttr(elementType, colsValueColumn(i)));
     } else {

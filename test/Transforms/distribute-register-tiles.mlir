@@ -155,19 +155,54 @@ func.func @rescale_narrow(%o0: !Narrow, %alpha: !Rows, %n: index) -> !Narrow {
   return %r : !Narrow
 }
 
-// A #fa4.cols vector of 64 columns: a thread's 16 values, those of its
-// columns 8j + 2(l % 4) + e at 2j + e; repeated along the rows of an
-// #fa4.acc tile, value 4j + 2h + e takes 2j + e. Its iota counts columns.
+// A #fa4.cols vector of 64 columns: its column pairs spread over a warp's
+// lanes, lane l holding columns 2l and 2l + 1 (2 values). Repeated along
+// the rows of an #fa4.acc tile, a thread takes column e of its column block
+// j from lane 4j + l % 4: one shuffle a column, shared by its two row
+// halves (value 4j + 2h + e). Its iota counts columns from 2l.
 // CHECK-LABEL: func.func @column_terms
-// CHECK-SAME: (%[[S:.*]]: vector<32xf32>, %[[L:.*]]: vector<16xf32>)
+// CHECK-SAME: (%[[S:.*]]: vector<32xf32>, %[[L:.*]]: vector<2xf32>)
 func.func @column_terms(%s: tensor<64x64xf32, #fa4.acc>, %l: tensor<64xf32, #fa4.cols>) -> (tensor<64x64xf32, #fa4.acc>, tensor<64xi32, #fa4.cols>) {
-  // CHECK: %[[B:.*]] = vector.shuffle %[[L]], %[[L]] [0, 1, 0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7, 8, 9, 8, 9, 10, 11, 10, 11, 12, 13, 12, 13, 14, 15, 14, 15] : vector<16xf32>, vector<16xf32>
+  // CHECK: %[[QUAD:.*]] = arith.remui %{{.*}}, %c4_i32 : i32
+  // CHECK: %[[L0:.*]] = vector.extract %[[L]][0] : f32 from vector<2xf32>
+  // CHECK: %[[FROM0:.*]] = arith.addi %[[QUAD]], %c0_i32 : i32
+  // CHECK: %[[C0:.*]] = nvvm.shfl.sync idx %{{.*}}, %[[L0]], %[[FROM0]], %c31_i32 : f32 -> f32
+  // CHECK: %[[L1:.*]] = vector.extract %[[L]][1] : f32 from vector<2xf32>
+  // CHECK: %[[C1:.*]] = nvvm.shfl.sync idx %{{.*}}, %[[L1]], %{{.*}}, %c31_i32 : f32 -> f32
+  // CHECK: %[[FROM2:.*]] = arith.addi %[[QUAD]], %c4_i32{{.*}} : i32
+  // CHECK: %[[C2:.*]] = nvvm.shfl.sync idx %{{.*}}, %{{.*}}, %[[FROM2]], %c31_i32 : f32 -> f32
+  // CHECK-COUNT-13: nvvm.shfl.sync idx
+  // CHECK-NOT: nvvm.shfl.sync
+  // CHECK: %[[B:.*]] = vector.from_elements %[[C0]], %[[C1]], %[[C0]], %[[C1]], %[[C2]], {{.*}} : vector<32xf32>
   %b = tile.broadcast %l axis 0 : tensor<64xf32, #fa4.cols> -> tensor<64x64xf32, #fa4.acc>
   // CHECK: arith.subf %[[S]], %[[B]] : vector<32xf32>
   %d = arith.subf %s, %b : tensor<64x64xf32, #fa4.acc>
-  // CHECK: arith.constant dense<[0, 1, 8, 9, 16, 17, 24, 25, 32, 33, 40, 41, 48, 49, 56, 57]> : vector<16xi32>
+  // CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %c32_i32{{.*}} : i32
+  // CHECK: %[[FIRST:.*]] = arith.muli %[[LANE]], %c2_i32{{.*}} : i32
+  // CHECK: %[[SPLAT:.*]] = vector.broadcast %[[FIRST]] : i32 to vector<2xi32>
+  // CHECK: arith.constant dense<[0, 1]> : vector<2xi32>
   %i = tile.iota axis 0 : tensor<64xi32, #fa4.cols>
   return %d, %i : tensor<64x64xf32, #fa4.acc>, tensor<64xi32, #fa4.cols>
+}
+
+// A mask of 128 columns (i1, 4 values a thread: lane l's pairs l and
+// l + 32) goes through the shuffles as i32; column blocks 8 and on take
+// the second pair.
+// CHECK-LABEL: func.func @column_mask
+// CHECK-SAME: (%[[S:.*]]: vector<64xf32>, %[[M:.*]]: vector<4xi1>)
+func.func @column_mask(%s: tensor<64x128xf32, #fa4.acc>, %m: tensor<128xi1, #fa4.cols>) -> tensor<64x128xf32, #fa4.acc> {
+  // CHECK: %[[M0:.*]] = vector.extract %[[M]][0] : i1 from vector<4xi1>
+  // CHECK: %[[W0:.*]] = arith.extui %[[M0]] : i1 to i32
+  // CHECK: %[[X0:.*]] = nvvm.shfl.sync idx %{{.*}}, %[[W0]], %{{.*}}, %c31_i32 : i32 -> i32
+  // CHECK: arith.trunci %[[X0]] : i32 to i1
+  // CHECK-COUNT-15: vector.extract %[[M]][{{0|1}}] : i1 from vector<4xi1>
+  // CHECK: vector.extract %[[M]][2] : i1 from vector<4xi1>
+  // CHECK: %[[B:.*]] = vector.from_elements {{.*}} : vector<64xi1>
+  %b = tile.broadcast %m axis 0 : tensor<128xi1, #fa4.cols> -> tensor<64x128xi1, #fa4.acc>
+  %z = arith.constant dense<0.0> : tensor<64x128xf32, #fa4.acc>
+  // CHECK: arith.select %[[B]], %[[S]], %{{.*}} : vector<64xi1>, vector<64xf32>
+  %r = arith.select %b, %s, %z : tensor<64x128xi1, #fa4.acc>, tensor<64x128xf32, #fa4.acc>
+  return %r : tensor<64x128xf32, #fa4.acc>
 }
 
 // A run of a 1-d tile (#fa4.blocked): a warpgroup's 512 elements are four a

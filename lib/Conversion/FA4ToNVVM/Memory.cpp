@@ -262,11 +262,14 @@ struct GlobalLoadLowering : public ConvertOpToLLVMPattern<GlobalLoadOp> {
     }
     bool blocked = isa<BlockedLayoutAttr>(op.getLayoutAttr());
     bool rows = isa<RowsLayoutAttr>(op.getLayoutAttr());
-    // A run's piece: the thread's consecutive elements.
+    // A run's piece: the thread's consecutive elements; a column vector's
+    // pairs from column 2 l on (AccFragment.h). Those past the vector's
+    // columns lie before `count` (memory there) or are not read.
     int64_t piece = type.getNumElements();
     Value first =
         blocked ? Value(LLVM::MulOp::create(b, inGroup, i64Const(b, piece)))
-                : (rows ? row : col);
+        : rows  ? row
+                : Value(LLVM::MulOp::create(b, lane, i64Const(b, 2)));
     for (int64_t i = 0; i < piece; ++i) {
       int64_t step = blocked ? i : rows ? kAccHalfRows * i : colsValueColumn(i);
       Value index = LLVM::AddOp::create(b, first, i64Const(b, step));
