@@ -155,6 +155,10 @@ buildAttentionBackwardProgram(MLIRContext &context,
   ::fa4::Plan plan = key.plan;
   if (!plan.blockN && !pre && !post)
     plan.blockN = ::fa4::dsl::attentionBackwardBlockN(options);
+  bool keyBlocks = key.family == Family::AttentionBackwardDkDv ||
+                   key.family == Family::AttentionBackwardFused;
+  if (!plan.pinDescriptors && keyBlocks)
+    plan.pinDescriptors = ::fa4::dsl::attentionBackwardPinDescriptors(options);
   return buildWithPlan(
       context, key, elementType, plan, !pre, options,
       [&](const ::fa4::dsl::AttentionOptions &tiles) {

@@ -196,6 +196,12 @@ buildAttentionBackwardPostprocess(mlir::MLIRContext *context,
 /// dim 128 (a few hundred bytes of spills; 128 rows would need twice the
 /// score registers).
 int64_t attentionBackwardBlockN(const AttentionOptions &options);
+/// Whether the key-block programs (dK/dV, the five products) pin their MMA
+/// descriptor bases (the plan's pin_descriptors): from head dim 96 on,
+/// where K's and V's per-step descriptor words spill (bench/RESULTS.md,
+/// 2026-12-05: the dK/dV kernel 6 % faster at head dim 128; the dQ
+/// program, which has registers to spare, 12 % slower, so not there).
+bool attentionBackwardPinDescriptors(const AttentionOptions &options);
 
 /// The attention backward's dQ as a tile program, `@attention_bwd_dq(q, k,
 /// v, do, lse, delta, dq, seq_q, seq_k, batch, heads, group,

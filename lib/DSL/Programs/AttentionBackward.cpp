@@ -81,6 +81,11 @@ int64_t fa4::dsl::attentionBackwardBlockN(const AttentionOptions &) {
   return 64;
 }
 
+bool fa4::dsl::attentionBackwardPinDescriptors(
+    const AttentionOptions &options) {
+  return options.headDim > 64;
+}
+
 namespace {
 /// What the dQ and the dK/dV programs share: Q and dO [B, H, Sq, D] (dO's
 /// last dim Dv), K and V [B, Hkv, Sk, D] with H a multiple of Hkv, LSE and
