@@ -5,7 +5,7 @@
 # 128 and 256 in bf16 and f16, with a sliding window, a logit softcap or
 # both, for packed sequences of variable lengths, at head dims 80, 96, 160
 # and (192, 128), the GEMM, the attention backward's kernels at head
-# dims 64, 96 and 128, and decode's) with fa4-run's compiler into kernel files,
+# dims 64, 96 and 128, in five products too, and decode's) with fa4-run's compiler into kernel files,
 # DIR/<name>.kernel (the name its key derives), for a machine that runs them
 # without the compiler
 # (bench/run-h200.sh, test/GPU/run-on-device.sh):
@@ -111,6 +111,11 @@ compile_family() {
 # takes, with a window and a softcap.
 compile_family backward 3 "64" "96" "128" "128 --dtype f16" "64 --window 64,0" \
   "128 --window 64,0" "128 --softcap 30" "128 --window 64,0 --softcap 30"
+# The backward in five products (--fused-dq: D, the main kernel, dQ's
+# postprocess), libfa4's default above head dim 64.
+compile_family backward 3 "96 --fused-dq" "128 --fused-dq" \
+  "128 --dtype f16 --fused-dq" "128 --window 64,0 --fused-dq" \
+  "128 --softcap 30 --fused-dq" "128 --window 64,0 --softcap 30 --fused-dq"
 
 # Decode's two kernels (over a KV cache, and the combine of its parts) at
 # the head dims and options the GPU tests and the benchmark run: the main
