@@ -5,8 +5,10 @@
 For every shape of the standard sweep (head dims 64 and 128, sequence 1024
 to 16384 with batch * sequence = 16384, 16 heads, causal or not, bf16) this
 times the backward alone, the forward's O and LSE kept: fa4's three kernels
-(fa4.attention's backward op) and `out.backward(dout)` of SDPA's graph with
-each backend, in one run, by turns. Each is timed alike: 5 untimed calls,
+(fa4.attention's backward op; by default dK, dV and dQ's parts in one
+kernel above head dim 64, and with deterministic=True dQ by a kernel of its
+own) and `out.backward(dout)` of SDPA's graph with each backend, in one
+run, by turns. Each is timed alike: 5 untimed calls,
 then three rounds of 10 calls queued between CUDA events, the best round's
 mean. TFLOP/s = 2.5 x the forward's 4*B*H*S*S*D / time, halved when causal.
 
@@ -63,7 +65,8 @@ def main():
     args = parser.parse_args()
     backends = torch.nn.attention.SDPBackend
     lengths = [1024, 4096] if args.quick else [1024, 2048, 4096, 8192, 16384]
-    rows = ["| D | causal | S | fa4 | cuDNN | FA2 | fa4/cuDNN |", "|---|---|---|---|---|---|---|"]
+    rows = ["| D | causal | S | fa4 | fa4 deterministic | cuDNN | FA2 | fa4/cuDNN |",
+            "|---|---|---|---|---|---|---|---|"]
     ratios = []
     for d in args.head_dims:
         for causal in (False, True):
@@ -78,6 +81,9 @@ def main():
                 times = {
                     "fa4": timed(lambda: fa4._attention_backward(
                         dout, q, k, v, out, lse, None, causal, scale)),
+                    "det": timed(lambda: fa4._attention_backward(
+                        dout, q, k, v, out, lse, None, causal, scale,
+                        deterministic=True)),
                     "cudnn": timed(sdpa_backward(q, k, v, dout, causal,
                                                  backends.CUDNN_ATTENTION)),
                     "fa2": timed(sdpa_backward(q, k, v, dout, causal,
@@ -86,8 +92,9 @@ def main():
                 tf = {n: flops / (t * 1e-3) / 1e12 for n, t in times.items()}
                 ratio = tf["fa4"] / tf["cudnn"]
                 ratios.append(ratio)
-                rows.append("| %d | %s | %d | %.0f | %.0f | %.0f | %.2f |" % (
-                    d, "yes" if causal else "no", s, tf["fa4"], tf["cudnn"], tf["fa2"], ratio))
+                rows.append("| %d | %s | %d | %.0f | %.0f | %.0f | %.0f | %.2f |" % (
+                    d, "yes" if causal else "no", s, tf["fa4"], tf["det"], tf["cudnn"],
+                    tf["fa2"], ratio))
                 print(rows[-1], flush=True)
     geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
     rows.append("")

@@ -138,10 +138,14 @@ void fa4_attention_plan_destroy(fa4_attention_plan *plan);
  * multiple of HKV (dk and dv summed over each KV head's query heads), any
  * strides whose last is 1; lse f32 [B, H, SQ] (the forward's) and delta f32
  * [B, H, SQ] (a workspace the call writes: D = rowsum(dO * O)), both
- * contiguous. Three kernels on `stream`: D, then dQ (a CTA per query
- * block), then dK and dV (a CTA per key block): no sum across CTAs, the
- * same bits on every run. No packed sequences yet; one head dim for Q, K
- * and V, up to 128. */
+ * contiguous. Three kernels on `stream`: D, then either dQ (a CTA per query
+ * block) and dK and dV (a CTA per key block), no sum across CTAs, the same
+ * bits on every run; or, where that is faster (head dims over 64, long key
+ * sequences: fa4_attention_backward_dq_accum says) and deterministic is 0,
+ * dK, dV and each key block's part of dQ by one kernel (S and dP once),
+ * the parts added into dq_accum in f32 in no fixed order, and dQ from
+ * dq_accum. No packed sequences yet; one head dim for Q, K and V, up to
+ * 128. */
 typedef struct fa4_attention_backward_args {
   uint32_t struct_size;
   fa4_dtype dtype;
@@ -159,11 +163,17 @@ typedef struct fa4_attention_backward_args {
   /* Plan fields of the dQ and dK/dV kernels ("block-n=64"); NULL or "":
    * derived. */
   const char *plan;
+  /* 1: the same bits on every run (see above). */
+  int32_t deterministic;
+  /* f32 [B, H, SQ, DP], contiguous, DP = D rounded up to a multiple of 64:
+   * a workspace the call zeroes and the CTAs add dQ's parts into; may be
+   * left empty when fa4_attention_backward_dq_accum says it is unused. */
+  fa4_tensor dq_accum;
 } fa4_attention_backward_args;
 
-/* Gets the backward's three kernels without a GPU (fa4_prepare_attention's
- * way); `seconds` (may be null) is the time it took. Returns 0 or
- * non-zero. */
+/* Gets the backward's kernels without a GPU (fa4_prepare_attention's way),
+ * those of both ways unless deterministic; `seconds` (may be null) is the
+ * time it took. Returns 0 or non-zero. */
 int fa4_prepare_attention_backward(const fa4_attention_backward_args *args,
                                    double *seconds);
 
@@ -172,6 +182,12 @@ int fa4_prepare_attention_backward(const fa4_attention_backward_args *args,
  * fails before the first launch). */
 int fa4_attention_backward(const fa4_attention_backward_args *args,
                            void *stream);
+
+/* Sets *needed to 1 when fa4_attention_backward of `args` adds dQ's parts
+ * into dq_accum (which the caller must then give), else 0; tensors'
+ * addresses are not read. Returns 0 or non-zero. */
+int fa4_attention_backward_dq_accum(const fa4_attention_backward_args *args,
+                                    int32_t *needed);
 
 /* Attention over a KV cache (decode): a few query tokens per sequence
  * against the keys a cache holds. q and o [B, H, SQ, D] (o of V's head

@@ -21,6 +21,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -167,6 +169,34 @@ rt::TensorArg deviceTensor(uint64_t address, rt::ElementType type,
   return arg;
 }
 
+/// The elements of `tensor`'s extents.
+int64_t elementCount(const fa4_tensor &tensor) {
+  int64_t count = 1;
+  for (int32_t i = 0; i < tensor.rank && i < 4; ++i)
+    count *= tensor.shape[i];
+  return count;
+}
+
+/// Success when `tensor`'s strides are those of its extents, outermost
+/// first (a workspace the call writes whole).
+rt::Status checkContiguous(const char *name, const fa4_tensor &tensor) {
+  int64_t expected = 1;
+  for (int32_t i = std::min(tensor.rank, 4) - 1; i >= 0; --i) {
+    if (tensor.strides[i] != expected && tensor.shape[i] != 1) {
+      std::string shape, strides;
+      for (int32_t j = 0; j < tensor.rank && j < 4; ++j) {
+        shape += (j ? ", " : "") + std::to_string(tensor.shape[j]);
+        strides += (j ? ", " : "") + std::to_string(tensor.strides[j]);
+      }
+      return rt::Status::error(std::string(name) + " [" + shape +
+                               "] has strides [" + strides +
+                               "]; it must be contiguous");
+    }
+    expected *= tensor.shape[i];
+  }
+  return rt::Status::success();
+}
+
 rt::TensorArg tensorArg(const fa4_tensor &tensor, rt::ElementType type) {
   rt::TensorArg arg;
   arg.address = CUdeviceptr(tensor.data);
@@ -287,10 +317,16 @@ rt::Expected<Loaded *> load(const fa4::KernelKey &key) {
   return loaded;
 }
 
-/// The keys of the backward's three kernels (preprocess, dQ, dK/dV) for
-/// `args`, or a refusal.
+/// Which of the backward's kernel sets `backwardKeys` gives: the one a
+/// launch of the arguments runs, or for preparing both that it may run.
+enum class BackwardSets { Launch, Prepare };
+
+/// The keys of the backward's three kernels (preprocess, then dQ and dK/dV
+/// or the five products and the postprocess, fa4/KernelFormat/PlanTable.h)
+/// for `args`, or a refusal.
 rt::Expected<std::vector<fa4::KernelKey>>
-backwardKeys(const fa4_attention_backward_args &args) {
+backwardKeys(const fa4_attention_backward_args &args,
+             BackwardSets sets = BackwardSets::Launch) {
   if (args.struct_size < sizeof(fa4_attention_backward_args))
     return rt::Status::error(
         "fa4_attention_backward_args.struct_size is " +
@@ -322,17 +358,39 @@ backwardKeys(const fa4_attention_backward_args &args) {
       return rt::Status::error("plan '" + std::string(args.plan) +
                                "': " + s.message());
   key.plan = plan;
+  // The five products where the table picks them, unless the caller wants
+  // the same bits every run.
+  std::vector<bool> choices;
+  if (sets == BackwardSets::Launch)
+    choices = {!args.deterministic &&
+               fa4::backwardFusedForLaunch(key, args.k.shape[2], args.causal)};
+  else
+    choices = {false, !args.deterministic &&
+                          fa4::backwardFusedForLaunch(
+                              key, std::numeric_limits<int64_t>::max(), false)};
   std::vector<fa4::KernelKey> keys;
-  for (const fa4::KernelKey &kernel :
-       fa4::KernelKey::backwardKernels(key, /*fused=*/false)) {
-    if (kernel.family == fa4::Family::AttentionBackwardPreprocess &&
-        args.delta_ready)
-      continue;
-    if (rt::Status s = kernel.verify(); !s.ok())
-      return s;
-    keys.push_back(kernel);
-  }
+  for (bool fused : choices)
+    for (const fa4::KernelKey &kernel :
+         fa4::KernelKey::backwardKernels(key, fused)) {
+      if ((kernel.family == fa4::Family::AttentionBackwardPreprocess &&
+           args.delta_ready) ||
+          std::any_of(keys.begin(), keys.end(),
+                      [&](const fa4::KernelKey &taken) {
+                        return taken.str() == kernel.str();
+                      }))
+        continue;
+      if (rt::Status s = kernel.verify(); !s.ok())
+        return s;
+      keys.push_back(kernel);
+    }
   return keys;
+}
+
+/// Whether the launch of `keys` adds dQ's parts into dq_accum.
+bool addsIntoAccum(const std::vector<fa4::KernelKey> &keys) {
+  return std::any_of(keys.begin(), keys.end(), [](const fa4::KernelKey &key) {
+    return key.family == fa4::Family::AttentionBackwardFused;
+  });
 }
 
 /// Binds the tensors and scalars of `args` that `launcher`'s kernel (one
@@ -348,13 +406,23 @@ rt::Status bindBackward(rt::Launcher &launcher,
     rt::ElementType type;
   };
   const Named tensors[] = {
-      {"q", &args.q, 4, type},         {"k", &args.k, 4, type},
-      {"v", &args.v, 4, type},         {"o", &args.o, 4, type},
-      {"do", &args.dout, 4, type},     {"dq", &args.dq, 4, type},
-      {"dk", &args.dk, 4, type},       {"dv", &args.dv, 4, type},
+      {"q", &args.q, 4, type},
+      {"k", &args.k, 4, type},
+      {"v", &args.v, 4, type},
+      {"o", &args.o, 4, type},
+      {"do", &args.dout, 4, type},
+      {"dq", &args.dq, 4, type},
+      {"dk", &args.dk, 4, type},
+      {"dv", &args.dv, 4, type},
       {"lse", &args.lse, 3, rt::ElementType::F32},
-      {"delta", &args.delta, 3, rt::ElementType::F32}};
+      {"delta", &args.delta, 3, rt::ElementType::F32},
+      {"dq_accum", &args.dq_accum, 4, rt::ElementType::F32}};
+  const rt::KernelFile &file = launcher.binding().file();
+  // dq_accum only where the kernel adds into it or reads it.
+  bool accum = file.findParam("dq_accum") != nullptr;
   for (const Named &named : tensors) {
+    if (named.tensor == &args.dq_accum && !accum)
+      continue;
     if (named.tensor->rank != named.rank)
       return rt::Status::error(std::string(named.name) + " has rank " +
                                std::to_string(named.tensor->rank) + ", not " +
@@ -363,12 +431,14 @@ rt::Status bindBackward(rt::Launcher &launcher,
       return rt::Status::error(std::string(named.name) +
                                " has no device address");
   }
+  if (accum)
+    if (rt::Status s = checkContiguous("dq_accum", args.dq_accum); !s.ok())
+      return s;
   int64_t heads = args.q.shape[1], kvHeads = args.k.shape[1];
   if (kvHeads < 1 || heads % kvHeads != 0)
     return rt::Status::error("q has " + std::to_string(heads) +
                              " heads, not a multiple of the " +
                              std::to_string(kvHeads) + " heads of k and v");
-  const rt::KernelFile &file = launcher.binding().file();
   for (const Named &named : tensors)
     if (file.findParam(named.name))
       if (rt::Status s = launcher.setTensor(
@@ -647,11 +717,13 @@ int prepareKeys(const std::vector<fa4::KernelKey> &keys, double *seconds) {
 }
 
 /// Loads the kernels of `keys`, binds each with `bind(launcher, i)` (the
-/// i-th key's), every one before the first launch, and launches them in
-/// order on `stream`. Returns the C status.
+/// i-th key's), every one before the first launch, runs `before` (work on
+/// the stream ahead of the kernels, such as zeroing a workspace; may be
+/// empty) and launches them in order on `stream`. Returns the C status.
 template <typename Bind>
-int launchKeys(const std::vector<fa4::KernelKey> &keys, Bind &&bind,
-               void *stream) {
+int launchKeys(
+    const std::vector<fa4::KernelKey> &keys, Bind &&bind, void *stream,
+    const std::function<rt::Status(const rt::Driver &)> &before = {}) {
   std::vector<Loaded *> kernels;
   for (const fa4::KernelKey &key : keys) {
     rt::Expected<Loaded *> loaded = load(key);
@@ -665,6 +737,9 @@ int launchKeys(const std::vector<fa4::KernelKey> &keys, Bind &&bind,
     if (rt::Status s = bind(*kernels[i]->launcher, i); !s.ok())
       return failWith("kernel '" + kernels[i]->name + "': " + s.message());
   }
+  if (before)
+    if (rt::Status s = before(*process().driver); !s.ok())
+      return failWith(s.message());
   for (Loaded *loaded : kernels)
     if (rt::Status s = loaded->launcher->launch(CUstream(stream)); !s.ok())
       return failWith("kernel '" + loaded->name + "': " + s.message());
@@ -788,7 +863,8 @@ int fa4_prepare_attention_backward(const fa4_attention_backward_args *args,
   return guarded([&] {
     if (!args)
       return failWith("fa4_prepare_attention_backward: null arguments");
-    rt::Expected<std::vector<fa4::KernelKey>> keys = backwardKeys(*args);
+    rt::Expected<std::vector<fa4::KernelKey>> keys =
+        backwardKeys(*args, BackwardSets::Prepare);
     if (!keys.ok())
       return failWith(keys.status().message());
     return prepareKeys(*keys, seconds);
@@ -803,12 +879,34 @@ int fa4_attention_backward(const fa4_attention_backward_args *args,
     rt::Expected<std::vector<fa4::KernelKey>> keys = backwardKeys(*args);
     if (!keys.ok())
       return failWith(keys.status().message());
+    // The five products add dQ's parts into dq_accum from zero.
+    bool fused = addsIntoAccum(*keys);
+    auto zeroAccum = [&](const rt::Driver &driver) {
+      return driver.zeroAsync(CUdeviceptr(args->dq_accum.data),
+                              size_t(elementCount(args->dq_accum)) * 4,
+                              CUstream(stream));
+    };
     return launchKeys(
         *keys,
         [&](rt::Launcher &launcher, size_t) {
           return bindBackward(launcher, *args);
         },
-        stream);
+        stream,
+        fused ? std::function<rt::Status(const rt::Driver &)>(zeroAccum)
+              : nullptr);
+  });
+}
+
+int fa4_attention_backward_dq_accum(const fa4_attention_backward_args *args,
+                                    int32_t *needed) {
+  return guarded([&] {
+    if (!args || !needed)
+      return failWith("fa4_attention_backward_dq_accum: null arguments");
+    rt::Expected<std::vector<fa4::KernelKey>> keys = backwardKeys(*args);
+    if (!keys.ok())
+      return failWith(keys.status().message());
+    *needed = addsIntoAccum(*keys) ? 1 : 0;
+    return 0;
   });
 }
 

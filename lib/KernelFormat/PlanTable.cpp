@@ -56,3 +56,33 @@ KernelKey fa4::planForLaunch(KernelKey key, int64_t seqK, bool causal) {
     }
   return key;
 }
+
+/// The backward in five products against dQ by a kernel of its own, head
+/// dim 128, bf16, H = 16, B * S = 16384, on an H100 (bench/RESULTS.md,
+/// 2026-12-05), the time of the two ways' backward (fa4.attention's op)
+/// interleaved in alternating order, the median of 6 rounds each; five
+/// products over three kernels, TFLOP/s:
+///
+///   not causal S = 1024 330 / 341, 2048 368 / 383, 4096 394 / 396,
+///              8192 424 / 413, 16384 430 / 413
+///   causal     S = 1024 229 / 259, 2048 285 / 324, 4096 343 / 372,
+///              8192 386 / 397, 16384 422 / 415
+///
+/// so five products from 8192 keys on without a causal mask, from 16384
+/// with one (where the key blocks' loops differ most in length, and the
+/// longest CTAs, whose steps do more, finish last). Timed kernel by kernel
+/// (`fa4-run --kernel --bench`, inputs of another distribution) the
+/// five-product kernel and the postprocess were ahead at 4096 keys too
+/// (3.17 against 3.34 ms at B = 4, not causal); why they are not end to
+/// end is open.
+constexpr int64_t kBackwardFusedMinSeqK = 8192;
+constexpr int64_t kBackwardFusedMinSeqKCausal = 16384;
+
+bool fa4::backwardFusedForLaunch(const KernelKey &main, int64_t seqK,
+                                 bool causal) {
+  KernelKey fused = main;
+  fused.family = Family::AttentionBackwardFused;
+  return seqK >= (causal ? kBackwardFusedMinSeqKCausal
+                         : kBackwardFusedMinSeqK) &&
+         fused.verify().ok();
+}

@@ -148,3 +148,12 @@ Status Driver::synchronize() const {
   return check(table->cuCtxSynchronizeFn(), "cuCtxSynchronize",
                "waiting for the device");
 }
+
+Status Driver::zeroAsync(CUdeviceptr address, size_t bytes,
+                         CUstream stream) const {
+  if (bytes % 4)
+    return Status::error("zeroing " + std::to_string(bytes) +
+                         " bytes: not a whole number of 32-bit words");
+  return check(table->cuMemsetD32AsyncFn(address, 0, bytes / 4, stream),
+               "cuMemsetD32Async", "zeroing a workspace");
+}

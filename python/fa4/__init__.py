@@ -19,8 +19,11 @@ node. Bad arguments raise ValueError or TypeError naming the argument and the
 numbers before anything launches. Empty inputs (B, SQ, SK or H of 0) give
 empty outputs, or out 0 and lse -inf for queries with no key, without a
 launch. `attention` is differentiable (``register_autograd`` on the op: O
-and the LSE are saved, and the backward runs fa4's three backward kernels,
-with no sum across CTAs, so the gradients are the same bits every run);
+and the LSE are saved, and the backward runs fa4's three backward kernels:
+where it is faster, at head dims over 64 and long sequences, each key
+block's CTA adds its part of dQ into an f32 workspace, in no fixed order;
+elsewhere, and always with ``deterministic=True``, dQ has a kernel of its
+own, no sum across CTAs, so the gradients are the same bits every run);
 its backward takes one head dim for q, k and v, up to 128, and other calls
 with inputs that require grad raise NotImplementedError before anything
 runs. `attention_varlen` has no backward yet (RuntimeError
@@ -347,9 +350,12 @@ def _gradient_layouts(q, k, v):
 
 
 def _attention_backward(dout, q, k, v, out, lse, dlse, causal, softmax_scale,
-                        window_left=-1, window_right=-1, softcap=0.0):
+                        window_left=-1, window_right=-1, softcap=0.0,
+                        deterministic=False):
     """dq, dk, dv of a dense call: fa4's backward kernels (D = rowsum(dO o O),
-    less dlse when the LSE has a gradient too; dQ; dK and dV)."""
+    less dlse when the LSE has a gradient too; dQ, then dK and dV; or, where
+    libfa4 picks it and not deterministic, dK, dV and dQ's parts added into
+    an f32 dq_accum, then dQ)."""
     dq, dk, dv = _gradient_layouts(q, k, v)
     if q.numel() == 0 or k.numel() == 0:
         return dq.zero_(), dk.zero_(), dv.zero_()
@@ -376,6 +382,15 @@ def _attention_backward(dout, q, k, v, out, lse, dlse, causal, softmax_scale,
     args.window_left, args.window_right = window_left, window_right
     args.softcap = float(softcap)
     args.softmax_scale = float(softmax_scale)
+    args.deterministic = int(bool(deterministic))
+    needed = ctypes.c_int32(0)
+    _lib.check(_lib.library().fa4_attention_backward_dq_accum(ctypes.byref(args),
+                                                              ctypes.byref(needed)))
+    if needed.value:
+        # dQ's parts added across CTAs (the call zeroes it on the stream).
+        d = q.shape[-1]
+        accum = q.new_empty((b, h, s, (d + 63) // 64 * 64), dtype=torch.float32)
+        args.dq_accum = _tensor(accum, (0, 1, 2, 3))
     _lib.check(_lib.library().fa4_attention_backward(ctypes.byref(args),
                                                      _current_stream()))
     return dq, dk, dv
@@ -387,34 +402,37 @@ if hasattr(torch, "library") and hasattr(torch.library, "custom_op"):
                                v: torch.Tensor, out: torch.Tensor, lse: torch.Tensor,
                                dlse: typing.Optional[torch.Tensor], causal: bool,
                                softmax_scale: float, window_left: int, window_right: int,
-                               softcap: float
+                               softcap: float, deterministic: bool
                                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         return _attention_backward(dout, q, k, v, out, lse, dlse, causal, softmax_scale,
-                                   window_left, window_right, softcap)
+                                   window_left, window_right, softcap, deterministic)
 
     @_attention_backward_op.register_fake
     def _attention_backward_fake(dout, q, k, v, out, lse, dlse, causal, softmax_scale,
-                                 window_left, window_right, softcap):
+                                 window_left, window_right, softcap, deterministic):
         return _gradient_layouts(q, k, v)
 
     @torch.library.custom_op("fa4::attention", mutates_args=())
     def _attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
                       causal: bool, softmax_scale: float, window_left: int,
-                      window_right: int, softcap: float) -> tuple[torch.Tensor, torch.Tensor]:
+                      window_right: int, softcap: float,
+                      deterministic: bool) -> tuple[torch.Tensor, torch.Tensor]:
         return _attention(q, k, v, causal, softmax_scale, window_left,
                           window_right, softcap)
 
     @_attention_op.register_fake
     def _attention_fake(q, k, v, causal, softmax_scale, window_left,
-                        window_right, softcap):
+                        window_right, softcap, deterministic):
         b, s, h, _ = q.shape
         return _output(q, v.shape[-1]), q.new_empty((b, h, s), dtype=torch.float32)
 
     def _setup_context(ctx, inputs, output):
-        q, k, v, causal, softmax_scale, window_left, window_right, softcap = inputs
+        (q, k, v, causal, softmax_scale, window_left, window_right, softcap,
+         deterministic) = inputs
         out, lse = output
         ctx.save_for_backward(q, k, v, out, lse)
-        ctx.options = (causal, softmax_scale, window_left, window_right, softcap)
+        ctx.options = (causal, softmax_scale, window_left, window_right, softcap,
+                       deterministic)
         # An output without a gradient arrives as None, not as zeros.
         ctx.set_materialize_grads(False)
 
@@ -423,17 +441,20 @@ if hasattr(torch, "library") and hasattr(torch.library, "custom_op"):
         if dout is None:
             dout = torch.zeros_like(out)
         dq, dk, dv = _attention_backward_op(dout, q, k, v, out, lse, dlse, *ctx.options)
-        return dq, dk, dv, None, None, None, None, None
+        return dq, dk, dv, None, None, None, None, None, None
 
     _attention_op.register_autograd(_backward, setup_context=_setup_context)
     _DIFFERENTIABLE = True
 else:  # torch < 2.4: a plain function
-    _attention_op = _attention
+    def _attention_op(q, k, v, causal, softmax_scale, window_left, window_right,
+                      softcap, deterministic):
+        return _attention(q, k, v, causal, softmax_scale, window_left,
+                          window_right, softcap)
     _DIFFERENTIABLE = False
 
 
 def attention(q, k, v, causal=False, softmax_scale=None, window_size=(-1, -1),
-              softcap=0.0, return_lse=False):
+              softcap=0.0, return_lse=False, deterministic=False):
     """FlashAttention's flash_attn_func: softmax(scale q k^T [mask]) v.
 
     q (B, SQ, H, D), k (B, SK, HKV, D), v (B, SK, HKV, Dv); causal is
@@ -444,7 +465,10 @@ def attention(q, k, v, causal=False, softmax_scale=None, window_size=(-1, -1),
     is 0) has out 0 and lse -inf. Differentiable in q, k and v (and through
     lse); a call whose backward fa4 does not have (head dims over 128, v's
     own head dim) raises NotImplementedError when an input requires grad
-    while grad mode is on.
+    while grad mode is on. deterministic: the backward's gradients the same
+    bits every run (dQ by a kernel of its own); by default, where it is
+    faster (head dims over 64, long sequences), the key blocks add their
+    parts of dQ in no fixed order.
     """
     if _requires_grad(q, k, v):
         if not _DIFFERENTIABLE:
@@ -453,14 +477,16 @@ def attention(q, k, v, causal=False, softmax_scale=None, window_size=(-1, -1),
         left, right = _check_options(causal, softmax_scale, window_size, softcap)
         _check_backward(q, v)
         scale = softmax_scale if softmax_scale is not None else 1.0 / math.sqrt(q.shape[-1])
-        out, lse = _attention_op(q, k, v, causal, float(scale), left, right, float(softcap))
+        out, lse = _attention_op(q, k, v, causal, float(scale), left, right, float(softcap),
+                                 bool(deterministic))
     elif _compiling():
         # Traced by torch.compile: fake tensors, checked without addresses;
         # the op is one node of the graph.
         _check_dense(q, k, v, address=False)
         left, right = _check_options(causal, softmax_scale, window_size, softcap)
         scale = softmax_scale if softmax_scale is not None else 1.0 / math.sqrt(q.shape[-1])
-        out, lse = _attention_op(q, k, v, causal, float(scale), left, right, float(softcap))
+        out, lse = _attention_op(q, k, v, causal, float(scale), left, right, float(softcap),
+                                 bool(deterministic))
     else:
         left, right = _check_options(causal, softmax_scale, window_size, softcap)
         out, lse = _attention(q, k, v, causal, softmax_scale, left, right, float(softcap))
@@ -619,10 +645,11 @@ def prepare(head_dim=128, dtype=torch.bfloat16, varlen=False, window=False,
     return _lib.SOURCES[source.value], seconds.value
 
 
-def prepare_backward(head_dim=128, dtype=torch.bfloat16, head_dim_v=None):
-    """Gets the backward's three kernels for these options ahead of the first
-    backward (compiled, or from the compile cache; no GPU needed). Returns
-    the seconds it took."""
+def prepare_backward(head_dim=128, dtype=torch.bfloat16, head_dim_v=None,
+                     deterministic=False):
+    """Gets the backward's kernels for these options ahead of the first
+    backward, those of both ways unless deterministic (compiled, or from the
+    compile cache; no GPU needed). Returns the seconds it took."""
     if dtype not in _DTYPES:
         raise TypeError("dtype %s: fa4 runs torch.bfloat16 and torch.float16" % (dtype,))
     head_dim_v = head_dim if head_dim_v is None else head_dim_v
@@ -630,6 +657,7 @@ def prepare_backward(head_dim=128, dtype=torch.bfloat16, head_dim_v=None):
     _check_head_dim(head_dim_v, "v (head_dim_v)")
     args = _lib.BackwardArgs()
     args.dtype = _DTYPES[dtype]
+    args.deterministic = int(bool(deterministic))
     for tensor, d in ((args.q, head_dim), (args.v, head_dim_v)):
         tensor.rank = 4
         tensor.shape[3] = d

@@ -84,6 +84,8 @@ class BackwardArgs(ctypes.Structure):
         ("softmax_scale", ctypes.c_float),
         ("delta_ready", ctypes.c_int32),
         ("plan", ctypes.c_char_p),
+        ("deterministic", ctypes.c_int32),
+        ("dq_accum", Tensor),
     ]
 
     def __init__(self):
@@ -213,6 +215,8 @@ def _declare(lib):
     lib.fa4_prepare_attention_backward.argtypes = [backward, ctypes.POINTER(ctypes.c_double)]
     lib.fa4_attention_backward.restype = ctypes.c_int
     lib.fa4_attention_backward.argtypes = [backward, ctypes.c_void_p]
+    lib.fa4_attention_backward_dq_accum.restype = ctypes.c_int
+    lib.fa4_attention_backward_dq_accum.argtypes = [backward, ctypes.POINTER(ctypes.c_int32)]
     kvcache = ctypes.POINTER(KvcacheArgs)
     lib.fa4_attention_kvcache_splits.restype = ctypes.c_int
     lib.fa4_attention_kvcache_splits.argtypes = [ctypes.c_int64] * 6 + [

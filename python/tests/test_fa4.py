@@ -119,9 +119,13 @@ class ArgumentChecks(unittest.TestCase):
         # refuses before any kernel: a head dim over the backward's.
         # struct_size and dtype, ten tensors, causal, window_left,
         # window_right, softcap, softmax_scale and delta_ready, the plan
-        # pointer at the next 8 bytes.
+        # pointer at the next 8 bytes, deterministic, then dq_accum at the
+        # next 8.
         self.assertEqual(_lib.BackwardArgs.plan.offset, 8 + 10 * ctypes.sizeof(_lib.Tensor) + 24)
-        self.assertEqual(ctypes.sizeof(_lib.BackwardArgs), _lib.BackwardArgs.plan.offset + 8)
+        self.assertEqual(_lib.BackwardArgs.deterministic.offset, _lib.BackwardArgs.plan.offset + 8)
+        self.assertEqual(_lib.BackwardArgs.dq_accum.offset, _lib.BackwardArgs.plan.offset + 16)
+        self.assertEqual(ctypes.sizeof(_lib.BackwardArgs),
+                         _lib.BackwardArgs.dq_accum.offset + ctypes.sizeof(_lib.Tensor))
         try:
             _lib.library()
         except _lib.Fa4Error as error:

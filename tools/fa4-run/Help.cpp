@@ -192,7 +192,8 @@ OPTIONS
                          reduce-add), then a postprocess that scales that
                          sum into dQ. Head dims 80 to 128 (64 is refused:
                          its dQ columns do not split over two warpgroups);
-                         slower than the three kernels so far
+                         libfa4's choice from 8192 keys (16384 with a
+                         causal mask) unless told deterministic
   --decode               attention: decode's two kernels instead (attention
                          over a KV cache, split over its keys, and the
                          combine of the parts, which a single split

@@ -5,7 +5,8 @@
 // sequences, 80-row ones elsewhere. A kernel cannot choose at run time (the
 // block is its tiles' shape), so the caller does, before the key names a
 // kernel: the table in PlanTable.cpp maps (head dim, mask, sequence length)
-// to plan fields, with the measurements each row came from. fa4-run and
+// to plan fields, with the measurements each row came from, and picks the
+// backward's kernels likewise. fa4-run and
 // libfa4 (and so the Python package) apply it alike. No MLIR, no CUDA.
 //
 //===----------------------------------------------------------------------===//
@@ -22,6 +23,13 @@ namespace fa4 {
 /// `key` with the plan fields the table picks for a launch over `seqK` keys
 /// with or without a causal mask; fields the key's plan sets are kept.
 KernelKey planForLaunch(KernelKey key, int64_t seqK, bool causal);
+
+/// Whether an attention backward of `main`'s options over `seqK` keys runs
+/// in five products (KernelKey::backwardKernels with `fused`, dQ's parts
+/// added across CTAs) rather than with dQ by a kernel of its own, for a
+/// caller that does not need the same bits every run (libfa4; fa4-run runs
+/// the way --fused-dq says).
+bool backwardFusedForLaunch(const KernelKey &main, int64_t seqK, bool causal);
 
 } // namespace fa4
 

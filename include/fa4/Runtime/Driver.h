@@ -73,6 +73,10 @@ public:
   /// kernel faults surface here.
   Status synchronize() const;
 
+  /// Zeroes `bytes` (a multiple of 4) of device memory from `address` on
+  /// `stream`, ordered with its kernels (cuMemsetD32Async).
+  Status zeroAsync(CUdeviceptr address, size_t bytes, CUstream stream) const;
+
 private:
   explicit Driver(std::unique_ptr<DriverApi> table);
 
