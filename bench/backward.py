@@ -8,9 +8,11 @@ times the backward alone, the forward's O and LSE kept: fa4's three kernels
 (fa4.attention's backward op; by default dK, dV and dQ's parts in one
 kernel above head dim 64, and with deterministic=True dQ by a kernel of its
 own) and `out.backward(dout)` of SDPA's graph with each backend, in one
-run, by turns. Each is timed alike: 5 untimed calls,
-then three rounds of 10 calls queued between CUDA events, the best round's
-mean. TFLOP/s = 2.5 x the forward's 4*B*H*S*S*D / time, halved when causal.
+run, by turns: six rounds, each timing every contender once in an order
+rotated by one from the last round's (so that none always runs first,
+after the others have heated the card), each timing 5 untimed calls and
+10 calls queued between CUDA events; a contender's time is the median of
+its six. TFLOP/s = 2.5 x the forward's 4*B*H*S*S*D / time, halved when causal.
 
     python3 bench/backward.py [--head-dims 64 128] [--quick] [--out table.md]
 """
@@ -18,6 +20,7 @@ mean. TFLOP/s = 2.5 x the forward's 4*B*H*S*S*D / time, halved when causal.
 import argparse
 import math
 import os
+import statistics
 import sys
 
 import torch
@@ -78,17 +81,23 @@ def main():
                 scale = 1 / math.sqrt(d)
                 out, lse = fa4.attention(q, k, v, causal=causal, return_lse=True)
                 flops = 2.5 * 4 * b * h * s * s * d / (2 if causal else 1)
-                times = {
-                    "fa4": timed(lambda: fa4._attention_backward(
-                        dout, q, k, v, out, lse, None, causal, scale)),
-                    "det": timed(lambda: fa4._attention_backward(
+                runs = {
+                    "fa4": lambda: fa4._attention_backward(
+                        dout, q, k, v, out, lse, None, causal, scale),
+                    "det": lambda: fa4._attention_backward(
                         dout, q, k, v, out, lse, None, causal, scale,
-                        deterministic=True)),
-                    "cudnn": timed(sdpa_backward(q, k, v, dout, causal,
-                                                 backends.CUDNN_ATTENTION)),
-                    "fa2": timed(sdpa_backward(q, k, v, dout, causal,
-                                               backends.FLASH_ATTENTION)),
+                        deterministic=True),
+                    "cudnn": sdpa_backward(q, k, v, dout, causal,
+                                           backends.CUDNN_ATTENTION),
+                    "fa2": sdpa_backward(q, k, v, dout, causal,
+                                         backends.FLASH_ATTENTION),
                 }
+                names = list(runs)
+                samples = {n: [] for n in names}
+                for r in range(6):
+                    for n in names[r % 4:] + names[:r % 4]:
+                        samples[n].append(timed(runs[n], rounds=1))
+                times = {n: statistics.median(t) for n, t in samples.items()}
                 tf = {n: flops / (t * 1e-3) / 1e12 for n, t in times.items()}
                 ratio = tf["fa4"] / tf["cudnn"]
                 ratios.append(ratio)
