@@ -64,6 +64,7 @@ static constexpr OptionSpec kOptions[] = {
     {"lse", true, Scope::Attention},
     {"backward", false, Scope::Attention},
     {"fused-dq", false, Scope::Attention},
+    {"deterministic", false, Scope::Attention},
     {"decode", false, Scope::Attention},
     {"page-size", true, Scope::Attention},
     {"cache-seqlens", true, Scope::Attention},
@@ -665,9 +666,16 @@ Expected<Arguments> fa4::run::parseArguments(int argc,
       return Status::error("--backward runs the (B, H, S, D) layout");
   }
   args.fusedDq = given.count("fused-dq");
-  if (args.fusedDq && !args.backward)
-    return Status::error("--fused-dq chooses the backward's kernels; it "
-                         "needs --backward");
+  args.deterministic = given.count("deterministic");
+  for (const char *name : {"fused-dq", "deterministic"})
+    if (given.count(name) && !args.backward)
+      return Status::error("--" + std::string(name) +
+                           " chooses the backward's kernels; it needs "
+                           "--backward");
+  if (args.fusedDq && args.deterministic)
+    return Status::error("--fused-dq adds dQ's parts across CTAs in no fixed "
+                         "order and --deterministic asks for the same bits "
+                         "every run; give one");
   args.decode = given.count("decode");
   if (args.decode && args.backward)
     return Status::error("--decode and --backward are different kernels; "

@@ -52,9 +52,12 @@ struct Arguments {
   /// --backward: the attention backward's three kernels (D, dQ, dK/dV),
   /// checked against float64 gradients.
   bool backward = false;
-  /// --fused-dq: the backward in five products instead (D, the dK/dV kernel
-  /// that also sums dQ in f32, the postprocess that scales it).
+  /// --fused-dq: the backward in five products (D, the dK/dV kernel that
+  /// also sums dQ in f32, the postprocess that scales it); --deterministic:
+  /// dQ by a kernel of its own; neither: as libfa4 chooses for the launch
+  /// (fa4/KernelFormat/PlanTable.h).
   bool fusedDq = false;
+  bool deterministic = false;
   /// --decode: decode's two kernels (the main one, split over the keys of a
   /// KV cache, and the combine of its parts), checked against float64.
   bool decode = false;

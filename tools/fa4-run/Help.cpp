@@ -176,9 +176,11 @@ OPTIONS
   --lse FILE             attention: write the log-sum-exp of each query row
                          to a .npy file after the run
   --backward             attention: the backward instead: fa4's three
-                         backward kernels (D = rowsum(dO * O), dQ, dK and
-                         dV, each written under --dump-dir/<kernel> when
-                         given) run on random Q, K, V and dO, O and the LSE
+                         backward kernels (D = rowsum(dO * O), then dQ and
+                         dK/dV, or the five products below where libfa4
+                         takes them, each written under
+                         --dump-dir/<kernel> when given) run on random Q,
+                         K, V and dO, O and the LSE
                          from a float64 forward; dQ, dK and dV checked
                          against float64 gradients (relative error < 1e-2,
                          zeros for rows that see no key); --bench times
@@ -186,14 +188,19 @@ OPTIONS
                          (with --window and --softcap), one head dim up to
                          128
   --fused-dq             with --backward: the backward in FlashAttention's
-                         five products instead: D, then one kernel for dK,
-                         dV and dQ (S and dP computed once; dQ's parts summed
+                         five products: D, then one kernel for dK, dV and
+                         dQ (S and dP computed once; dQ's parts summed
                          across its CTAs into an f32 buffer by TMA
-                         reduce-add), then a postprocess that scales that
-                         sum into dQ. Head dims 80 to 128 (64 is refused:
-                         its dQ columns do not split over two warpgroups);
-                         libfa4's choice from 8192 keys (16384 with a
-                         causal mask) unless told deterministic
+                         reduce-add, in no fixed order), then a
+                         postprocess that scales that sum into dQ. Head
+                         dims 80 to 128 (64 is refused: its dQ columns do
+                         not split over two warpgroups). Without it or
+                         --deterministic, --backward takes the way libfa4
+                         takes for the launch: five products at head dims
+                         over 64 from 8192 keys (16384 with a causal mask)
+  --deterministic        with --backward: dQ by a kernel of its own (no sum
+                         across CTAs, the same bits every run), as
+                         fa4.attention(deterministic=True)
   --decode               attention: decode's two kernels instead (attention
                          over a KV cache, split over its keys, and the
                          combine of the parts, which a single split

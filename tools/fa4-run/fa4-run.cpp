@@ -302,7 +302,12 @@ static int runBackwardKernels(const run::Arguments &args) {
   if (args.dtype == runtime::ElementType::F16)
     key.dtype = DType::F16;
   key.plan = args.plan;
-  std::vector<KernelKey> keys = KernelKey::backwardKernels(key, args.fusedDq);
+  // The way libfa4 takes for this launch unless told.
+  bool fused = args.fusedDq ||
+               (!args.deterministic &&
+                backwardFusedForLaunch(key, int64_t(args.attention.seqK),
+                                       args.attention.causal));
+  std::vector<KernelKey> keys = KernelKey::backwardKernels(key, fused);
   std::vector<runtime::KernelFile> compiled;
   if (int status = compileKeys(keys, args, "--backward", compiled);
       status != kPassed)
