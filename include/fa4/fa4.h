@@ -160,8 +160,8 @@ typedef struct fa4_attention_backward_args {
   /* 1: delta holds D already, and the call skips the kernel that writes
    * it (a caller with a gradient for the LSE too passes D - dLSE). */
   int32_t delta_ready;
-  /* Plan fields of the dQ and dK/dV kernels ("block-n=64"); NULL or "":
-   * derived. */
+  /* Plan fields of the main kernels (dQ and dK/dV, or the five products;
+   * "block-n=64"); NULL or "": derived. */
   const char *plan;
   /* 1: the same bits on every run (see above). */
   int32_t deterministic;
@@ -172,8 +172,10 @@ typedef struct fa4_attention_backward_args {
 } fa4_attention_backward_args;
 
 /* Gets the backward's kernels without a GPU (fa4_prepare_attention's way),
- * those of both ways unless deterministic; `seconds` (may be null) is the
- * time it took. Returns 0 or non-zero. */
+ * those of both ways unless deterministic, for the dtype, options and head
+ * dims of `args` (q, k and v of rank 4; no address or other extent is
+ * read); `seconds` (may be null) is the time it took. Returns 0 or
+ * non-zero. */
 int fa4_prepare_attention_backward(const fa4_attention_backward_args *args,
                                    double *seconds);
 

@@ -335,7 +335,8 @@ backwardKeys(const fa4_attention_backward_args &args,
         " bytes of this library's fa4_attention_backward_args");
   if (rt::Status s = checkDtype(args.dtype); !s.ok())
     return s;
-  for (auto [name, tensor] : {std::pair{"q", &args.q}, {"v", &args.v}})
+  for (auto [name, tensor] :
+       {std::pair{"q", &args.q}, {"k", &args.k}, {"v", &args.v}})
     if (tensor->rank != 4)
       return rt::Status::error(std::string(name) + " has rank " +
                                std::to_string(tensor->rank) +
@@ -421,8 +422,18 @@ rt::Status bindBackward(rt::Launcher &launcher,
   // dq_accum only where the kernel adds into it or reads it.
   bool accum = file.findParam("dq_accum") != nullptr;
   for (const Named &named : tensors) {
-    if (named.tensor == &args.dq_accum && !accum)
-      continue;
+    if (named.tensor == &args.dq_accum) {
+      if (!accum)
+        continue;
+      if (!named.tensor->data || named.tensor->rank != 4)
+        return rt::Status::error(
+            "this backward adds dQ's parts into dq_accum, which has rank " +
+            std::to_string(named.tensor->rank) +
+            (named.tensor->data ? "" : " and no device address") +
+            ": give an f32 [B, H, SQ, D rounded up to 64] workspace "
+            "(fa4_attention_backward_dq_accum says when a call needs one), "
+            "or ask for deterministic");
+    }
     if (named.tensor->rank != named.rank)
       return rt::Status::error(std::string(named.name) + " has rank " +
                                std::to_string(named.tensor->rank) + ", not " +
@@ -431,9 +442,21 @@ rt::Status bindBackward(rt::Launcher &launcher,
       return rt::Status::error(std::string(named.name) +
                                " has no device address");
   }
-  if (accum)
-    if (rt::Status s = checkContiguous("dq_accum", args.dq_accum); !s.ok())
+  if (accum) {
+    // Zeroed by its extents before any launch: they must be the ones the
+    // kernels take.
+    const fa4_tensor &a = args.dq_accum;
+    int64_t padded = fa4::KernelKey::paddedHeadDim(args.q.shape[3]);
+    if (a.shape[0] != args.q.shape[0] || a.shape[1] != args.q.shape[1] ||
+        a.shape[2] != args.q.shape[2] || a.shape[3] != padded)
+      return rt::Status::error(
+          "dq_accum is [" + std::to_string(a.shape[0]) + ", " +
+          std::to_string(a.shape[1]) + ", " + std::to_string(a.shape[2]) +
+          ", " + std::to_string(a.shape[3]) + "], not q's [B, H, SQ] and " +
+          std::to_string(padded) + " columns (the head dim rounded up to 64)");
+    if (rt::Status s = checkContiguous("dq_accum", a); !s.ok())
       return s;
+  }
   int64_t heads = args.q.shape[1], kvHeads = args.k.shape[1];
   if (kvHeads < 1 || heads % kvHeads != 0)
     return rt::Status::error("q has " + std::to_string(heads) +

@@ -300,6 +300,13 @@ struct BroadcastLowering : public OpConversionPattern<tile::BroadcastOp> {
           op, "only broadcasts into #fa4.acc tiles distribute");
     int64_t count = accValueCount(resultType.getDimSize(1));
     if (op.getAxis() == 0) {
+      // A shuffle moves 32 bits.
+      Type element = resultType.getElementType();
+      if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() > 32)
+        return op.emitOpError()
+               << "broadcasts a column vector of " << element
+               << " along the rows: fa4 moves a column's value between lanes "
+                  "by 32-bit shuffles (elements of up to 32 bits)";
       rewriter.replaceOp(
           op, broadcastColumns(op, adaptor.getSrc(), count, rewriter));
       return success();

@@ -658,7 +658,7 @@ def prepare_backward(head_dim=128, dtype=torch.bfloat16, head_dim_v=None,
     args = _lib.BackwardArgs()
     args.dtype = _DTYPES[dtype]
     args.deterministic = int(bool(deterministic))
-    for tensor, d in ((args.q, head_dim), (args.v, head_dim_v)):
+    for tensor, d in ((args.q, head_dim), (args.k, head_dim), (args.v, head_dim_v)):
         tensor.rank = 4
         tensor.shape[3] = d
     seconds = ctypes.c_double(0)

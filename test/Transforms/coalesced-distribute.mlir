@@ -102,6 +102,17 @@ func.func @column_max_alone(%x: !Long) -> !LongCol {
 
 // -----
 
+// A column vector reaches the accumulator's threads by 32-bit shuffles: one
+// of 64-bit values is refused.
+func.func @wide_columns(%v: tensor<64xi64, #fa4.cols>) -> tensor<64x64xi64, #fa4.acc> {
+  // expected-error @below {{'tile.broadcast' op broadcasts a column vector of 'i64' along the rows: fa4 moves a column's value between lanes by 32-bit shuffles (elements of up to 32 bits)}}
+  // expected-error @below {{failed to legalize operation 'tile.broadcast'}}
+  %b = tile.broadcast %v axis 0 : tensor<64xi64, #fa4.cols> -> tensor<64x64xi64, #fa4.acc>
+  return %b : tensor<64x64xi64, #fa4.acc>
+}
+
+// -----
+
 // A column sum of a tile that a dot writes is not there yet.
 !Acc = tensor<64x64xf32, #fa4.acc>
 

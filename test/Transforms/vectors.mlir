@@ -3,7 +3,7 @@
 // and D): fa4-assign-layouts makes each a fa4.global_load. A vector that
 // `v.row()` repeats along the rows of a 2-d tile, and every vector joined
 // to it by elementwise ops, is a column vector (#fa4.cols, N values, all of
-// them in each warpgroup); the others are row vectors (#fa4.rows), whose
+// them in each warp, spread over its lanes); the others are row vectors (#fa4.rows), whose
 // load starts at the warpgroup's first row. f32, bf16, f16 and i32
 // elements. A 2-d tile of the CTA's rows loads likewise, each warpgroup its
 // rows in the #fa4.acc layout.

@@ -83,7 +83,7 @@ int64_t fa4::dsl::attentionBackwardBlockN(const AttentionOptions &) {
 
 bool fa4::dsl::attentionBackwardPinDescriptors(
     const AttentionOptions &options) {
-  return options.headDim > 64;
+  return options.headDim >= 96;
 }
 
 namespace {

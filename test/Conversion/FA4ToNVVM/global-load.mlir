@@ -1,5 +1,5 @@
 // Vector loads: each thread reads its values of a #fa4.rows vector (rows
-// 16w + l/4 and +8) or of a #fa4.cols one (columns 8j + 2(l%4) + e), one
+// 16w + l/4 and +8) or of a #fa4.cols one (columns 2l + e, then + 64), one
 // load each, of the element at the base when the value lies at or past
 // `count` (a valid address however short the vector) and then replaced by
 // 0: no branch.
@@ -25,13 +25,21 @@ func.func @rows(%p: !llvm.ptr<1>, %start: index, %count: index) -> vector<2xf32>
 // -----
 
 // CHECK-LABEL: llvm.func @cols
-func.func @cols(%p: !llvm.ptr<1>, %start: index, %count: index) -> vector<16xf32> {
-  // CHECK: %[[COL:.*]] = llvm.mul %{{.*}}, %{{.*}} : i64
-  // CHECK: %[[I9:.*]] = llvm.add %[[COL]], %{{.*}} : i64
-  // CHECK-COUNT-16: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+func.func @cols(%p: !llvm.ptr<1>, %start: index, %count: index) -> vector<2xf32> {
+  // The thread's index in its warpgroup, then its lane: column 2 l first.
+  // CHECK: llvm.urem
+  // CHECK: %[[LANE:.*]] = llvm.urem %{{.*}}, %{{.*}} : i64
+  // CHECK: %[[FIRST:.*]] = llvm.mul %[[LANE]], %{{.*}} : i64
+  // CHECK: %[[I0:.*]] = llvm.add %[[FIRST]], %{{.*}} : i64
+  // CHECK-NEXT: llvm.icmp "slt" %[[I0]], %arg2 : i64
+  // CHECK: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
+  // CHECK: %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+  // CHECK-NEXT: %[[I1:.*]] = llvm.add %[[FIRST]], %[[ONE]] : i64
+  // CHECK-NEXT: llvm.icmp "slt" %[[I1]], %arg2 : i64
+  // CHECK: llvm.load %{{.*}} : !llvm.ptr<1> -> f32
   // CHECK-NOT: llvm.load
-  %v = fa4.global_load %p[%start] count(%count) layout(#fa4.cols) : !llvm.ptr<1> -> vector<16xf32>
-  return %v : vector<16xf32>
+  %v = fa4.global_load %p[%start] count(%count) layout(#fa4.cols) : !llvm.ptr<1> -> vector<2xf32>
+  return %v : vector<2xf32>
 }
 
 // -----
