@@ -48,8 +48,9 @@ const std::vector<Plan::Field> &Plan::fields() {
        nullptr, &Plan::rebuildDescriptors},
       {"pin-descriptors", "pd",
        "each MMA's descriptor base made where the MMA runs, one register an "
-       "operand tile instead of one a step held across a loop (derived: "
-       "off)",
+       "operand tile instead of one a step held across a loop (derived: on "
+       "in the backward's key-block kernels from head dim 96, off "
+       "elsewhere)",
        nullptr, &Plan::pinDescriptors},
       {"interleave-heads", "ih",
        "a persistent kernel numbers its tiles with the heads varying fastest",

@@ -285,9 +285,10 @@ OPTIONS
                          spills where registers are short (the backward's
                          dK/dV kernel: 6 % faster on an H100), more
                          instructions where they are not (its dQ kernel:
-                         12 % slower)
+                         12 % slower); the default of the backward's
+                         dK/dV and five-product kernels from head dim 96
   --no-pin-descriptors   the steps' descriptors may be hoisted out of loops
-                         (the default)
+                         (the default elsewhere)
   --interleave-heads     a persistent kernel numbers its tiles with the
                          heads varying fastest, so each CTA's tiles spread
                          over the query blocks: better balanced where the
