@@ -4,6 +4,7 @@
 // a value and which problem it belongs to; then strict conversion of the
 // values (decimal integers in range, a positive finite scale) and the rules
 // that tie options together (required sizes, --iters only with --bench).
+// The plan fields with options of their own are one table of shorthands.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,10 +13,11 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string_view>
-#include <tuple>
+#include <vector>
 
 using namespace fa4::run;
 namespace runner = fa4::runner;
@@ -70,22 +72,6 @@ static constexpr OptionSpec kOptions[] = {
     {"cache-seqlens", true, Scope::Attention},
     {"splits", true, Scope::Attention},
     {"dtype", true, Scope::Any},
-    {"kv-stages", true, Scope::Any},
-    {"qk-stages", true, Scope::Any},
-    {"block-n", true, Scope::Attention},
-    {"consumer-warpgroups", true, Scope::Attention},
-    {"persistent", false, Scope::Any},
-    {"no-persistent", false, Scope::Any},
-    {"q-stages", true, Scope::Any},
-    {"debug-hangs", false, Scope::Any},
-    {"rebuild-descriptors", false, Scope::Any},
-    {"no-rebuild-descriptors", false, Scope::Any},
-    {"pin-descriptors", false, Scope::Any},
-    {"no-pin-descriptors", false, Scope::Any},
-    {"interleave-heads", false, Scope::Any},
-    {"no-interleave-heads", false, Scope::Any},
-    {"dynamic-schedule", false, Scope::Any},
-    {"static-schedule", false, Scope::Any},
     {"plan", true, Scope::Any},
     {"no-cache", false, Scope::Any},
     {"ctas", true, Scope::Any},
@@ -103,6 +89,59 @@ static constexpr OptionSpec kOptions[] = {
     {"describe", false, Scope::Described},
     {"help", false, Scope::Any},
 };
+
+/// The plan fields (Plan::fields()) that have options of their own: `--NAME
+/// N` for an integer field, a decimal in [min, max] and a multiple of
+/// `multiple`; `--NAME` for a boolean one, and `--OFF` for false where it
+/// has one (`why` says what the multiple is). The one list of them: the option
+/// table, the refusal with
+/// --kernel and the parsing read it. Every field, these too, is also
+/// `--plan NAME=VALUE`.
+struct PlanShorthand {
+  const char *field;
+  Scope scope;
+  const char *off = nullptr;
+  uint64_t min = 1, max = 16, multiple = 1;
+  const char *why = "";
+};
+static const PlanShorthand kPlanShorthands[] = {
+    {"kv-stages", Scope::Any},
+    {"qk-stages", Scope::Any},
+    {"block-n", Scope::Attention, nullptr, 16, 256, 16, " (the MMA step)"},
+    {"consumer-warpgroups", Scope::Attention, nullptr, 2, 3},
+    {"persistent", Scope::Any, "no-persistent"},
+    {"q-stages", Scope::Any, nullptr, 1, 2},
+    {"debug-hangs", Scope::Any},
+    {"rebuild-descriptors", Scope::Any, "no-rebuild-descriptors"},
+    {"pin-descriptors", Scope::Any, "no-pin-descriptors"},
+    {"interleave-heads", Scope::Any, "no-interleave-heads"},
+    {"dynamic-schedule", Scope::Any, "static-schedule"},
+};
+
+/// The plan field `shorthand` sets.
+static const fa4::Plan::Field &planField(const PlanShorthand &shorthand) {
+  for (const fa4::Plan::Field &field : fa4::Plan::fields())
+    if (std::string_view(field.name) == shorthand.field)
+      return field;
+  std::fprintf(stderr, "fa4-run: internal error: --%s names no plan field\n",
+               shorthand.field);
+  std::abort();
+}
+
+/// Every option: the table above and the plan fields' shorthands.
+static const std::vector<OptionSpec> &allOptions() {
+  static const std::vector<OptionSpec> options = [] {
+    std::vector<OptionSpec> all(std::begin(kOptions), std::end(kOptions));
+    for (const PlanShorthand &shorthand : kPlanShorthands) {
+      all.push_back({shorthand.field, planField(shorthand).integer != nullptr,
+                     shorthand.scope});
+      if (shorthand.off)
+        all.push_back({shorthand.off, false, shorthand.scope});
+    }
+    return all;
+  }();
+  return options;
+}
 
 /// The options that may be given more than once, each adding a value.
 static bool isRepeatable(std::string_view name) {
@@ -129,7 +168,7 @@ static Status collect(int argc, const char *const *argv, Given &given,
     size_t eq = arg.find('=');
     std::string name(arg.substr(0, eq));
     const OptionSpec *spec = nullptr;
-    for (const OptionSpec &option : kOptions)
+    for (const OptionSpec &option : allOptions())
       if (option.name == name)
         spec = &option;
     if (!spec)
@@ -154,18 +193,6 @@ static Status collect(int argc, const char *const *argv, Given &given,
     if (!given.emplace(name, value).second)
       return Status::error("--" + name + " is given twice");
   }
-  return Status::success();
-}
-
-/// A choice of two flags, `--on` and `--off`: `target` is set when one is
-/// given; both are refused.
-static Status flagPair(const Given &given, const char *on, const char *off,
-                       std::optional<bool> &target) {
-  if (given.count(on) && given.count(off))
-    return Status::error(std::string("--") + on + " and --" + off +
-                         " contradict each other");
-  if (given.count(on) || given.count(off))
-    target = given.count(on) != 0;
   return Status::success();
 }
 
@@ -219,7 +246,7 @@ static Expected<double> scale(const std::string &text) {
 /// Fails when an option of another problem is given.
 static Status checkScope(const Given &given, Scope problem,
                          const std::string &problemName) {
-  for (const OptionSpec &option : kOptions) {
+  for (const OptionSpec &option : allOptions()) {
     bool applies = option.scope == Scope::Any || option.scope == problem ||
                    (option.scope == Scope::Preset && problem != Scope::Described);
     if (applies || !given.count(option.name))
@@ -475,69 +502,55 @@ static Status readRunOptions(const Given &given, Arguments &args) {
     args.dtype = *fa4::runtime::parseElementType(it->second);
   }
   // The plan choices shape fa4's own kernel; a kernel file has its plan.
-  if (!args.kernelPath.empty())
-    for (const char *name :
-         {"kv-stages", "qk-stages", "block-n", "consumer-warpgroups",
-          "persistent", "no-persistent", "q-stages", "debug-hangs",
-          "rebuild-descriptors", "no-rebuild-descriptors", "pin-descriptors",
-          "no-pin-descriptors", "interleave-heads", "no-interleave-heads",
-          "dynamic-schedule", "static-schedule", "plan"})
+  if (!args.kernelPath.empty()) {
+    std::vector<const char *> planOptions = {"plan"};
+    for (const PlanShorthand &shorthand : kPlanShorthands) {
+      planOptions.push_back(shorthand.field);
+      if (shorthand.off)
+        planOptions.push_back(shorthand.off);
+    }
+    for (const char *name : planOptions)
       if (given.count(name))
         return Status::error("--" + std::string(name) +
                              " chooses the plan of fa4's own kernel; it does "
                              "not apply with --kernel");
+  }
   if (!args.kernelPath.empty() && given.count("no-cache"))
     return Status::error("--no-cache keeps fa4's own kernel out of the compile "
                          "cache; it does not apply with --kernel");
-  for (auto [name, target] :
-       {std::pair{"kv-stages", &args.plan.kvStages},
-        std::pair{"qk-stages", &args.plan.qkStages}}) {
-    if (!given.count(name))
-      continue;
-    Expected<uint64_t> value = integer(given, name, 1, 16);
-    if (!value.ok())
-      return value.status();
-    *target = int64_t(*value);
-  }
-  if (given.count("block-n")) {
-    Expected<uint64_t> value = integer(given, "block-n", 16, 256);
-    if (!value.ok())
-      return value.status();
-    if (*value % 16 != 0)
-      return Status::error("--block-n = " + std::to_string(*value) +
-                           " is not a multiple of 16 (the MMA step)");
-    args.plan.blockN = int64_t(*value);
-  }
-  if (given.count("consumer-warpgroups")) {
-    Expected<uint64_t> value = integer(given, "consumer-warpgroups", 2, 3);
-    if (!value.ok())
-      return value.status();
-    args.plan.consumerWarpgroups = int64_t(*value);
-  }
-  for (auto [on, off, target] :
-       {std::tuple{"persistent", "no-persistent", &args.plan.persistent},
-        std::tuple{"rebuild-descriptors", "no-rebuild-descriptors",
-                   &args.plan.rebuildDescriptors},
-        std::tuple{"pin-descriptors", "no-pin-descriptors",
-                   &args.plan.pinDescriptors},
-        std::tuple{"interleave-heads", "no-interleave-heads",
-                   &args.plan.interleaveHeads},
-        std::tuple{"dynamic-schedule", "static-schedule",
-                   &args.plan.dynamicSchedule}})
-    if (Status s = flagPair(given, on, off, *target); !s.ok())
+  for (const PlanShorthand &shorthand : kPlanShorthands) {
+    const char *name = shorthand.field;
+    std::string value;
+    if (planField(shorthand).integer) {
+      if (!given.count(name))
+        continue;
+      Expected<uint64_t> number =
+          integer(given, name, shorthand.min, shorthand.max);
+      if (!number.ok())
+        return number.status();
+      if (*number % shorthand.multiple != 0)
+        return Status::error(
+            "--" + std::string(name) + " = " + std::to_string(*number) +
+            " is not a multiple of " + std::to_string(shorthand.multiple) +
+            shorthand.why);
+      value = std::to_string(*number);
+    } else {
+      bool on = given.count(name),
+           off = shorthand.off && given.count(shorthand.off);
+      if (on && off)
+        return Status::error("--" + std::string(name) + " and --" +
+                             shorthand.off + " contradict each other");
+      if (!on && !off)
+        continue;
+      value = on ? "true" : "false";
+    }
+    if (Status s = args.plan.set(name, value); !s.ok())
       return s;
-  if (given.count("q-stages")) {
-    Expected<uint64_t> value = integer(given, "q-stages", 1, 2);
-    if (!value.ok())
-      return value.status();
-    bool oneTile = args.plan.persistent.has_value() && !*args.plan.persistent;
-    if (*value == 2 && oneTile)
-      return Status::error("--q-stages = 2 needs a persistent kernel: a CTA "
-                           "of one tile loads its Q once");
-    args.plan.qStages = int64_t(*value);
   }
-  if (given.count("debug-hangs"))
-    args.plan.debugHangs = true;
+  if (args.plan.qStages.value_or(1) == 2 &&
+      !args.plan.persistent.value_or(true))
+    return Status::error("--q-stages = 2 needs a persistent kernel: a CTA "
+                         "of one tile loads its Q once");
   // Any plan field by its name; the options above are its shorthands.
   if (auto it = given.find("plan"); it != given.end())
     if (Status s = args.plan.parse(it->second); !s.ok())
