@@ -68,6 +68,8 @@ constexpr AccValuePosition accValuePosition(int64_t index) {
 /// of its k-th pair at 2k and 2k + 1 (pairs past the vector's end are
 /// undefined). A thread of an #fa4.acc tile takes column c of its column
 /// block j from lane 4 (j % 8) + l % 4, value 2 (j / 8) + c (a shuffle).
+/// A lane's first column of a #fa4.cols vector is kColsLaneColumns * lane.
+constexpr int64_t kColsLaneColumns = 2;
 constexpr int64_t colsValueCount(int64_t columns) {
   return 2 * ((columns / 2 + 31) / 32);
 }

@@ -185,11 +185,12 @@ int fa4_prepare_attention_backward(const fa4_attention_backward_args *args,
 int fa4_attention_backward(const fa4_attention_backward_args *args,
                            void *stream);
 
-/* Sets *needed to 1 when fa4_attention_backward of `args` adds dQ's parts
- * into dq_accum (which the caller must then give), else 0; tensors'
- * addresses are not read. Returns 0 or non-zero. */
+/* Sets *columns to dq_accum's last extent DP (the head dim rounded up to a
+ * multiple of 64) when fa4_attention_backward of `args` adds dQ's parts
+ * into dq_accum (which the caller must then give, f32 [B, H, SQ, DP]), else
+ * 0; tensors' addresses are not read. Returns 0 or non-zero. */
 int fa4_attention_backward_dq_accum(const fa4_attention_backward_args *args,
-                                    int32_t *needed);
+                                    int32_t *columns);
 
 /* Attention over a KV cache (decode): a few query tokens per sequence
  * against the keys a cache holds. q and o [B, H, SQ, D] (o of V's head

@@ -363,12 +363,12 @@ backwardKeys(const fa4_attention_backward_args &args,
   // the same bits every run.
   std::vector<bool> choices;
   if (sets == BackwardSets::Launch)
-    choices = {!args.deterministic &&
-               fa4::backwardFusedForLaunch(key, args.k.shape[2], args.causal)};
+    choices = {fa4::backwardFusedForLaunch(key, args.k.shape[2], args.causal,
+                                           args.deterministic)};
   else
-    choices = {false, !args.deterministic &&
-                          fa4::backwardFusedForLaunch(
-                              key, std::numeric_limits<int64_t>::max(), false)};
+    choices = {false, fa4::backwardFusedForLaunch(
+                          key, std::numeric_limits<int64_t>::max(), false,
+                          args.deterministic)};
   std::vector<fa4::KernelKey> keys;
   for (bool fused : choices)
     for (const fa4::KernelKey &kernel :
@@ -921,14 +921,16 @@ int fa4_attention_backward(const fa4_attention_backward_args *args,
 }
 
 int fa4_attention_backward_dq_accum(const fa4_attention_backward_args *args,
-                                    int32_t *needed) {
+                                    int32_t *columns) {
   return guarded([&] {
-    if (!args || !needed)
+    if (!args || !columns)
       return failWith("fa4_attention_backward_dq_accum: null arguments");
     rt::Expected<std::vector<fa4::KernelKey>> keys = backwardKeys(*args);
     if (!keys.ok())
       return failWith(keys.status().message());
-    *needed = addsIntoAccum(*keys) ? 1 : 0;
+    *columns = addsIntoAccum(*keys)
+                   ? int32_t(fa4::KernelKey::paddedHeadDim(args->q.shape[3]))
+                   : 0;
     return 0;
   });
 }

@@ -79,7 +79,9 @@ constexpr int64_t kBackwardFusedMinSeqK = 8192;
 constexpr int64_t kBackwardFusedMinSeqKCausal = 16384;
 
 bool fa4::backwardFusedForLaunch(const KernelKey &main, int64_t seqK,
-                                 bool causal) {
+                                 bool causal, bool deterministic) {
+  if (deterministic)
+    return false;
   KernelKey fused = main;
   fused.family = Family::AttentionBackwardFused;
   return seqK >= (causal ? kBackwardFusedMinSeqKCausal

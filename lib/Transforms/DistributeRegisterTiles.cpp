@@ -536,7 +536,7 @@ struct IotaLowering : public OpConversionPattern<tile::IotaOp> {
                  b.getIntegerAttr(elementType, kAccHalfRows)};
     } else if (isa<ColsLayoutAttr>(type.getEncoding())) {
       // The thread's pairs from column 2 l on.
-      base = arith::MulIOp::create(b, lane, c(2));
+      base = arith::MulIOp::create(b, lane, c(kColsLaneColumns));
       for (int64_t i = 0, n = colsValueCount(type.getDimSize(0)); i < n; ++i)
         offsets.push_back(b.getIntegerAttr(elementType, colsValueColumn(i)));
     } else {

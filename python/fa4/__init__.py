@@ -383,13 +383,12 @@ def _attention_backward(dout, q, k, v, out, lse, dlse, causal, softmax_scale,
     args.softcap = float(softcap)
     args.softmax_scale = float(softmax_scale)
     args.deterministic = int(bool(deterministic))
-    needed = ctypes.c_int32(0)
+    columns = ctypes.c_int32(0)
     _lib.check(_lib.library().fa4_attention_backward_dq_accum(ctypes.byref(args),
-                                                              ctypes.byref(needed)))
-    if needed.value:
+                                                              ctypes.byref(columns)))
+    if columns.value:
         # dQ's parts added across CTAs (the call zeroes it on the stream).
-        d = q.shape[-1]
-        accum = q.new_empty((b, h, s, (d + 63) // 64 * 64), dtype=torch.float32)
+        accum = q.new_empty((b, h, s, columns.value), dtype=torch.float32)
         args.dq_accum = _tensor(accum, (0, 1, 2, 3))
     _lib.check(_lib.library().fa4_attention_backward(ctypes.byref(args),
                                                      _current_stream()))

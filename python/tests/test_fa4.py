@@ -135,6 +135,36 @@ class ArgumentChecks(unittest.TestCase):
         self.assertIn("the attention backward takes head dims up to 128 yet, not 256",
                       str(raised.exception))
 
+    def test_backward_dq_accum_columns(self):
+        # Whether a backward adds dQ's parts into dq_accum, and its width:
+        # libfa4's table (five products from 8192 keys without a causal
+        # mask, at head dims over 64), never when deterministic.
+        try:
+            library = _lib.library()
+        except _lib.Fa4Error as error:
+            self.skipTest(str(error))
+
+        def columns(d, seq_k, causal=False, deterministic=False):
+            args = _lib.BackwardArgs()
+            args.dtype = fa4._DTYPES[torch.bfloat16]
+            for tensor, s in ((args.q, 1024), (args.k, seq_k), (args.v, seq_k)):
+                tensor.rank = 4
+                tensor.shape[0], tensor.shape[1], tensor.shape[2], tensor.shape[3] = 1, 16, s, d
+            args.causal = int(causal)
+            args.deterministic = int(deterministic)
+            out = ctypes.c_int32(-1)
+            _lib.check(library.fa4_attention_backward_dq_accum(ctypes.byref(args),
+                                                               ctypes.byref(out)))
+            return out.value
+
+        self.assertEqual(columns(128, 8192), 128)
+        self.assertEqual(columns(96, 8192), 128)
+        self.assertEqual(columns(128, 8192, deterministic=True), 0)
+        self.assertEqual(columns(128, 8192, causal=True), 0)
+        self.assertEqual(columns(128, 16384, causal=True), 128)
+        self.assertEqual(columns(128, 4096), 0)
+        self.assertEqual(columns(64, 16384), 0)
+
     def test_empty_inputs(self):
         # Empty inputs get every check; only an empty tensor's address (0,
         # or anywhere) is not one. CPU tensors end at the device check.

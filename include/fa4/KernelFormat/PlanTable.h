@@ -26,10 +26,11 @@ KernelKey planForLaunch(KernelKey key, int64_t seqK, bool causal);
 
 /// Whether an attention backward of `main`'s options over `seqK` keys runs
 /// in five products (KernelKey::backwardKernels with `fused`, dQ's parts
-/// added across CTAs) rather than with dQ by a kernel of its own, for a
-/// caller that does not need the same bits every run (libfa4; fa4-run runs
-/// the way --fused-dq says).
-bool backwardFusedForLaunch(const KernelKey &main, int64_t seqK, bool causal);
+/// added across CTAs) rather than with dQ by a kernel of its own: never
+/// when `deterministic` (the same bits every run), else where the table
+/// says (libfa4, and fa4-run unless --fused-dq says).
+bool backwardFusedForLaunch(const KernelKey &main, int64_t seqK, bool causal,
+                            bool deterministic);
 
 } // namespace fa4
 

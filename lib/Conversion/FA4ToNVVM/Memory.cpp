@@ -269,7 +269,8 @@ struct GlobalLoadLowering : public ConvertOpToLLVMPattern<GlobalLoadOp> {
     Value first =
         blocked ? Value(LLVM::MulOp::create(b, inGroup, i64Const(b, piece)))
         : rows  ? row
-                : Value(LLVM::MulOp::create(b, lane, i64Const(b, 2)));
+                : Value(LLVM::MulOp::create(b, lane,
+                                            i64Const(b, kColsLaneColumns)));
     for (int64_t i = 0; i < piece; ++i) {
       int64_t step = blocked ? i : rows ? kAccHalfRows * i : colsValueColumn(i);
       Value index = LLVM::AddOp::create(b, first, i64Const(b, step));
