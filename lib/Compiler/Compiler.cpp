@@ -153,10 +153,10 @@ buildAttentionBackwardProgram(MLIRContext &context,
   bool pre = key.family == Family::AttentionBackwardPreprocess;
   bool post = key.family == Family::AttentionBackwardPostprocess;
   ::fa4::Plan plan = key.plan;
-  if (!plan.blockN && !pre && !post)
-    plan.blockN = ::fa4::dsl::attentionBackwardBlockN(options);
   bool keyBlocks = key.family == Family::AttentionBackwardDkDv ||
                    key.family == Family::AttentionBackwardFused;
+  if (!plan.blockN && !pre && !post)
+    plan.blockN = ::fa4::dsl::attentionBackwardBlockN(options, keyBlocks);
   if (!plan.pinDescriptors && keyBlocks)
     plan.pinDescriptors = ::fa4::dsl::attentionBackwardPinDescriptors(options);
   return buildWithPlan(

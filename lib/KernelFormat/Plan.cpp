@@ -26,7 +26,9 @@ const std::vector<Plan::Field> &Plan::fields() {
        &Plan::qkStages},
       {"block-n", "bn",
        "rows of a K/V block, a multiple of 16 (derived: the most, up to 128, "
-       "that leave two K/V stages)",
+       "that leave two K/V stages; in the backward the block its loop "
+       "visits: 128 keys for dQ, 128 queries for dK/dV at head dims up to 64 "
+       "and 64 above)",
        &Plan::blockN},
       {"consumer-warpgroups", "wg",
        "consumer warpgroups, one per 64 query rows of a CTA (derived: 2)",

@@ -236,7 +236,10 @@ OPTIONS
   --block-n N            attention: fa4's own kernel visits keys in blocks
                          of N rows (a multiple of 16 up to 256; derived: the
                          most, up to 128, that leave two K/V stages in shared
-                         memory: 128 up to head dim 128, 80 at 256)
+                         memory: 128 up to head dim 128, 80 at 256); with
+                         --backward the blocks its loops visit: 128 keys
+                         for dQ, 128 queries for dK/dV at head dims up
+                         to 64, 64 above
   --consumer-warpgroups N
                          attention: fa4's own kernel has N consumer
                          warpgroups (2 or 3, default 2), each computing 64

@@ -191,11 +191,16 @@ buildAttentionBackwardPreprocess(mlir::MLIRContext *context,
 mlir::OwningOpRef<mlir::ModuleOp>
 buildAttentionBackwardPostprocess(mlir::MLIRContext *context,
                                   const AttentionOptions &options);
-/// The key block (dQ) and query block (dK/dV) of the backward's loops: 64
-/// rows, which keep dK, dV, Sᵀ and dPᵀ within a thread's registers at head
-/// dim 128 (a few hundred bytes of spills; 128 rows would need twice the
-/// score registers).
-int64_t attentionBackwardBlockN(const AttentionOptions &options);
+/// The rows of the blocks the backward's loops visit: the key blocks of
+/// the dQ program, or with `keyBlocks` the query blocks of the programs
+/// over key blocks (dK/dV, the five products). 128 keys for dQ, whose
+/// accumulator leaves room for S and dP of 128 columns; 64 queries where
+/// dK and dV are held across the loop (128 would give Sᵀ and dPᵀ twice the
+/// registers: 432 B of spills at head dim 128), 128 at head dims up to 64,
+/// whose dK and dV take half (bench/RESULTS.md, 2026-12-05: dQ 15 % and
+/// dK/dV 18 % faster at head dim 64, dQ 5 % at 128).
+int64_t attentionBackwardBlockN(const AttentionOptions &options,
+                                bool keyBlocks);
 /// Whether the key-block programs (dK/dV, the five products) pin their MMA
 /// descriptor bases (the plan's pin_descriptors): from head dim 96 on,
 /// where K's and V's per-step descriptor words spill (bench/RESULTS.md,

@@ -17,6 +17,7 @@
 #include "HeadDims.h"
 #include "KeyBlocks.h"
 
+#include <algorithm>
 #include <limits>
 
 using namespace fa4::dsl;
@@ -77,8 +78,11 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardPostprocess(
   return p.finish();
 }
 
-int64_t fa4::dsl::attentionBackwardBlockN(const AttentionOptions &) {
-  return 64;
+int64_t fa4::dsl::attentionBackwardBlockN(const AttentionOptions &options,
+                                          bool keyBlocks) {
+  int64_t dv = options.headDimV ? options.headDimV : options.headDim;
+  bool narrow = padToRows(std::max(options.headDim, dv)) <= 64;
+  return !keyBlocks || narrow ? 128 : 64;
 }
 
 bool fa4::dsl::attentionBackwardPinDescriptors(
