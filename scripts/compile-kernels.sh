@@ -5,7 +5,8 @@
 # 128 and 256 in bf16 and f16, with a sliding window, a logit softcap or
 # both, for packed sequences of variable lengths, at head dims 80, 96, 160
 # and (192, 128), the GEMM, the attention backward's kernels at head
-# dims 64, 96 and 128, in five products too, and decode's) with fa4-run's compiler into kernel files,
+# dims 64, 96 and 128, for packed sequences and in five products too, and
+# decode's) with fa4-run's compiler into kernel files,
 # DIR/<name>.kernel (the name its key derives), for a machine that runs them
 # without the compiler
 # (bench/run-h200.sh, test/GPU/run-on-device.sh):
@@ -88,11 +89,14 @@ LIST
 # each in a directory of its own, and copies the COUNT kernel files each
 # writes.
 compile_family() {
-  local mode=$1 count=$2 spec name files file
+  local mode=$1 count=$2 spec name files file sizes
   shift 2
   for spec in "$@"; do
     name="$mode-hd${spec//[ ,]/}"
-    "$fa4run" --problem attention --"$mode" $small --head-dim $spec "${extra[@]}" \
+    # Packed sequences take their lengths instead of the small sizes.
+    sizes=$small
+    case "$spec" in *--seqlens*) sizes="--heads 1" ;; esac
+    "$fa4run" --problem attention --"$mode" $sizes --head-dim $spec "${extra[@]}" \
       --dump-dir "$scratch/$name" > "$scratch/$name.log" 2>&1 || true
     files=$(ls "$scratch/$name"/*/*.kernel 2>/dev/null || true)
     if [ "$(echo "$files" | grep -c .)" != "$count" ]; then
@@ -111,6 +115,9 @@ compile_family() {
 # takes, with a window and a softcap.
 compile_family backward 3 "64" "96" "128" "128 --dtype f16" "64 --window 64,0" \
   "128 --window 64,0" "128 --softcap 30" "128 --window 64,0 --softcap 30"
+# The backward of packed sequences (D's kernel is the dense one).
+compile_family backward 3 "64 --seqlens 128" "128 --seqlens 128" \
+  "96 --seqlens 128 --window 64,0" "128 --seqlens 128 --window 64,0 --softcap 30"
 # The backward in five products (--fused-dq: D, the main kernel, dQ's
 # postprocess), libfa4's default above head dim 64.
 compile_family backward 3 "96 --fused-dq" "128 --fused-dq" \

@@ -144,8 +144,8 @@ void fa4_attention_plan_destroy(fa4_attention_plan *plan);
  * sequences: fa4_attention_backward_dq_accum says) and deterministic is 0,
  * dK, dV and each key block's part of dQ by one kernel (S and dP once),
  * the parts added into dq_accum in f32 in no fixed order, and dQ from
- * dq_accum. No packed sequences yet; one head dim for Q, K and V, up to
- * 128. */
+ * dq_accum. One head dim for Q, K and V, up to 128. Packed sequences
+ * (cu_seqlens_q not 0, below) take the first way. */
 typedef struct fa4_attention_backward_args {
   uint32_t struct_size;
   fa4_dtype dtype;
@@ -169,6 +169,16 @@ typedef struct fa4_attention_backward_args {
    * a workspace the call zeroes and the CTAs add dQ's parts into; may be
    * left empty when fa4_attention_backward_dq_accum says it is unused. */
   fa4_tensor dq_accum;
+  /* Packed sequences of variable lengths (fa4_attention_varlen's backward)
+   * when cu_seqlens_q is not 0: q, o, dout and dq [H, TQ, D], k, v, dk and
+   * dv [HKV, TK, D] (views of (T, H, D) memory), lse and delta f32
+   * [H, TQ], contiguous; cu_seqlens_q and cu_seqlens_k i32 [batch + 1] on
+   * the device, the sequences' offsets; max_seqlen_q and max_seqlen_k at
+   * least their longest query and key lengths (the CTAs cover that many
+   * rows of every sequence: a shorter one leaves gradients unwritten). */
+  uint64_t cu_seqlens_q, cu_seqlens_k;
+  int64_t batch;
+  int64_t max_seqlen_q, max_seqlen_k;
 } fa4_attention_backward_args;
 
 /* Gets the backward's kernels without a GPU (fa4_prepare_attention's way),

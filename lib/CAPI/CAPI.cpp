@@ -335,24 +335,27 @@ backwardKeys(const fa4_attention_backward_args &args,
         " bytes of this library's fa4_attention_backward_args");
   if (rt::Status s = checkDtype(args.dtype); !s.ok())
     return s;
+  bool varlen = args.cu_seqlens_q != 0;
+  int32_t rank = varlen ? 3 : 4;
   for (auto [name, tensor] :
        {std::pair{"q", &args.q}, {"k", &args.k}, {"v", &args.v}})
-    if (tensor->rank != 4)
-      return rt::Status::error(std::string(name) + " has rank " +
-                               std::to_string(tensor->rank) +
-                               "; the backward takes " + name +
-                               " as [B, H, S, D]");
+    if (tensor->rank != rank)
+      return rt::Status::error(
+          std::string(name) + " has rank " + std::to_string(tensor->rank) +
+          "; the backward takes " + name +
+          (varlen ? " of packed sequences as [H, T, D]" : " as [B, H, S, D]"));
   if (rt::Status s = checkScalars(args.window_left, args.window_right,
                                   args.softcap, args.softmax_scale);
       !s.ok())
     return s;
   fa4::KernelKey key;
-  key.headDim = args.q.shape[3];
-  if (args.v.shape[3] != key.headDim)
-    key.headDimV = args.v.shape[3];
+  key.headDim = args.q.shape[rank - 1];
+  if (args.v.shape[rank - 1] != key.headDim)
+    key.headDimV = args.v.shape[rank - 1];
   key.dtype = args.dtype == FA4_F16 ? fa4::DType::F16 : fa4::DType::BF16;
   key.window = args.window_left >= 0 || args.window_right >= 0;
   key.softcap = args.softcap > 0;
+  key.varlen = varlen;
   fa4::Plan plan;
   if (args.plan)
     if (rt::Status s = plan.parse(args.plan); !s.ok())
@@ -363,8 +366,8 @@ backwardKeys(const fa4_attention_backward_args &args,
   // the same bits every run.
   std::vector<bool> choices;
   if (sets == BackwardSets::Launch)
-    choices = {fa4::backwardFusedForLaunch(key, args.k.shape[2], args.causal,
-                                           args.deterministic)};
+    choices = {fa4::backwardFusedForLaunch(key, args.k.shape[rank - 2],
+                                           args.causal, args.deterministic)};
   else
     choices = {false, fa4::backwardFusedForLaunch(
                           key, std::numeric_limits<int64_t>::max(), false,
@@ -400,6 +403,8 @@ rt::Status bindBackward(rt::Launcher &launcher,
                         const fa4_attention_backward_args &args) {
   rt::ElementType type =
       args.dtype == FA4_F16 ? rt::ElementType::F16 : rt::ElementType::BF16;
+  bool varlen = args.cu_seqlens_q != 0;
+  int32_t rank = varlen ? 3 : 4;
   struct Named {
     const char *name;
     const fa4_tensor *tensor;
@@ -407,16 +412,16 @@ rt::Status bindBackward(rt::Launcher &launcher,
     rt::ElementType type;
   };
   const Named tensors[] = {
-      {"q", &args.q, 4, type},
-      {"k", &args.k, 4, type},
-      {"v", &args.v, 4, type},
-      {"o", &args.o, 4, type},
-      {"do", &args.dout, 4, type},
-      {"dq", &args.dq, 4, type},
-      {"dk", &args.dk, 4, type},
-      {"dv", &args.dv, 4, type},
-      {"lse", &args.lse, 3, rt::ElementType::F32},
-      {"delta", &args.delta, 3, rt::ElementType::F32},
+      {"q", &args.q, rank, type},
+      {"k", &args.k, rank, type},
+      {"v", &args.v, rank, type},
+      {"o", &args.o, rank, type},
+      {"do", &args.dout, rank, type},
+      {"dq", &args.dq, rank, type},
+      {"dk", &args.dk, rank, type},
+      {"dv", &args.dv, rank, type},
+      {"lse", &args.lse, rank - 1, rt::ElementType::F32},
+      {"delta", &args.delta, rank - 1, rt::ElementType::F32},
       {"dq_accum", &args.dq_accum, 4, rt::ElementType::F32}};
   const rt::KernelFile &file = launcher.binding().file();
   // dq_accum only where the kernel adds into it or reads it.
@@ -457,26 +462,54 @@ rt::Status bindBackward(rt::Launcher &launcher,
     if (rt::Status s = checkContiguous("dq_accum", a); !s.ok())
       return s;
   }
-  int64_t heads = args.q.shape[1], kvHeads = args.k.shape[1];
+  int64_t heads = args.q.shape[rank - 3], kvHeads = args.k.shape[rank - 3];
   if (kvHeads < 1 || heads % kvHeads != 0)
     return rt::Status::error("q has " + std::to_string(heads) +
                              " heads, not a multiple of the " +
                              std::to_string(kvHeads) + " heads of k and v");
-  for (const Named &named : tensors)
-    if (file.findParam(named.name))
-      if (rt::Status s = launcher.setTensor(
-              named.name, tensorArg(*named.tensor, named.type));
-          !s.ok())
-        return s;
+  bool offsets = file.findParam("cu_seqlens_q") != nullptr;
+  if (varlen) {
+    if (args.batch < 1 || !args.cu_seqlens_k || args.max_seqlen_q < 1 ||
+        args.max_seqlen_k < 1)
+      return rt::Status::error(
+          "packed sequences need batch >= 1 (" + std::to_string(args.batch) +
+          "), cu_seqlens_k, and max_seqlen_q and max_seqlen_k >= 1 (" +
+          std::to_string(args.max_seqlen_q) + ", " +
+          std::to_string(args.max_seqlen_k) + ")");
+    if (offsets)
+      for (auto [name, address] :
+           {std::pair{"cu_seqlens_q", args.cu_seqlens_q},
+            std::pair{"cu_seqlens_k", args.cu_seqlens_k}})
+        if (rt::Status s = launcher.setTensor(
+                name,
+                deviceTensor(address, rt::ElementType::I32, {args.batch + 1}));
+            !s.ok())
+          return s;
+  }
+  for (const Named &named : tensors) {
+    if (!file.findParam(named.name))
+      continue;
+    rt::TensorArg arg = tensorArg(*named.tensor, named.type);
+    // The preprocess reads packed sequences as one, [1, H, T(, D)].
+    if (varlen && !offsets) {
+      int64_t whole = arg.shape[0] * arg.strides[0];
+      arg.shape.insert(arg.shape.begin(), 1);
+      arg.strides.insert(arg.strides.begin(), whole);
+    }
+    if (rt::Status s = launcher.setTensor(named.name, arg); !s.ok())
+      return s;
+  }
   double scale = args.softmax_scale > 0
                      ? args.softmax_scale
-                     : 1.0 / std::sqrt(double(args.q.shape[3]));
+                     : 1.0 / std::sqrt(double(args.q.shape[rank - 1]));
   for (auto [name, value] :
        {std::pair{"softmax_scale", double(float(scale))},
         std::pair{"causal", args.causal ? 1.0 : 0.0},
         std::pair{"window_left", double(args.window_left)},
         std::pair{"window_right", double(args.window_right)},
-        std::pair{"softcap", double(args.softcap)}})
+        std::pair{"softcap", double(args.softcap)},
+        std::pair{"max_seqlen_q", double(args.max_seqlen_q)},
+        std::pair{"max_seqlen_k", double(args.max_seqlen_k)}})
     if (file.findParam(name))
       if (rt::Status s = launcher.setScalar(name, value); !s.ok())
         return s;

@@ -142,7 +142,8 @@ buildAttentionProgram(MLIRContext &context, const ::fa4::KernelKey &key,
 /// An attention backward program of `key`: its plan derived for the head
 /// dims (the loop's blocks of the backward's choice where the plan leaves
 /// them), the program written for its tiles. The preprocess writes D
-/// through a pointer; dQ, dK and dV leave by TMA.
+/// through a pointer; dQ, dK and dV leave by TMA, or for packed sequences
+/// through pointers.
 static OwningOpRef<ModuleOp>
 buildAttentionBackwardProgram(MLIRContext &context,
                               const ::fa4::KernelKey &key) {
@@ -160,7 +161,7 @@ buildAttentionBackwardProgram(MLIRContext &context,
   if (!plan.pinDescriptors && keyBlocks)
     plan.pinDescriptors = ::fa4::dsl::attentionBackwardPinDescriptors(options);
   return buildWithPlan(
-      context, key, elementType, plan, !pre, options,
+      context, key, elementType, plan, !pre && !key.varlen, options,
       [&](const ::fa4::dsl::AttentionOptions &tiles) {
         switch (key.family) {
         case Family::AttentionBackwardPreprocess:

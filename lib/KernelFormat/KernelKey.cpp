@@ -33,6 +33,8 @@ std::vector<KernelKey> KernelKey::backwardKernels(const KernelKey &main,
         family == Family::AttentionBackwardPostprocess) {
       key.plan = Plan();
       key.window = key.softcap = false;
+      // Rows alone: packed sequences are one sequence of all their tokens.
+      key.varlen = false;
     }
     keys.push_back(key);
   }
@@ -129,9 +131,15 @@ Status KernelKey::verify() const {
                            std::to_string(kMinHeadDim) + ", " +
                            std::to_string(kMaxHeadDim) + "]");
   if (backward()) {
-    if (varlen)
-      return Status::error("the attention backward has no packed sequences "
-                           "yet");
+    if (varlen && family == Family::AttentionBackwardFused)
+      return Status::error(
+          "the five-product attention backward has no packed sequences yet; "
+          "they take dQ's own kernel");
+    if (varlen && (family == Family::AttentionBackwardPreprocess ||
+                   family == Family::AttentionBackwardPostprocess))
+      return Status::error("the attention backward's preprocess and "
+                           "postprocess read packed sequences as one "
+                           "sequence; they have no varlen kernel");
     if (valueHeadDim() != headDim)
       return Status::error("the attention backward takes one head dim for "
                            "Q, K and V yet, not " + std::to_string(headDim) +

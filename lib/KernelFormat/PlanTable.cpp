@@ -80,7 +80,7 @@ constexpr int64_t kBackwardFusedMinSeqKCausal = 16384;
 
 bool fa4::backwardFusedForLaunch(const KernelKey &main, int64_t seqK,
                                  bool causal, bool deterministic) {
-  if (deterministic)
+  if (deterministic || main.varlen)
     return false;
   KernelKey fused = main;
   fused.family = Family::AttentionBackwardFused;

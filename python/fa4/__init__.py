@@ -26,8 +26,8 @@ elsewhere, and always with ``deterministic=True``, dQ has a kernel of its
 own, no sum across CTAs, so the gradients are the same bits every run);
 its backward takes one head dim for q, k and v, up to 128, and other calls
 with inputs that require grad raise NotImplementedError before anything
-runs. `attention_varlen` has no backward yet (RuntimeError
-for inputs that require grad while grad mode is on). `attention_with_kvcache`
+runs. `attention_varlen` is differentiable the same way (its backward
+always computes dQ by a kernel of its own). `attention_with_kvcache`
 (kvcache.py) is decode over a KV cache: the query heads of a KV head in one
 tile, the keys split over several CTAs, inference only.
 
@@ -114,7 +114,7 @@ def _requires_grad(q, k, v):
         getattr(x, "requires_grad", False) for x in (q, k, v))
 
 
-def _check_backward(q, v):
+def _check_backward(q, v, function="fa4.attention"):
     """Refuses, before the forward runs, a differentiable call whose
     backward fa4 does not have (no gradient is ever dropped silently)."""
     missing = None
@@ -125,8 +125,8 @@ def _check_backward(q, v):
                                                      v.shape[-1])
     if missing:
         raise NotImplementedError(
-            "fa4.attention has no backward for %s yet, and q, k or v requires grad; "
-            "call it under torch.no_grad() (or detach the inputs) for inference" % missing)
+            "%s has no backward for %s yet, and q, k or v requires grad; call it "
+            "under torch.no_grad() (or detach the inputs) for inference" % (function, missing))
 
 
 def _check_head_dim(d, of):
@@ -535,9 +535,126 @@ def _varlen_tiles(cu_q, cu_k, causal):
     return [(tiles[2 * i], tiles[2 * i + 1]) for i in range(count.value)]
 
 
+def _attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, tiles, causal,
+                      softmax_scale, window_left, window_right, softcap):
+    """out and lse of checked packed sequences: fa4's varlen kernel over the
+    listed (sequence, block) pairs, `tiles` int32 (N, 2) on the device."""
+    if tiles.numel() == 0:  # no query, head or key, or no tile: no row sees a key
+        return _no_key_result(q, v, (q.shape[1], q.shape[0]))
+    out = _output(q, v.shape[-1])
+    lse = torch.empty((q.shape[1], q.shape[0]), dtype=torch.float32, device=q.device)
+    args = _lib.AttentionArgs()
+    _options(args, q, causal, softmax_scale, (window_left, window_right), softcap)
+    thd = (1, 0, 2)
+    args.q, args.k, args.v, args.o = (_tensor(x, thd) for x in (q, k, v, out))
+    args.lse = _tensor(lse, (0, 1))
+    args.cu_seqlens_q = cu_seqlens_q.data_ptr()
+    args.cu_seqlens_k = cu_seqlens_k.data_ptr()
+    args.tiles = tiles.data_ptr()
+    args.batch = cu_seqlens_q.shape[0] - 1
+    args.num_tiles = tiles.shape[0]
+    _lib.check(_lib.library().fa4_attention(bytes(args), _current_stream()))
+    return out, lse
+
+
+def _attention_varlen_backward(dout, q, k, v, out, lse, dlse, cu_seqlens_q,
+                               cu_seqlens_k, max_seqlen_q, max_seqlen_k, causal,
+                               softmax_scale, window_left, window_right, softcap):
+    """dq, dk, dv of packed sequences: D = rowsum(dO o O) (less dlse), then
+    dQ by a CTA per query block and dK and dV by a CTA per key block of
+    each sequence (no sum across CTAs: the same bits every run)."""
+    dq, dk, dv = _gradient_layouts(q, k, v)
+    if q.numel() == 0 or k.numel() == 0:
+        return dq.zero_(), dk.zero_(), dv.zero_()
+    if dout.stride(-1) != 1 or dout.data_ptr() % 16 or any(
+            st % 8 for st in dout.stride()[:-1]):
+        dout = dout.contiguous()
+    args = _lib.BackwardArgs()
+    args.dtype = _DTYPES[q.dtype]
+    thd = (1, 0, 2)
+    args.q, args.k, args.v, args.o, args.dout, args.dq, args.dk, args.dv = (
+        _tensor(x, thd) for x in (q, k, v, out, dout, dq, dk, dv))
+    lse = lse.contiguous()
+    args.lse = _tensor(lse, (0, 1))
+    if dlse is not None:
+        delta = ((dout.float() * out.float()).sum(-1).transpose(0, 1)
+                 - dlse.float()).contiguous()
+        args.delta_ready = 1
+    else:
+        delta = q.new_empty((q.shape[1], q.shape[0]), dtype=torch.float32)
+    args.delta = _tensor(delta, (0, 1))
+    args.causal = int(causal)
+    args.window_left, args.window_right = window_left, window_right
+    args.softcap = float(softcap)
+    args.softmax_scale = float(softmax_scale)
+    args.cu_seqlens_q = cu_seqlens_q.data_ptr()
+    args.cu_seqlens_k = cu_seqlens_k.data_ptr()
+    args.batch = cu_seqlens_q.shape[0] - 1
+    args.max_seqlen_q = max(1, int(max_seqlen_q))
+    args.max_seqlen_k = max(1, int(max_seqlen_k))
+    _lib.check(_lib.library().fa4_attention_backward(ctypes.byref(args),
+                                                     _current_stream()))
+    return dq, dk, dv
+
+
+if _DIFFERENTIABLE:
+    @torch.library.custom_op("fa4::attention_varlen_backward", mutates_args=())
+    def _attention_varlen_backward_op(
+            dout: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+            out: torch.Tensor, lse: torch.Tensor, dlse: typing.Optional[torch.Tensor],
+            cu_seqlens_q: torch.Tensor, cu_seqlens_k: torch.Tensor, max_seqlen_q: int,
+            max_seqlen_k: int, causal: bool, softmax_scale: float, window_left: int,
+            window_right: int, softcap: float
+            ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        return _attention_varlen_backward(
+            dout, q, k, v, out, lse, dlse, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+            max_seqlen_k, causal, softmax_scale, window_left, window_right, softcap)
+
+    @_attention_varlen_backward_op.register_fake
+    def _attention_varlen_backward_fake(dout, q, k, v, *rest):
+        return _gradient_layouts(q, k, v)
+
+    @torch.library.custom_op("fa4::attention_varlen", mutates_args=())
+    def _attention_varlen_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+                             cu_seqlens_q: torch.Tensor, cu_seqlens_k: torch.Tensor,
+                             tiles: torch.Tensor, max_seqlen_q: int, max_seqlen_k: int,
+                             causal: bool, softmax_scale: float, window_left: int,
+                             window_right: int, softcap: float
+                             ) -> tuple[torch.Tensor, torch.Tensor]:
+        return _attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, tiles, causal,
+                                 softmax_scale, window_left, window_right, softcap)
+
+    @_attention_varlen_op.register_fake
+    def _attention_varlen_fake(q, k, v, *rest):
+        return (_output(q, v.shape[-1]),
+                q.new_empty((q.shape[1], q.shape[0]), dtype=torch.float32))
+
+    def _setup_varlen_context(ctx, inputs, output):
+        (q, k, v, cu_seqlens_q, cu_seqlens_k, _, max_seqlen_q, max_seqlen_k, causal,
+         softmax_scale, window_left, window_right, softcap) = inputs
+        out, lse = output
+        ctx.save_for_backward(q, k, v, out, lse, cu_seqlens_q, cu_seqlens_k)
+        ctx.options = (max_seqlen_q, max_seqlen_k, causal, softmax_scale, window_left,
+                       window_right, softcap)
+        ctx.set_materialize_grads(False)
+
+    def _varlen_backward(ctx, dout, dlse):
+        q, k, v, out, lse, cu_seqlens_q, cu_seqlens_k = ctx.saved_tensors
+        if dout is None:
+            dout = torch.zeros_like(out)
+        dq, dk, dv = _attention_varlen_backward_op(dout, q, k, v, out, lse, dlse,
+                                                   cu_seqlens_q, cu_seqlens_k,
+                                                   *ctx.options)
+        return (dq, dk, dv) + (None,) * 10
+
+    _attention_varlen_op.register_autograd(_varlen_backward,
+                                           setup_context=_setup_varlen_context)
+
+
 def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
                      max_seqlen_k, causal=False, softmax_scale=None,
-                     window_size=(-1, -1), softcap=0.0, return_lse=False):
+                     window_size=(-1, -1), softcap=0.0, return_lse=False,
+                     deterministic=False):
     """FlashAttention's flash_attn_varlen_func: packed sequences.
 
     q (TQ, H, D), k (TK, HKV, D) and v (TK, HKV, Dv), the tokens of one
@@ -548,10 +665,14 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
     see no key have out 0 and lse -inf. The tile order is built on the host
     from the offsets, so this call copies cu_seqlens to the host (and cannot
     be captured into a CUDA graph); the offsets are checked there, before
-    the devices. Raises RuntimeError for inputs that require grad while grad
-    mode is on (fa4 has no backward).
+    the devices. Differentiable in q, k and v (and through lse), with the
+    backward's limits of `attention` (NotImplementedError before anything
+    runs); the backward computes dQ by a kernel of its own, so its
+    gradients are the same bits every run whatever `deterministic` says.
     """
-    _check_no_grad("fa4.attention_varlen", q, k, v)
+    differentiable = _requires_grad(q, k, v)
+    if differentiable and not _DIFFERENTIABLE:
+        _check_no_grad("fa4.attention_varlen", q, k, v)
     _check_inputs(q, k, v, 3, "(T, H, D)")
     for name, cu in (("cu_seqlens_q", cu_seqlens_q), ("cu_seqlens_k", cu_seqlens_k)):
         if not isinstance(cu, torch.Tensor):
@@ -579,25 +700,19 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
                              (name, max(lengths), longest))
     _check_device((("q", q), ("k", k), ("v", v), ("cu_seqlens_q", cu_seqlens_q),
                    ("cu_seqlens_k", cu_seqlens_k)))
+    left, right = _check_options(causal, softmax_scale, window_size, softcap)
     empty = q.numel() == 0 or k.numel() == 0
     tiles = [] if empty else _varlen_tiles(cu_q, cu_k, causal)
-    if not tiles:  # no query, head or key, or no tile: no row sees a key
-        out, lse = _no_key_result(q, v, (q.shape[1], q.shape[0]))
-        return (out, lse) if return_lse else out
-    tiles_dev = torch.tensor(tiles, dtype=torch.int32, device=q.device)
-    out = _output(q, v.shape[-1])
-    lse = torch.empty((q.shape[1], q.shape[0]), dtype=torch.float32, device=q.device)
-    args = _lib.AttentionArgs()
-    _options(args, q, causal, softmax_scale, window_size, softcap)
-    thd = (1, 0, 2)
-    args.q, args.k, args.v, args.o = (_tensor(x, thd) for x in (q, k, v, out))
-    args.lse = _tensor(lse, (0, 1))
-    args.cu_seqlens_q = cu_seqlens_q.data_ptr()
-    args.cu_seqlens_k = cu_seqlens_k.data_ptr()
-    args.tiles = tiles_dev.data_ptr()
-    args.batch = len(cu_q) - 1
-    args.num_tiles = len(tiles)
-    _lib.check(_lib.library().fa4_attention(bytes(args), _current_stream()))
+    tiles_dev = torch.tensor(tiles, dtype=torch.int32, device=q.device).reshape(-1, 2)
+    if differentiable:
+        _check_backward(q, v, "fa4.attention_varlen")
+        scale = softmax_scale if softmax_scale is not None else 1.0 / math.sqrt(q.shape[-1])
+        out, lse = _attention_varlen_op(q, k, v, cu_seqlens_q, cu_seqlens_k, tiles_dev,
+                                        int(max_seqlen_q), int(max_seqlen_k), bool(causal),
+                                        float(scale), left, right, float(softcap))
+    else:
+        out, lse = _attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, tiles_dev,
+                                     causal, softmax_scale, left, right, softcap)
     return (out, lse) if return_lse else out
 
 

@@ -86,6 +86,11 @@ class BackwardArgs(ctypes.Structure):
         ("plan", ctypes.c_char_p),
         ("deterministic", ctypes.c_int32),
         ("dq_accum", Tensor),
+        ("cu_seqlens_q", ctypes.c_uint64),
+        ("cu_seqlens_k", ctypes.c_uint64),
+        ("batch", ctypes.c_int64),
+        ("max_seqlen_q", ctypes.c_int64),
+        ("max_seqlen_k", ctypes.c_int64),
     ]
 
     def __init__(self):

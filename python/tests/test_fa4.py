@@ -106,10 +106,22 @@ class ArgumentChecks(unittest.TestCase):
             self.refuses(ValueError, "q is on cpu", q, q, q)
         t = torch.randn(300, 4, 64).to(torch.bfloat16)
         cu = torch.tensor([0, 100, 300], dtype=torch.int32)
-        with self.assertRaises(RuntimeError) as raised:
-            fa4.attention_varlen(t, t.clone().requires_grad_(), t, cu, cu, 200, 200)
-        self.assertIn("fa4.attention_varlen has no backward yet: k requires grad",
-                      str(raised.exception))
+        if fa4._DIFFERENTIABLE:
+            # Packed sequences too: the backward's limits first, then the
+            # device check.
+            with self.assertRaises(ValueError) as raised:
+                fa4.attention_varlen(t, t.clone().requires_grad_(), t, cu, cu, 200, 200)
+            self.assertIn("q is on cpu", str(raised.exception))
+            wide = torch.randn(300, 4, 256).to(torch.bfloat16).requires_grad_()
+            with self.assertRaises(NotImplementedError) as raised:
+                fa4.attention_varlen(wide, wide, wide, cu, cu, 200, 200)
+            self.assertIn("fa4.attention_varlen has no backward for head dims over 128 "
+                          "(q 256, v 256)", str(raised.exception))
+        else:
+            with self.assertRaises(RuntimeError) as raised:
+                fa4.attention_varlen(t, t.clone().requires_grad_(), t, cu, cu, 200, 200)
+            self.assertIn("fa4.attention_varlen has no backward yet: k requires grad",
+                          str(raised.exception))
         with torch.no_grad(), self.assertRaises(ValueError) as raised:
             fa4.attention_varlen(t, t.clone().requires_grad_(), t, cu, cu, 200, 200)
         self.assertIn("q is on cpu", str(raised.exception))
@@ -124,8 +136,13 @@ class ArgumentChecks(unittest.TestCase):
         self.assertEqual(_lib.BackwardArgs.plan.offset, 8 + 10 * ctypes.sizeof(_lib.Tensor) + 24)
         self.assertEqual(_lib.BackwardArgs.deterministic.offset, _lib.BackwardArgs.plan.offset + 8)
         self.assertEqual(_lib.BackwardArgs.dq_accum.offset, _lib.BackwardArgs.plan.offset + 16)
-        self.assertEqual(ctypes.sizeof(_lib.BackwardArgs),
-                         _lib.BackwardArgs.dq_accum.offset + ctypes.sizeof(_lib.Tensor))
+        # Packed sequences: the offsets' two addresses, batch and the two
+        # longest lengths, 8 bytes each, after dq_accum.
+        tail = _lib.BackwardArgs.dq_accum.offset + ctypes.sizeof(_lib.Tensor)
+        for i, name in enumerate(("cu_seqlens_q", "cu_seqlens_k", "batch", "max_seqlen_q",
+                                  "max_seqlen_k")):
+            self.assertEqual(getattr(_lib.BackwardArgs, name).offset, tail + 8 * i)
+        self.assertEqual(ctypes.sizeof(_lib.BackwardArgs), tail + 40)
         try:
             _lib.library()
         except _lib.Fa4Error as error:
@@ -144,12 +161,15 @@ class ArgumentChecks(unittest.TestCase):
         except _lib.Fa4Error as error:
             self.skipTest(str(error))
 
-        def columns(d, seq_k, causal=False, deterministic=False):
+        def columns(d, seq_k, causal=False, deterministic=False, varlen=False):
             args = _lib.BackwardArgs()
             args.dtype = fa4._DTYPES[torch.bfloat16]
             for tensor, s in ((args.q, 1024), (args.k, seq_k), (args.v, seq_k)):
-                tensor.rank = 4
-                tensor.shape[0], tensor.shape[1], tensor.shape[2], tensor.shape[3] = 1, 16, s, d
+                shape = (16, s, d) if varlen else (1, 16, s, d)
+                tensor.rank = len(shape)
+                for i, extent in enumerate(shape):
+                    tensor.shape[i] = extent
+            args.cu_seqlens_q = 1 if varlen else 0
             args.causal = int(causal)
             args.deterministic = int(deterministic)
             out = ctypes.c_int32(-1)
@@ -164,6 +184,8 @@ class ArgumentChecks(unittest.TestCase):
         self.assertEqual(columns(128, 16384, causal=True), 128)
         self.assertEqual(columns(128, 4096), 0)
         self.assertEqual(columns(64, 16384), 0)
+        # Packed sequences take dQ's own kernel.
+        self.assertEqual(columns(128, 16384, varlen=True), 0)
 
     def test_empty_inputs(self):
         # Empty inputs get every check; only an empty tensor's address (0,

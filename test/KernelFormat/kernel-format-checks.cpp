@@ -122,7 +122,18 @@ static int runKey() {
   // What the backward's kernels refuse.
   backward.plan = {};
   backward.varlen = true;
-  std::printf("backward varlen: %s\n", backward.verify().message().c_str());
+  for (Family family :
+       {Family::AttentionBackwardDq, Family::AttentionBackwardDkDv,
+        Family::AttentionBackwardPreprocess, Family::AttentionBackwardFused}) {
+    KernelKey packed = backward;
+    packed.family = family;
+    std::printf("backward varlen %s: %s\n", packed.name().c_str(),
+                packed.verify().ok() ? "ok"
+                                     : packed.verify().message().c_str());
+  }
+  // D's kernel of packed sequences reads them as one sequence.
+  for (const KernelKey &key : KernelKey::backwardKernels(backward, false))
+    std::printf("backward varlen kernel %s\n", key.name().c_str());
   backward.varlen = false;
   backward.headDimV = 64;
   std::printf("backward 128/64: %s\n", backward.verify().message().c_str());

@@ -674,13 +674,15 @@ Expected<Arguments> fa4::run::parseArguments(int argc,
                                                   : readAttention(given, args);
   if (!read.ok())
     return read;
-  // The backward: fa4's three kernels on random inputs, dense, (B, H, S, D).
+  // The backward: fa4's three kernels on random inputs, (B, H, S, D), or
+  // packed sequences of the lengths --seqlens gives.
   args.backward = given.count("backward");
   if (args.backward) {
-    for (const char *name : {"q", "out", "lse", "seqlens", "cu-seqlens-q"})
+    for (const char *name : {"q", "out", "lse", "cu-seqlens-q"})
       if (given.count(name))
         return Status::error("--backward runs random inputs of the sizes "
-                             "given, dense; --" + std::string(name) +
+                             "given (or of --seqlens); --" +
+                             std::string(name) +
                              " is not among its options yet");
     if (args.attention.layout != runner::AttentionLayout::BHSD)
       return Status::error("--backward runs the (B, H, S, D) layout");

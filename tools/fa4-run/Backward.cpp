@@ -5,7 +5,9 @@
 // rowsum(dO ∘ O), then dQ, then dK and dV; or, in five products, D, then
 // dK, dV and dQ's parts summed into a zeroed f32 dQaccum, then dQ scaled
 // from it. The reference is float64 attention, forward and backward, a
-// query row at a time.
+// query row at a time. Packed sequences (--seqlens) run dQ's and dK/dV's
+// kernels over [H, T, D] tensors, D's over them as one sequence, and the
+// reference a sequence at a time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -128,6 +130,76 @@ Reference reference(const Sizes &n, const std::vector<double> &q,
   return r;
 }
 
+/// The float64 reference of packed sequences: each sequence's rows of the
+/// [H, Tq, D] and [Hkv, Tk, D] inputs as a problem of batch 1, its results
+/// put back in the packed rows.
+Reference packedReference(const Sizes &n, const std::vector<double> &q,
+                          const std::vector<double> &k,
+                          const std::vector<double> &v,
+                          const std::vector<double> &dout, double scale,
+                          const runner::AttentionProblem &a) {
+  Reference r;
+  r.o.assign(q.size(), 0);
+  r.lse.assign(n.h * n.sq, -std::numeric_limits<double>::infinity());
+  r.dq.assign(q.size(), 0);
+  r.dk.assign(k.size(), 0);
+  r.dv.assign(v.size(), 0);
+  std::vector<uint64_t> startsQ = a.offsetsQ(), startsK = a.offsetsK();
+  // Rows [start, start + rows) of each of `heads` heads of the packed
+  // `total` rows, to (from, with `back`) a dense [1, heads, rows, D].
+  auto move = [&](const std::vector<double> &from, std::vector<double> &to,
+                  int64_t heads, int64_t total, int64_t start, int64_t rows,
+                  int64_t columns, bool back) {
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t i = 0; i < rows * columns; ++i) {
+        size_t packed = size_t((h * total + start) * columns + i);
+        size_t dense = size_t(h * rows * columns + i);
+        if (back)
+          to[packed] = from[dense];
+        else
+          to[dense] = from[packed];
+      }
+  };
+  for (size_t b = 0; b < a.seqlensQ.size(); ++b) {
+    int64_t sq = int64_t(a.seqlensQ[b]), sk = int64_t(a.seqlensK[b]);
+    int64_t q0 = int64_t(startsQ[b]), k0 = int64_t(startsK[b]);
+    Sizes one{1, n.h, n.hkv, sq, sk, n.d};
+    std::vector<double> qs(n.h * sq * n.d), dos(qs.size()),
+        ks(n.hkv * sk * n.d), vs(ks.size());
+    move(q, qs, n.h, n.sq, q0, sq, n.d, false);
+    move(dout, dos, n.h, n.sq, q0, sq, n.d, false);
+    move(k, ks, n.hkv, n.sk, k0, sk, n.d, false);
+    move(v, vs, n.hkv, n.sk, k0, sk, n.d, false);
+    Reference part = reference(one, qs, ks, vs, dos, scale, a);
+    move(part.o, r.o, n.h, n.sq, q0, sq, n.d, true);
+    move(part.lse, r.lse, n.h, n.sq, q0, sq, 1, true);
+    move(part.dq, r.dq, n.h, n.sq, q0, sq, n.d, true);
+    move(part.dk, r.dk, n.hkv, n.sk, k0, sk, n.d, true);
+    move(part.dv, r.dv, n.hkv, n.sk, k0, sk, n.d, true);
+  }
+  return r;
+}
+
+/// The (query, key) pairs a head of one sequence of `sq` queries and `sk`
+/// keys computes: all, halved when causal with sq == sk (the benchmarks'
+/// convention), or with a window those it holds.
+double pairsOf(int64_t sq, int64_t sk, const runner::AttentionProblem &a) {
+  if (!a.hasWindow())
+    return double(sq) * double(sk) / (a.causal && sq == sk ? 2.0 : 1.0);
+  int64_t shift = sk - sq, right = a.causal ? 0 : a.windowRight;
+  bool hasRight = a.causal || a.windowRight >= 0;
+  double pairs = 0;
+  for (int64_t i = 0; i < sq; ++i) {
+    int64_t end =
+        hasRight ? std::min(sk, std::max<int64_t>(0, i + shift + right + 1))
+                 : sk;
+    int64_t from =
+        a.windowLeft >= 0 ? std::max<int64_t>(0, i + shift - a.windowLeft) : 0;
+    pairs += double(std::max<int64_t>(0, end - from));
+  }
+  return pairs;
+}
+
 } // namespace
 
 Expected<RunOutcome>
@@ -135,8 +207,14 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
                       const std::array<runtime::KernelFile, 3> &files,
                       const std::string &work) {
   const runner::AttentionProblem &a = args.attention;
-  Sizes n{int64_t(a.batch),   int64_t(a.heads), int64_t(a.keyHeads()),
-          int64_t(a.seqQ),    int64_t(a.seqK),  int64_t(a.headDim)};
+  // Packed sequences are one batch of all their tokens, [H, T, D].
+  const bool packed = a.isVarlen();
+  Sizes n{packed ? 1 : int64_t(a.batch),
+          int64_t(a.heads),
+          int64_t(a.keyHeads()),
+          int64_t(packed ? a.totalQ() : a.seqQ),
+          int64_t(packed ? a.totalK() : a.seqK),
+          int64_t(a.headDim)};
   ElementType type = a.elementType;
   double scale = a.scale ? a.scale : 1.0 / std::sqrt(double(n.d));
   // Inputs uniform in [-1, 1), rounded to the element type.
@@ -157,7 +235,8 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
   draw(n.hkv, n.sk, kw, k);
   draw(n.hkv, n.sk, vw, v);
   draw(n.h, n.sq, dow, dout);
-  Reference ref = reference(n, q, k, v, dout, scale, a);
+  Reference ref = packed ? packedReference(n, q, k, v, dout, scale, a)
+                         : reference(n, q, k, v, dout, scale, a);
   // The forward's outputs as the backward gets them: O in the element
   // type, the LSE in f32.
   std::vector<uint16_t> ow(ref.o.size());
@@ -165,24 +244,48 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
     ow[i] = runner::toWord(type, float(ref.o[i]));
   std::vector<float> lse(ref.lse.begin(), ref.lse.end());
 
-  auto shape = [](int64_t x, int64_t y, int64_t z, int64_t w) {
-    std::vector<uint64_t> s = {uint64_t(x), uint64_t(y), uint64_t(z)};
-    if (w)
-      s.push_back(uint64_t(w));
+  // [B, heads, rows(, D)], or packed [heads, rows(, D)].
+  auto shape = [&](int64_t heads, int64_t rows, bool columns) {
+    std::vector<uint64_t> s;
+    if (!packed)
+      s.push_back(uint64_t(n.b));
+    s.push_back(uint64_t(heads));
+    s.push_back(uint64_t(rows));
+    if (columns)
+      s.push_back(uint64_t(n.d));
     return s;
   };
-  auto path = [&](const char *name) { return work + "/" + name + ".npy"; };
+  auto path = [&](const std::string &name) {
+    return work + "/" + name + ".npy";
+  };
   for (auto [name, heads, rows, words] :
        {std::tuple{"q", n.h, n.sq, &qw}, {"k", n.hkv, n.sk, &kw},
         {"v", n.hkv, n.sk, &vw}, {"do", n.h, n.sq, &dow},
         {"o", n.h, n.sq, &ow}})
-    if (Status s = runner::writeNpy(path(name), type,
-                                    shape(n.b, heads, rows, n.d), *words);
+    if (Status s = runner::writeNpy(path(name), type, shape(heads, rows, true),
+                                    *words);
         !s.ok())
       return s;
-  if (Status s = runner::writeNpy(path("lse"), shape(n.b, n.h, n.sq, 0), lse);
+  if (Status s = runner::writeNpy(path("lse"), shape(n.h, n.sq, false), lse);
       !s.ok())
     return s;
+  // Packed: D's kernel reads O and dO as one sequence, [1, H, T, D]; the
+  // others read the offsets.
+  if (packed) {
+    for (auto [name, words] : {std::pair{"o", &ow}, std::pair{"do", &dow}})
+      if (Status s = runner::writeNpy(
+              path(std::string(name) + "-rows"), type,
+              {1, uint64_t(n.h), uint64_t(n.sq), uint64_t(n.d)}, *words);
+          !s.ok())
+        return s;
+    for (auto [name, starts] : {std::pair{"cu_seqlens_q", a.offsetsQ()},
+                                std::pair{"cu_seqlens_k", a.offsetsK()}})
+      if (Status s = runner::writeNpy(
+              path(name), {uint64_t(starts.size())},
+              std::vector<int32_t>(starts.begin(), starts.end()));
+          !s.ok())
+        return s;
+  }
 
   RunOutcome outcome;
   std::vector<double> dq, dk, dv;
@@ -192,8 +295,10 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
   bool fused = files[1].findTensor("dq_accum") != nullptr;
   const int64_t padded = KernelKey::paddedHeadDim(n.d);
   auto writeAccum = [&](const std::vector<float> &accum) {
-    return runner::writeNpy(path("dq_accum"), shape(n.b, n.h, n.sq, padded),
-                            accum);
+    return runner::writeNpy(
+        path("dq_accum"),
+        {uint64_t(n.b), uint64_t(n.h), uint64_t(n.sq), uint64_t(padded)},
+        accum);
   };
   if (fused)
     if (Status s = writeAccum(std::vector<float>(n.b * n.h * n.sq * padded));
@@ -205,16 +310,19 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
     const runtime::KernelFile &file = files[which];
     std::vector<runner::ArgumentSpec> specs;
     for (const runtime::KernelTensor &tensor : file.tensors) {
-      bool input =
-          tensor.name == "q" || tensor.name == "k" || tensor.name == "v" ||
-          tensor.name == "do" || tensor.name == "o" || tensor.name == "lse" ||
-          tensor.name == "dq_accum" || (tensor.name == "delta" && which > 0);
+      bool input = tensor.name == "q" || tensor.name == "k" ||
+                   tensor.name == "v" || tensor.name == "do" ||
+                   tensor.name == "o" || tensor.name == "lse" ||
+                   tensor.name == "dq_accum" || tensor.name == "cu_seqlens_q" ||
+                   tensor.name == "cu_seqlens_k" ||
+                   (tensor.name == "delta" && which > 0);
       if (!input)
         continue;
       runner::ArgumentSpec spec;
       spec.name = tensor.name;
       spec.kind = runner::ArgumentSpec::Kind::File;
-      spec.path = path(tensor.name.c_str());
+      spec.path =
+          path(packed && which == 0 ? tensor.name + "-rows" : tensor.name);
       specs.push_back(spec);
     }
     addScalars(file,
@@ -222,7 +330,9 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
                 {"causal", a.causal ? 1.0 : 0.0},
                 {"window_left", double(a.windowLeft)},
                 {"window_right", double(a.windowRight)},
-                {"softcap", a.softcap}},
+                {"softcap", a.softcap},
+                {"max_seqlen_q", double(a.seqQ)},
+                {"max_seqlen_k", double(a.seqK)}},
                specs);
     Expected<runner::KernelRunResult> result = runStage(
         driver, file, specs, args.options, stages[fused][which], outcome);
@@ -234,8 +344,8 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
         return Status::error("kernel '" + file.entry + "' has no delta");
       std::vector<double> d = values(*delta);
       std::vector<float> words(d.begin(), d.end());
-      if (Status s = runner::writeNpy(path("delta"), shape(n.b, n.h, n.sq, 0),
-                                      words);
+      if (Status s =
+              runner::writeNpy(path("delta"), shape(n.h, n.sq, false), words);
           !s.ok())
         return s;
       continue;
@@ -277,26 +387,15 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
     outcome.passed = false;
   outcome.lines.push_back(line + (outcome.passed ? ": PASS" : ": FAIL"));
   if (outcome.totalMs > 0) {
-    // The forward's 4 B H SQ SK D, halved when causal with SQ == SK (the
-    // benchmarks' convention), times 2.5 for the backward's five products;
-    // with a window, 4 D per (query, key) pair the window holds.
-    double pairs = double(n.sq) * double(n.sk) /
-                   (a.causal && n.sq == n.sk ? 2.0 : 1.0);
-    if (a.hasWindow()) {
-      int64_t shift = n.sk - n.sq, right = a.causal ? 0 : a.windowRight;
-      bool hasRight = a.causal || a.windowRight >= 0;
-      pairs = 0;
-      for (int64_t i = 0; i < n.sq; ++i) {
-        int64_t end = hasRight ? std::min(n.sk, std::max<int64_t>(
-                                                    0, i + shift + right + 1))
-                               : n.sk;
-        int64_t from = a.windowLeft >= 0
-                           ? std::max<int64_t>(0, i + shift - a.windowLeft)
-                           : 0;
-        pairs += double(std::max<int64_t>(0, end - from));
-      }
-    }
-    double flops = 2.5 * 4.0 * double(n.b * n.h) * pairs * double(n.d);
+    // The forward's 4 H D per (query, key) pair of each sequence, times
+    // 2.5 for the backward's five products.
+    double pairs = 0;
+    if (packed)
+      for (size_t b = 0; b < a.seqlensQ.size(); ++b)
+        pairs += pairsOf(int64_t(a.seqlensQ[b]), int64_t(a.seqlensK[b]), a);
+    else
+      pairs = double(n.b) * pairsOf(n.sq, n.sk, a);
+    double flops = 2.5 * 4.0 * double(n.h) * pairs * double(n.d);
     char text[128];
     std::snprintf(text, sizeof text, "backward time=%.3f ms, %.1f TFLOP/s",
                   outcome.totalMs, flops / (outcome.totalMs * 1e-3) / 1e12);

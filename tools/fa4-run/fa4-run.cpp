@@ -299,6 +299,7 @@ static int runBackwardKernels(const run::Arguments &args) {
     key.headDimV = int64_t(args.attention.valueHeadDim());
   key.window = args.attention.hasWindow();
   key.softcap = args.attention.softcap > 0;
+  key.varlen = args.varlen();
   if (args.dtype == runtime::ElementType::F16)
     key.dtype = DType::F16;
   key.plan = args.plan;

@@ -27,7 +27,8 @@ KernelKey planForLaunch(KernelKey key, int64_t seqK, bool causal);
 /// Whether an attention backward of `main`'s options over `seqK` keys runs
 /// in five products (KernelKey::backwardKernels with `fused`, dQ's parts
 /// added across CTAs) rather than with dQ by a kernel of its own: never
-/// when `deterministic` (the same bits every run), else where the table
+/// when `deterministic` (the same bits every run) or for packed sequences
+/// (which the five products do not take yet), else where the table
 /// says (libfa4, and fa4-run unless --fused-dq says).
 bool backwardFusedForLaunch(const KernelKey &main, int64_t seqK, bool causal,
                             bool deterministic);

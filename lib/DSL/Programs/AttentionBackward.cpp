@@ -96,24 +96,45 @@ namespace {
 /// D (delta) [B, H, Sq] f32, contiguous (the forward's layouts and the
 /// preprocess's D); then, after each program's outputs, the sizes, the
 /// forward's softmax scale and causality, and its sliding window and
-/// softcap where the options have them.
+/// softcap where the options have them. With packed sequences (`varlen`,
+/// the forward's layouts again): Q and dO [H, Tq, D], K and V [Hkv, Tk, D],
+/// LSE and D [H, Tq], sequence b's tokens cu_seqlens_q[b] ..
+/// cu_seqlens_q[b + 1] - 1 (and _k's of K and V); the grid's x runs over
+/// the blocks of the longest sequence (max_seqlen_q or _k, the caller's),
+/// and a program past its sequence's end computes nothing.
 struct BackwardArguments {
+  bool varlen;
   Desc q, k, v, dout;
-  Ptr lse, delta;
-  Index seqQ, seqK, batch, heads, group;
+  Ptr lse, delta, cuSeqQ, cuSeqK;
+  Index seqQ, seqK, batch, heads, kvHeads, group, totalQ;
   Scalar scale;
   Bool causal;
   Index windowLeft, windowRight;
   Scalar softcap;
+  /// Packed sequences: the program's sequence's first query and key, and
+  /// the end of its queries and keys (`locate`).
+  Index qStart, kStart, qEnd, kEnd;
 
   /// Declares the inputs: Q and dO in blocks of `qRows`, K and V of
   /// `kRows`, their widths padded to `dp` and `dvp` columns.
-  BackwardArguments(Program &p, const AttentionOptions &options,
-                    int64_t qRows, int64_t kRows, int64_t dp, int64_t dvp) {
+  BackwardArguments(Program &p, const AttentionOptions &options, int64_t qRows,
+                    int64_t kRows, int64_t dp, int64_t dvp)
+      : varlen(options.varlen) {
     const int64_t d = options.headDim;
     const int64_t dv = options.headDimV ? options.headDimV : d;
     const DType type = options.elementType;
     const Extent any = Extent::any();
+    if (varlen) {
+      q = p.desc("q", {1, qRows, dp}, type, {any, any, d});
+      k = p.desc("k", {1, kRows, dp}, type, {any, any, d});
+      v = p.desc("v", {1, kRows, dvp}, type, {k.dim(0), k.dim(1), dv});
+      dout = p.desc("do", {1, qRows, dvp}, type, {q.dim(0), q.dim(1), dv});
+      lse = p.ptr("lse", f32, {q.dim(0), q.dim(1)});
+      delta = p.ptr("delta", f32, {q.dim(0), q.dim(1)});
+      cuSeqQ = p.ptr("cu_seqlens_q", i32, {any});
+      cuSeqK = p.ptr("cu_seqlens_k", i32, {cuSeqQ.dim(0)});
+      return;
+    }
     q = p.desc("q", {1, 1, qRows, dp}, type, {any, any, any, d});
     k = p.desc("k", {1, 1, kRows, dp}, type, {q.dim(0), any, any, d});
     v = p.desc("v", {1, 1, kRows, dvp}, type,
@@ -124,13 +145,62 @@ struct BackwardArguments {
     delta = p.ptr("delta", f32, {q.dim(0), q.dim(1), q.dim(2)});
   }
 
-  /// Declares the scalars, after the program's outputs.
-  void declareScalars(Program &p, const AttentionOptions &options) {
-    seqQ = p.index("seq_q", q.dim(2));
-    seqK = p.index("seq_k", k.dim(2));
-    batch = p.index("batch", q.dim(0));
-    heads = p.index("heads", q.dim(1));
-    group = p.index("group", q.dim(1) / k.dim(1));
+  /// The extents of a head's rows (Sq or Tq) and of its heads.
+  Extent rowsExtent() const { return varlen ? q.dim(1) : q.dim(2); }
+  Extent headsExtent() const { return varlen ? q.dim(0) : q.dim(1); }
+  Extent kvHeadsExtent() const { return varlen ? k.dim(0) : k.dim(1); }
+
+  /// An output of `rows` x `columns` per head like Q's (or, with `keys`,
+  /// K's), in blocks of `blockRows` x `padded`: a descriptor, or with
+  /// packed sequences a pointer whose strides the program reads (its
+  /// stores stop at a sequence's end, which a tensor map's would not).
+  struct Output {
+    Desc desc;
+    Ptr ptr;
+    Index strideH, strideS;
+  };
+  Output output(Program &p, llvm::StringRef name, int64_t blockRows,
+                int64_t padded, int64_t columns, bool keys, DType type) const {
+    Output out;
+    const Desc &like = keys ? k : q;
+    if (!varlen) {
+      out.desc = p.desc(name, {1, 1, blockRows, padded}, type,
+                        {q.dim(0), like.dim(1), like.dim(2), columns});
+      return out;
+    }
+    out.ptr = p.ptr(name, type, {like.dim(0), like.dim(1), columns});
+    p.require(out.ptr.stride(2) == 1);
+    p.require(out.ptr.stride(0) % 8 + out.ptr.stride(1) % 8 == 0);
+    return out;
+  }
+
+  /// Declares the scalars, after the program's outputs; the outputs'
+  /// strides with packed sequences.
+  /// The program's rows are keys with `keys` (dK/dV), else queries.
+  void declareScalars(
+      Program &p, const AttentionOptions &options, bool keys,
+      std::initializer_list<std::pair<const char *, Output *>> outputs) {
+    if (varlen) {
+      heads = p.index("heads", q.dim(0));
+      if (keys)
+        kvHeads = p.index("kv_heads", k.dim(0));
+      group = p.index("group", q.dim(0) / k.dim(0));
+      totalQ = p.index("total_q", q.dim(1));
+      // The grid's rule reads it (grid).
+      p.index(keys ? "max_seqlen_k" : "max_seqlen_q");
+      for (auto [name, out] : outputs) {
+        out->strideH =
+            p.index(std::string(name) + "_stride_h", out->ptr.stride(0));
+        out->strideS =
+            p.index(std::string(name) + "_stride_s", out->ptr.stride(1));
+      }
+    } else {
+      seqQ = p.index("seq_q", q.dim(2));
+      seqK = p.index("seq_k", k.dim(2));
+      batch = p.index("batch", q.dim(0));
+      heads = p.index("heads", q.dim(1));
+      group = p.index("group", q.dim(1) / k.dim(1));
+    }
     scale = p.f32("softmax_scale");
     causal = p.i32("causal") != 0;
     // The forward's sliding window and softcap (Attention.cpp), each in a
@@ -141,6 +211,69 @@ struct BackwardArguments {
     }
     if (options.softcap)
       softcap = p.f32("softcap");
+  }
+
+  /// The grid: blocks of `rows` over Sq (or Sk with `keys`; with packed
+  /// sequences, over the longest of them), the heads (or KV heads), the
+  /// batch.
+  void grid(Program &p, int64_t rows, bool keys) const {
+    Extent longest = Extent::named(keys ? "max_seqlen_k" : "max_seqlen_q");
+    Extent blocks =
+        varlen ? cdiv(longest, rows) : cdiv(keys ? k.dim(2) : q.dim(2), rows);
+    Extent batches = varlen ? cuSeqQ.dim(0) - 1 : (keys ? k : q).dim(0);
+    p.grid({blocks, keys ? kvHeadsExtent() : headsExtent(), batches});
+    p.require(headsExtent() % kvHeadsExtent() == 0);
+  }
+
+  /// Packed sequences: reads sequence `b`'s offsets and lengths.
+  void locate(const Index &b) {
+    if (!varlen)
+      return;
+    qStart = load(cuSeqQ, b);
+    qEnd = load(cuSeqQ, b + 1);
+    kStart = load(cuSeqK, b);
+    kEnd = load(cuSeqK, b + 1);
+    seqQ = qEnd - qStart;
+    seqK = kEnd - kStart;
+  }
+
+  /// Block `block` of `rows` rows of `desc`'s head `h` of batch (or
+  /// sequence) `b`: Q's and dO's rows, or with `keys` K's and V's.
+  Tile loadBlock(const Desc &desc, const Index &b, const Index &h,
+                 const Index &block, int64_t rows, bool keys) const {
+    if (!varlen)
+      return load(desc, {b, h, block, 0});
+    return loadAt(desc, {h, (keys ? kStart : qStart) + block * rows, 0});
+  }
+
+  /// The row vector `ptr` (LSE or D) in blocks of `rows`, and its block
+  /// `block` for head `h` of batch (or sequence) `b`.
+  Desc rowVector(Program &p, const Ptr &ptr, int64_t rows) const {
+    if (!varlen)
+      return p.makeDesc(ptr, {batch, heads, seqQ}, {heads * seqQ, seqQ, 1},
+                        {1, 1, rows});
+    return p.makeDesc(ptr, {heads, qEnd}, {totalQ, 1}, {1, rows});
+  }
+  Tile loadRowVector(const Desc &desc, const Index &b, const Index &h,
+                     const Index &block, int64_t rows) const {
+    if (!varlen)
+      return load(desc, {b, h, block});
+    return loadAt(desc, {h, qStart + block * rows});
+  }
+
+  /// Stores `tile` as block `block` of `rows` rows of output `out` (Q's
+  /// rows, or with `keys` K's) for head `h` of batch (or sequence) `b`.
+  void storeBlock(Program &p, const Output &out, const Index &b, const Index &h,
+                  const Index &block, int64_t rows, int64_t padded,
+                  int64_t columns, bool keys, const Tile &tile) const {
+    if (!varlen) {
+      store(out.desc, {b, h, block, 0}, tile);
+      return;
+    }
+    Desc rowsOut = p.makeDesc(
+        out.ptr, {keys ? kvHeads : heads, keys ? kEnd : qEnd, columns},
+        {out.strideH, out.strideS, 1}, {1, rows, padded});
+    storeAt(rowsOut, {h, (keys ? kStart : qStart) + block * rows, 0}, tile);
   }
 };
 } // namespace
@@ -157,14 +290,11 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDq(
   const DType type = options.elementType;
   const double inf = std::numeric_limits<double>::infinity();
   Program p(context, "attention_bwd_dq");
-  // dQ is [B, H, Sq, D], as Q.
+  // dQ is [B, H, Sq, D] (packed: [H, Tq, D]), as Q.
   BackwardArguments args(p, options, bm, bn, dp, dvp);
-  Desc q = args.q, k = args.k, v = args.v, dout = args.dout;
-  Desc dq = p.desc("dq", {1, 1, bm, dp}, type,
-                   {q.dim(0), q.dim(1), q.dim(2), d});
-  args.declareScalars(p, options);
-  Index seqQ = args.seqQ, seqK = args.seqK, batch = args.batch,
-        heads = args.heads, group = args.group;
+  BackwardArguments::Output dq =
+      args.output(p, "dq", bm, dp, d, /*keys=*/false, type);
+  args.declareScalars(p, options, /*keys=*/false, {{"dq", &dq}});
   Index windowLeft = args.windowLeft, windowRight = args.windowRight;
   Scalar scale = args.scale;
   Bool causal = args.causal;
@@ -175,29 +305,32 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDq(
     capUnit = scaleLog2 / capLog2e;
     capUnitInverse = capLog2e / scaleLog2;
   }
-  p.grid({cdiv(q.dim(2), bm), q.dim(1), q.dim(0)});
-  p.require(q.dim(1) % k.dim(1) == 0);
+  args.grid(p, bm, /*keys=*/false);
 
   // Program (x, h, b) computes dQ of query rows [m0, m0 + bm) of head h of
-  // batch b, the longest causal rows first, over the key blocks its rows
-  // see (those of the forward): dQ = scale · Σ_j dS_j · K_j with
-  // P = exp2(S · scale · log2 e − LSE · log2 e), dS = P ∘ (dO · Vᵀ − D).
+  // batch (or sequence) b, the longest causal rows first, over the key
+  // blocks its rows see (those of the forward): dQ = scale · Σ_j dS_j · K_j
+  // with P = exp2(S · scale · log2 e − LSE · log2 e), dS = P ∘ (dO · Vᵀ −
+  // D).
   Index m = p.numPrograms(0) - 1 - p.programId(0);
-  Index h = p.programId(1), b = p.programId(2), hk = h / group;
+  Index h = p.programId(1), b = p.programId(2), hk = h / args.group;
+  args.locate(b);
+  Index seqQ = args.seqQ, seqK = args.seqK;
   Index m0 = m * bm, diagonal = m0 + (seqK - seqQ);
-  Tile qTile = load(q, {b, h, m, 0});
-  Tile doTile = load(dout, {b, h, m, 0});
-  Desc lsed = p.makeDesc(args.lse, {batch, heads, seqQ},
-                         {heads * seqQ, seqQ, 1}, {1, 1, bm});
-  Desc deltad = p.makeDesc(args.delta, {batch, heads, seqQ},
-                           {heads * seqQ, seqQ, 1}, {1, 1, bm});
+  Tile qTile = args.loadBlock(args.q, b, h, m, bm, /*keys=*/false);
+  Tile doTile = args.loadBlock(args.dout, b, h, m, bm, /*keys=*/false);
+  Desc lsed = args.rowVector(p, args.lse, bm);
+  Desc deltad = args.rowVector(p, args.delta, bm);
   // A row that sees no key has an LSE of -inf: +inf makes its P zero.
-  Tile lseRow = load(lsed, {b, h, m});
+  Tile lseRow = args.loadRowVector(lsed, b, h, m, bm);
   Tile lse2 = where(lseRow == -inf, inf, lseRow * kLog2e);
-  Tile deltaRow = load(deltad, {b, h, m});
-  // The key blocks the forward visits for these rows (KeyBlocks.h).
+  Tile deltaRow = args.loadRowVector(deltad, b, h, m, bm);
+  // The key blocks the forward visits for these rows (KeyBlocks.h); past
+  // the end of its sequence a program visits none.
   KeyBlocks keys(p, bm, bn, seqK, diagonal, causal, options.window,
                  windowLeft, windowRight);
+  if (options.varlen)
+    keys.end = select(m0 < seqQ, keys.end, 0);
   auto [acc] = p.forLoop(
       keys.start(), keys.end, 1,
       {p.zeros({bm, dp}, f32)},
@@ -205,10 +338,11 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDq(
         // S and dP first, one after the other: dP's MMA runs while P is
         // computed (measured on the H200, bench/RESULTS.md, 2026-12-04: 10 %
         // faster at head dim 128, 2 % slower at 64).
-        Tile kTile = load(k, {b, hk, j, 0});
+        Tile kTile = args.loadBlock(args.k, b, hk, j, bn, /*keys=*/true);
         Tile s = dot(qTile, trans(kTile), p.zeros({bm, bn}, f32));
-        Tile dpr = dot(doTile, trans(load(v, {b, hk, j, 0})),
-                       p.zeros({bm, bn}, f32));
+        Tile dpr =
+            dot(doTile, trans(args.loadBlock(args.v, b, hk, j, bn, true)),
+                p.zeros({bm, bn}, f32));
         // The capped score and tanh's derivative, 1 - t², for dS.
         Tile t;
         if (options.softcap) {
@@ -222,7 +356,8 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDq(
           ds = ds * (1.0 - t * t);
         return {dot(ds.to(type), kTile, acc)};
       });
-  store(dq, {b, h, m, 0}, (acc * scale).to(type));
+  args.storeBlock(p, dq, b, h, m, bm, dp, d, /*keys=*/false,
+                  (acc * scale).to(type));
   return p.finish();
 }
 
@@ -238,48 +373,51 @@ buildKeyBlockBackward(mlir::MLIRContext *context,
   const int64_t dvp = paddedHeadDim(context, "attention backward: ", "head dim of V", dv);
   if (!dp || !dvp)
     return nullptr;
+  if (withDq && options.varlen) {
+    mlir::emitError(mlir::UnknownLoc::get(context))
+        << "attention backward: the five products take no packed sequences "
+           "yet (their dQ sum is [B, H, Sq, D']); run dQ by its own program";
+    return nullptr;
+  }
   // The program's rows are keys (bm of them, 64 per consumer warpgroup);
   // its loop visits blocks of bn query rows.
   const int64_t bm = options.blockM, bn = options.blockN;
   const DType type = options.elementType;
   const double inf = std::numeric_limits<double>::infinity();
   Program p(context, withDq ? "attention_bwd" : "attention_bwd_dkdv");
-  // dK and dV are [B, Hkv, Sk, D] (Dv), as K and V; dQaccum [B, H, Sq, D']
-  // f32 (D' the head dim padded to 64 columns), contiguous, as the
-  // postprocess reads it.
+  // dK and dV are [B, Hkv, Sk, D] (Dv), as K and V (packed: [Hkv, Tk, D]);
+  // dQaccum [B, H, Sq, D'] f32 (D' the head dim padded to 64 columns),
+  // contiguous, as the postprocess reads it.
   BackwardArguments args(p, options, bn, bm, dp, dvp);
-  Desc q = args.q, k = args.k, v = args.v, dout = args.dout;
-  Desc dk = p.desc("dk", {1, 1, bm, dp}, type,
-                   {q.dim(0), k.dim(1), k.dim(2), d});
-  Desc dvd = p.desc("dv", {1, 1, bm, dvp}, type,
-                    {q.dim(0), k.dim(1), k.dim(2), dv});
+  BackwardArguments::Output dk =
+      args.output(p, "dk", bm, dp, d, /*keys=*/true, type);
+  BackwardArguments::Output dvOut =
+      args.output(p, "dv", bm, dvp, dv, /*keys=*/true, type);
   Desc dqAccum;
   if (withDq)
     dqAccum = p.desc("dq_accum", {1, 1, bn, dp}, f32,
-                     {q.dim(0), q.dim(1), q.dim(2), dp});
-  args.declareScalars(p, options);
-  Index seqQ = args.seqQ, seqK = args.seqK, batch = args.batch,
-        heads = args.heads, group = args.group;
+                     {args.q.dim(0), args.q.dim(1), args.q.dim(2), dp});
+  args.declareScalars(p, options, /*keys=*/true, {{"dk", &dk}, {"dv", &dvOut}});
+  Index group = args.group;
   Index windowLeft = args.windowLeft, windowRight = args.windowRight;
   Scalar scale = args.scale, softcap = args.softcap;
   Bool causal = args.causal;
-  p.grid({cdiv(k.dim(2), bm), k.dim(1), k.dim(0)});
-  p.require(q.dim(1) % k.dim(1) == 0);
+  args.grid(p, bm, /*keys=*/true);
 
   // Program (x, hk, b) computes dK and dV of key rows [n0, n0 + bm) of KV
-  // head hk of batch b, summed over the query heads of its group and the
-  // query blocks that see its keys, in one loop (no sum across programs):
-  // Sᵀ = K · Qᵀ, Pᵀ = exp2(Sᵀ · scale · log2 e − LSE · log2 e) with the LSE
-  // of each column's query, dV += Pᵀ · dO, dSᵀ = Pᵀ ∘ (V · dOᵀ − D),
-  // dK += dSᵀ · Q, dK = scale · dK at the end.
+  // head hk of batch (or sequence) b, summed over the query heads of its
+  // group and the query blocks that see its keys, in one loop (no sum
+  // across programs): Sᵀ = K · Qᵀ, Pᵀ = exp2(Sᵀ · scale · log2 e − LSE ·
+  // log2 e) with the LSE of each column's query, dV += Pᵀ · dO, dSᵀ = Pᵀ ∘
+  // (V · dOᵀ − D), dK += dSᵀ · Q, dK = scale · dK at the end.
   Index n = p.programId(0), hk = p.programId(1), b = p.programId(2);
+  args.locate(b);
+  Index seqQ = args.seqQ, seqK = args.seqK;
   Index n0 = n * bm, shift = seqK - seqQ;
-  Tile kTile = load(k, {b, hk, n, 0});
-  Tile vTile = load(v, {b, hk, n, 0});
-  Desc lsed = p.makeDesc(args.lse, {batch, heads, seqQ},
-                         {heads * seqQ, seqQ, 1}, {1, 1, bn});
-  Desc deltad = p.makeDesc(args.delta, {batch, heads, seqQ},
-                           {heads * seqQ, seqQ, 1}, {1, 1, bn});
+  Tile kTile = args.loadBlock(args.k, b, hk, n, bm, /*keys=*/true);
+  Tile vTile = args.loadBlock(args.v, b, hk, n, bm, /*keys=*/true);
+  Desc lsed = args.rowVector(p, args.lse, bn);
+  Desc deltad = args.rowVector(p, args.delta, bn);
   Scalar scaleLog2 = scale * kLog2e;
   Scalar capUnit, capUnitInverse;
   if (options.softcap) {
@@ -309,16 +447,19 @@ buildKeyBlockBackward(mlir::MLIRContext *context,
                  qBlocks);
   }
   Index count = options.window ? max(0, end - first) : qBlocks - first;
+  // Past the end of its sequence's keys a program visits no query block.
+  if (options.varlen)
+    count = select(n0 < seqK, count, 0);
   auto [dkAcc, dvAcc] = p.forLoop(
       0, group * count, 1, {p.zeros({bm, dp}, f32), p.zeros({bm, dvp}, f32)},
       [&](Index i, Tile dkI, Tile dvI) -> Tiles<2> {
         Index h = hk * group + i / count, mq = first + i % count;
-        Tile qTile = load(q, {b, h, mq, 0});
-        Tile doTile = load(dout, {b, h, mq, 0});
+        Tile qTile = args.loadBlock(args.q, b, h, mq, bn, /*keys=*/false);
+        Tile doTile = args.loadBlock(args.dout, b, h, mq, bn, false);
         // The columns' LSE and D first: their loads' latency passes under
         // the MMAs (21 % faster than loading each where it is used).
-        Tile lseCol = load(lsed, {b, h, mq});
-        Tile deltaCol = load(deltad, {b, h, mq});
+        Tile lseCol = args.loadRowVector(lsed, b, h, mq, bn);
+        Tile deltaCol = args.loadRowVector(deltad, b, h, mq, bn);
         // Each dot where its operands are ready. Measured on the H200
         // (bench/RESULTS.md, 2026-12-04): issuing dPᵀ with Sᵀ, and dV's MMA
         // before dSᵀ, keeps more values live (276 B of spills at head dim
@@ -375,8 +516,10 @@ buildKeyBlockBackward(mlir::MLIRContext *context,
                     dot(trans(ds), kTile, p.zeros({bn, dp}, f32)));
         return {dkNext, dvNext};
       });
-  store(dk, {b, hk, n, 0}, (dkAcc * scale).to(type));
-  store(dvd, {b, hk, n, 0}, dvAcc.to(type));
+  args.storeBlock(p, dk, b, hk, n, bm, dp, d, /*keys=*/true,
+                  (dkAcc * scale).to(type));
+  args.storeBlock(p, dvOut, b, hk, n, bm, dvp, dv, /*keys=*/true,
+                  dvAcc.to(type));
   return p.finish();
 }
 } // namespace
