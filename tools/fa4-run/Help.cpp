@@ -184,9 +184,10 @@ OPTIONS
                          from a float64 forward; dQ, dK and dV checked
                          against float64 gradients (relative error < 1e-2,
                          zeros for rows that see no key); --bench times
-                         each kernel and their sum. Dense (B, H, S, D) only
-                         (with --window and --softcap), one head dim up to
-                         128
+                         each kernel and their sum. (B, H, S, D), or
+                         packed sequences with --seqlens (and --seqlens-k;
+                         dQ and dK/dV by kernels of their own), with
+                         --window and --softcap; one head dim up to 128
   --fused-dq             with --backward: the backward in FlashAttention's
                          five products: D, then one kernel for dK, dV and
                          dQ (S and dP computed once; dQ's parts summed

@@ -218,8 +218,11 @@ bool attentionBackwardPinDescriptors(const AttentionOptions &options);
 /// of a grid (cdiv(Sq, M), H, B) writes dQ of query rows [M m, M m + M),
 /// m = X - 1 - x, over the key blocks the forward visits for them: no sum
 /// across programs. With `window` and `softcap`, the forward's sliding
-/// window and softcap (dS scaled by tanh's derivative). Null, with an
-/// error, for options it does not support.
+/// window and softcap (dS scaled by tanh's derivative). With `varlen`,
+/// packed sequences (the forward's [H, T, D] layouts, cu_seqlens_q and
+/// cu_seqlens_k, dQ through a pointer): a grid (cdiv(max_seqlen_q, M), H,
+/// B) whose programs past their sequence's end compute nothing. Null, with
+/// an error, for options it does not support.
 mlir::OwningOpRef<mlir::ModuleOp>
 buildAttentionBackwardDq(mlir::MLIRContext *context,
                          const AttentionOptions &options);
@@ -232,7 +235,9 @@ buildAttentionBackwardDq(mlir::MLIRContext *context,
 /// writes dK and dV of key rows [M x, M x + M) of KV head hk, summed over
 /// the query heads of its group and the query blocks that see them (all,
 /// those up to the diagonal when causal, those whose window holds them) in
-/// one loop. Null, with an error, for options it does not support.
+/// one loop. With `varlen`, packed sequences as the dQ program's, on a grid
+/// (cdiv(max_seqlen_k, M), Hkv, B). Null, with an error, for options it
+/// does not support.
 mlir::OwningOpRef<mlir::ModuleOp>
 buildAttentionBackwardDkDv(mlir::MLIRContext *context,
                            const AttentionOptions &options);
