@@ -5,7 +5,7 @@
 # 128 and 256 in bf16 and f16, with a sliding window, a logit softcap or
 # both, for packed sequences of variable lengths, at head dims 80, 96, 160
 # and (192, 128), the GEMM, the attention backward's kernels at head
-# dims 64, 96 and 128, for packed sequences and in five products too, and
+# dims 64 to 256, for packed sequences and in five products too, and
 # decode's) with fa4-run's compiler into kernel files,
 # DIR/<name>.kernel (the name its key derives), for a machine that runs them
 # without the compiler
@@ -115,9 +115,13 @@ compile_family() {
 # takes, with a window and a softcap.
 compile_family backward 3 "64" "96" "128" "128 --dtype f16" "64 --window 64,0" \
   "128 --window 64,0" "128 --softcap 30" "128 --window 64,0 --softcap 30"
+# Over 128 columns of head dim (one consumer warpgroup over key blocks).
+compile_family backward 3 "160 --dtype f16" "192" "256" \
+  "256 --window 64,0 --softcap 30"
 # The backward of packed sequences (D's kernel is the dense one).
 compile_family backward 3 "64 --seqlens 128" "128 --seqlens 128" \
-  "96 --seqlens 128 --window 64,0" "128 --seqlens 128 --window 64,0 --softcap 30"
+  "96 --seqlens 128 --window 64,0" "128 --seqlens 128 --window 64,0 --softcap 30" \
+  "256 --seqlens 128"
 # The backward in five products (--fused-dq: D, the main kernel, dQ's
 # postprocess), libfa4's default above head dim 64.
 compile_family backward 3 "96 --fused-dq" "128 --fused-dq" \

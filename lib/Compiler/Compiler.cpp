@@ -158,6 +158,9 @@ buildAttentionBackwardProgram(MLIRContext &context,
                    key.family == Family::AttentionBackwardFused;
   if (!plan.blockN && !pre && !post)
     plan.blockN = ::fa4::dsl::attentionBackwardBlockN(options, keyBlocks);
+  if (!plan.consumerWarpgroups && !pre && !post)
+    plan.consumerWarpgroups =
+        ::fa4::dsl::attentionBackwardConsumerWarpgroups(options, keyBlocks);
   if (!plan.pinDescriptors && keyBlocks)
     plan.pinDescriptors = ::fa4::dsl::attentionBackwardPinDescriptors(options);
   return buildWithPlan(

@@ -142,20 +142,19 @@ Status KernelKey::verify() const {
                            "sequence; they have no varlen kernel");
     if (valueHeadDim() != headDim)
       return Status::error("the attention backward takes one head dim for "
-                           "Q, K and V yet, not " + std::to_string(headDim) +
-                           " and " + std::to_string(valueHeadDim()) +
-                           " for V");
-    if (std::max(headDim, valueHeadDim()) > kMaxBackwardHeadDim)
-      return Status::error(
-          "the attention backward takes head dims up to " +
-          std::to_string(kMaxBackwardHeadDim) + " yet, not " +
-          std::to_string(std::max(headDim, valueHeadDim())));
+                           "Q, K and V yet, not " +
+                           std::to_string(headDim) + " and " +
+                           std::to_string(valueHeadDim()) + " for V");
     // Its dQ's columns (the head dim padded to 64) split over the two
     // consumer warpgroups, 64 each.
-    if (family == Family::AttentionBackwardFused && headDim <= 64)
+    if (family == Family::AttentionBackwardFused &&
+        (headDim <= 64 || headDim > kMaxFusedBackwardHeadDim))
       return Status::error(
           "the fused attention backward (five products) takes head dims "
-          "over 64, whose dQ columns split over two warpgroups 64 each, not " +
+          "over 64, whose dQ columns split over two warpgroups 64 each, up "
+          "to " +
+          std::to_string(kMaxFusedBackwardHeadDim) +
+          " (wider tiles do not fit in shared memory yet), not " +
           std::to_string(headDim));
   }
   if (paged() && family != Family::AttentionDecode)

@@ -24,7 +24,7 @@ where it is faster, at head dims over 64 and long sequences, each key
 block's CTA adds its part of dQ into an f32 workspace, in no fixed order;
 elsewhere, and always with ``deterministic=True``, dQ has a kernel of its
 own, no sum across CTAs, so the gradients are the same bits every run);
-its backward takes one head dim for q, k and v, up to 128, and other calls
+its backward takes one head dim for q, k and v, and other calls
 with inputs that require grad raise NotImplementedError before anything
 runs. `attention_varlen` is differentiable the same way (its backward
 always computes dQ by a kernel of its own). `attention_with_kvcache`
@@ -52,8 +52,6 @@ __all__ = ["attention", "attention_varlen", "gemm", "prepare", "prepare_backward
 _DTYPES = {torch.bfloat16: _lib.FA4_BF16, torch.float16: _lib.FA4_F16}
 # The head dims of q and k, and on its own of v: a multiple of 16 from 32 to 256.
 _HEAD_DIMS = range(32, 257, 16)
-# The largest head dim of the backward's kernels (fa4.h).
-_BACKWARD_HEAD_DIM = 128
 
 _compiler = getattr(torch, "compiler", None)
 _compiling = getattr(_compiler, "is_compiling", None) or (lambda: False)
@@ -120,9 +118,6 @@ def _check_backward(q, v, function="fa4.attention"):
     missing = None
     if q.shape[-1] != v.shape[-1]:
         missing = "a head dim of v (%d) other than q's (%d)" % (v.shape[-1], q.shape[-1])
-    elif max(q.shape[-1], v.shape[-1]) > _BACKWARD_HEAD_DIM:
-        missing = "head dims over %d (q %d, v %d)" % (_BACKWARD_HEAD_DIM, q.shape[-1],
-                                                     v.shape[-1])
     if missing:
         raise NotImplementedError(
             "%s has no backward for %s yet, and q, k or v requires grad; call it "
@@ -462,9 +457,9 @@ def attention(q, k, v, causal=False, softmax_scale=None, window_size=(-1, -1),
     Dv), and with return_lse the natural log-sum-exp of each row's scaled
     scores, float32 (B, H, SQ); a row that sees no key (all of them when SK
     is 0) has out 0 and lse -inf. Differentiable in q, k and v (and through
-    lse); a call whose backward fa4 does not have (head dims over 128, v's
-    own head dim) raises NotImplementedError when an input requires grad
-    while grad mode is on. deterministic: the backward's gradients the same
+    lse); a call whose backward fa4 does not have (v's own head dim)
+    raises NotImplementedError when an input requires grad while grad mode
+    is on. deterministic: the backward's gradients the same
     bits every run (dQ by a kernel of its own); by default, where it is
     faster (head dims over 64, long sequences), the key blocks add their
     parts of dQ in no fixed order.

@@ -3,7 +3,8 @@ dV against float64 autograd and beside SDPA's (cuDNN where torch has it) on
 odd lengths, SQ != SK both ways (causal rows that see no key get zero
 gradients), GQA and MQA, both memory layouts, f16, head dims 64, 96 and
 128, inputs x8, sliding windows and softcaps; a gradient through the LSE; bit-identical
-gradients over two runs; torch.compile(fullgraph=True); packed sequences
+gradients over two runs; torch.compile(fullgraph=True); head dims 160, 192
+and 256 (Gemma 2's window and softcap); packed sequences
 (fa4.attention_varlen) with empty ones, each against its own float64
 autograd; the refusals of what the backward does not have.
 
@@ -108,6 +109,12 @@ CASES = [
     (1, 500, 600, 4, 4, 64, 64, False, torch.bfloat16, "bhsd", 1.0, (100, 50), 0.0),
     (2, 400, 400, 4, 2, 128, 128, True, torch.bfloat16, "bshd", 4.0, (-1, -1), 30.0),
     (1, 700, 700, 8, 4, 128, 128, True, torch.bfloat16, "bshd", 1.0, (200, 0), 50.0),
+    # Head dims over 128: 160 and 192, 256 (Gemma's), and Gemma 2's window
+    # and softcap at 256.
+    (1, 200, 200, 2, 2, 160, 160, True, torch.float16, "bshd", 1.0),
+    (1, 257, 400, 3, 3, 192, 192, False, torch.bfloat16, "bhsd", 1.0),
+    (2, 300, 300, 4, 2, 256, 256, True, torch.bfloat16, "bshd", 1.0),
+    (1, 500, 500, 8, 4, 256, 256, True, torch.bfloat16, "bshd", 1.0, (200, 0), 50.0),
 ]
 
 
@@ -200,10 +207,7 @@ class Backward(unittest.TestCase):
         q, k, v, _ = make(1, 128, 128, 2, 2, 64, 64, torch.bfloat16, "bshd", 1.0)
         q.requires_grad_()
         q256, k256, v256, _ = make(1, 128, 128, 2, 2, 256, 256, torch.bfloat16, "bshd", 1.0)
-        with self.assertRaises(NotImplementedError) as raised:
-            fa4.attention(q256.requires_grad_(), k256, v256)
-        self.assertIn("no backward for head dims over 128 (q 256, v 256)",
-                      str(raised.exception))
+        q256.requires_grad_()
         _, _, v64, _ = make(1, 128, 128, 2, 2, 64, 64, torch.bfloat16, "bshd", 1.0)
         with self.assertRaises(NotImplementedError) as raised:
             fa4.attention(q256[..., :128], k256[..., :128], v64)
@@ -214,8 +218,8 @@ class Backward(unittest.TestCase):
             fa4.attention(q, k, v, window_size=(64, 0))
         cu = torch.tensor([0, 128], dtype=torch.int32, device="cuda")
         with self.assertRaises(NotImplementedError) as raised:
-            fa4.attention_varlen(q256[0], k256[0], v256[0], cu, cu, 128, 128)
-        self.assertIn("fa4.attention_varlen has no backward for head dims over 128",
+            fa4.attention_varlen(q256[0], k256[0], v64[0], cu, cu, 128, 128)
+        self.assertIn("fa4.attention_varlen has no backward for a head dim of v (64)",
                       str(raised.exception))
 
     def test_varlen(self):
@@ -230,6 +234,7 @@ class Backward(unittest.TestCase):
             ([257, 64, 190], [257, 64, 190], 4, 4, 64, False, (-1, -1), 0.0),
             ([400, 33], [500, 33], 8, 2, 128, True, (64, 0), 30.0),
             ([300, 200], [250, 200], 2, 1, 96, False, (50, 20), 0.0),
+            ([300, 0, 77], [300, 20, 77], 4, 2, 256, True, (-1, -1), 0.0),
         ]
         for lengths_q, lengths_k, h, hkv, d, causal, window, softcap in cases:
             with self.subTest(lengths_q=lengths_q, lengths_k=lengths_k, d=d, causal=causal,

@@ -138,7 +138,11 @@ static int runKey() {
   backward.headDimV = 64;
   std::printf("backward 128/64: %s\n", backward.verify().message().c_str());
   backward.headDim = backward.headDimV = 256;
-  std::printf("backward 256: %s\n", backward.verify().message().c_str());
+  std::printf("backward 256: %s\n", backward.verify().ok()
+                                        ? "ok"
+                                        : backward.verify().message().c_str());
+  backward.family = Family::AttentionBackwardFused;
+  std::printf("fused backward 256: %s\n", backward.verify().message().c_str());
   KernelKey fused;
   fused.family = Family::AttentionBackwardFused;
   fused.headDim = 64;

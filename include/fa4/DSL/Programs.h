@@ -198,9 +198,20 @@ buildAttentionBackwardPostprocess(mlir::MLIRContext *context,
 /// dK and dV are held across the loop (128 would give Sᵀ and dPᵀ twice the
 /// registers: 432 B of spills at head dim 128), 128 at head dims up to 64,
 /// whose dK and dV take half (bench/RESULTS.md, 2026-12-05: dQ 15 % and
-/// dK/dV 18 % faster at head dim 64, dQ 5 % at 128).
+/// dK/dV 18 % faster at head dim 64, dQ 5 % at 128). Over 128 columns of
+/// head dim, 64 for both (dQ's accumulator of 192 columns and S and dP of
+/// 128 would spill 796 B a thread; of 64, none).
 int64_t attentionBackwardBlockN(const AttentionOptions &options,
                                 bool keyBlocks);
+/// The consumer warpgroups of the backward's dQ program (or, with
+/// `keyBlocks`, of the programs over key blocks): two, of 64 rows each,
+/// up to 128 columns of head dim. Wider, their accumulators and tiles do
+/// not fit two warpgroups: one for the programs over key blocks, which
+/// hold dK and dV across their loop (still spilling: 628 B a thread at
+/// 192 columns, 2 KiB at 256), and for dQ's at 256 columns, whose Q, dO
+/// and two K/V stages of 128 rows overflow shared memory.
+int64_t attentionBackwardConsumerWarpgroups(const AttentionOptions &options,
+                                            bool keyBlocks);
 /// Whether the key-block programs (dK/dV, the five products) pin their MMA
 /// descriptor bases (the plan's pin_descriptors): from head dim 96 on,
 /// where K's and V's per-step descriptor words spill (bench/RESULTS.md,

@@ -91,9 +91,10 @@ struct KernelKey {
   bool backward() const;
   /// Whether the family is one of decode's.
   bool decode() const;
-  /// The largest head dim the backward's kernels take (their tiles at 256
-  /// do not fit in shared memory yet).
-  static constexpr int64_t kMaxBackwardHeadDim = 128;
+  /// The largest head dim of the five-product backward's kernel (its tiles
+  /// over 128 columns do not fit in shared memory yet); the others take
+  /// every head dim.
+  static constexpr int64_t kMaxFusedBackwardHeadDim = 128;
   /// Whether decode reads a paged KV cache.
   bool paged() const { return pageRows != 0; }
   /// The page rows (`pageRows`) of pages of `pageSize` keys: the largest

@@ -78,11 +78,25 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardPostprocess(
   return p.finish();
 }
 
+/// The widest padded head dim of Q, K and V.
+static int64_t widestColumns(const AttentionOptions &options) {
+  int64_t dv = options.headDimV ? options.headDimV : options.headDim;
+  return padToRows(std::max(options.headDim, dv));
+}
+
 int64_t fa4::dsl::attentionBackwardBlockN(const AttentionOptions &options,
                                           bool keyBlocks) {
-  int64_t dv = options.headDimV ? options.headDimV : options.headDim;
-  bool narrow = padToRows(std::max(options.headDim, dv)) <= 64;
-  return !keyBlocks || narrow ? 128 : 64;
+  int64_t columns = widestColumns(options);
+  if (columns > 128)
+    return 64;
+  return !keyBlocks || columns <= 64 ? 128 : 64;
+}
+
+int64_t
+fa4::dsl::attentionBackwardConsumerWarpgroups(const AttentionOptions &options,
+                                              bool keyBlocks) {
+  int64_t columns = widestColumns(options);
+  return columns > 192 || (keyBlocks && columns > 128) ? 1 : 2;
 }
 
 bool fa4::dsl::attentionBackwardPinDescriptors(
