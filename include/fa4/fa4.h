@@ -144,7 +144,7 @@ void fa4_attention_plan_destroy(fa4_attention_plan *plan);
  * sequences: fa4_attention_backward_dq_accum says) and deterministic is 0,
  * dK, dV and each key block's part of dQ by one kernel (S and dP once),
  * the parts added into dq_accum in f32 in no fixed order, and dQ from
- * dq_accum. One head dim for Q, K and V, up to 128. Packed sequences
+ * dq_accum. One head dim for Q, K and V. Packed sequences
  * (cu_seqlens_q not 0, below) take the first way. */
 typedef struct fa4_attention_backward_args {
   uint32_t struct_size;

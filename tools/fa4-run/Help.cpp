@@ -187,7 +187,8 @@ OPTIONS
                          each kernel and their sum. (B, H, S, D), or
                          packed sequences with --seqlens (and --seqlens-k;
                          dQ and dK/dV by kernels of their own), with
-                         --window and --softcap; one head dim up to 128
+                         --window and --softcap; one head dim for Q, K
+                         and V
   --fused-dq             with --backward: the backward in FlashAttention's
                          five products: D, then one kernel for dK, dV and
                          dQ (S and dP computed once; dQ's parts summed
