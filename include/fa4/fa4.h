@@ -140,7 +140,7 @@ void fa4_attention_plan_destroy(fa4_attention_plan *plan);
  * [B, H, SQ] (a workspace the call writes: D = rowsum(dO * O)), both
  * contiguous. Three kernels on `stream`: D, then either dQ (a CTA per query
  * block) and dK and dV (a CTA per key block), no sum across CTAs, the same
- * bits on every run; or, where that is faster (head dims over 64, long key
+ * bits on every run; or, where that is faster (head dims 80 to 128, long key
  * sequences: fa4_attention_backward_dq_accum says) and deterministic is 0,
  * dK, dV and each key block's part of dQ by one kernel (S and dP once),
  * the parts added into dq_accum in f32 in no fixed order, and dQ from
@@ -169,10 +169,10 @@ typedef struct fa4_attention_backward_args {
    * a workspace the call zeroes and the CTAs add dQ's parts into; may be
    * left empty when fa4_attention_backward_dq_accum says it is unused. */
   fa4_tensor dq_accum;
-  /* Packed sequences of variable lengths (fa4_attention_varlen's backward)
-   * when cu_seqlens_q is not 0: q, o, dout and dq [H, TQ, D], k, v, dk and
-   * dv [HKV, TK, D] (views of (T, H, D) memory), lse and delta f32
-   * [H, TQ], contiguous; cu_seqlens_q and cu_seqlens_k i32 [batch + 1] on
+  /* Packed sequences of variable lengths (the backward of fa4_attention
+   * with cu_seqlens_q) when cu_seqlens_q is not 0: q, o, dout and dq [H, TQ,
+   * D], k, v, dk and dv [HKV, TK, D] (views of (T, H, D) memory), lse and delta
+   * f32 [H, TQ], contiguous; cu_seqlens_q and cu_seqlens_k i32 [batch + 1] on
    * the device, the sequences' offsets; max_seqlen_q and max_seqlen_k at
    * least their longest query and key lengths (the CTAs cover that many
    * rows of every sequence: a shorter one leaves gradients unwritten). */

@@ -27,11 +27,12 @@ const std::vector<Plan::Field> &Plan::fields() {
       {"block-n", "bn",
        "rows of a K/V block, a multiple of 16 (derived: the most, up to 128, "
        "that leave two K/V stages; in the backward the block its loop "
-       "visits: 128 keys for dQ, 128 queries for dK/dV at head dims up to 64 "
-       "and 64 above)",
+       "visits: 128 keys for dQ up to head dim 128, 128 queries for dK/dV "
+       "up to 64, 64 above)",
        &Plan::blockN},
       {"consumer-warpgroups", "wg",
-       "consumer warpgroups, one per 64 query rows of a CTA (derived: 2)",
+       "consumer warpgroups, one per 64 rows of a CTA (derived: 2; the "
+       "backward's over 128 columns of head dim 1, but dQ's up to 192)",
        &Plan::consumerWarpgroups},
       {"persistent", "persistent",
        "CTAs that loop over the tiles in a folded order (derived: the "

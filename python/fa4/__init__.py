@@ -20,7 +20,7 @@ numbers before anything launches. Empty inputs (B, SQ, SK or H of 0) give
 empty outputs, or out 0 and lse -inf for queries with no key, without a
 launch. `attention` is differentiable (``register_autograd`` on the op: O
 and the LSE are saved, and the backward runs fa4's three backward kernels:
-where it is faster, at head dims over 64 and long sequences, each key
+where it is faster, at head dims 80 to 128 and long sequences, each key
 block's CTA adds its part of dQ into an f32 workspace, in no fixed order;
 elsewhere, and always with ``deterministic=True``, dQ has a kernel of its
 own, no sum across CTAs, so the gradients are the same bits every run);
@@ -461,7 +461,7 @@ def attention(q, k, v, causal=False, softmax_scale=None, window_size=(-1, -1),
     raises NotImplementedError when an input requires grad while grad mode
     is on. deterministic: the backward's gradients the same
     bits every run (dQ by a kernel of its own); by default, where it is
-    faster (head dims over 64, long sequences), the key blocks add their
+    faster (head dims 80 to 128, long sequences), the key blocks add their
     parts of dQ in no fixed order.
     """
     if _requires_grad(q, k, v):
@@ -669,6 +669,8 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
     if differentiable and not _DIFFERENTIABLE:
         _check_no_grad("fa4.attention_varlen", q, k, v)
     _check_inputs(q, k, v, 3, "(T, H, D)")
+    if differentiable:
+        _check_backward(q, v, "fa4.attention_varlen")
     for name, cu in (("cu_seqlens_q", cu_seqlens_q), ("cu_seqlens_k", cu_seqlens_k)):
         if not isinstance(cu, torch.Tensor):
             raise TypeError("%s must be a torch.Tensor, not %s" % (name, type(cu).__name__))
@@ -700,7 +702,6 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
     tiles = [] if empty else _varlen_tiles(cu_q, cu_k, causal)
     tiles_dev = torch.tensor(tiles, dtype=torch.int32, device=q.device).reshape(-1, 2)
     if differentiable:
-        _check_backward(q, v, "fa4.attention_varlen")
         scale = softmax_scale if softmax_scale is not None else 1.0 / math.sqrt(q.shape[-1])
         out, lse = _attention_varlen_op(q, k, v, cu_seqlens_q, cu_seqlens_k, tiles_dev,
                                         int(max_seqlen_q), int(max_seqlen_k), bool(causal),

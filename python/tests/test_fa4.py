@@ -128,7 +128,7 @@ class ArgumentChecks(unittest.TestCase):
 
     def test_backward_args(self):
         # fa4_attention_backward_args field for field, and what libfa4
-        # refuses before any kernel: a head dim over the backward's.
+        # refuses before any kernel: a head dim of V of its own.
         # struct_size and dtype, ten tensors, causal, window_left,
         # window_right, softcap, softmax_scale and delta_ready, the plan
         # pointer at the next 8 bytes, deterministic, then dq_accum at the

@@ -113,7 +113,7 @@ static constexpr PlanShorthand kPlanShorthands[] = {
     {"kv-stages", Scope::Any},
     {"qk-stages", Scope::Any},
     {"block-n", Scope::Attention, nullptr, 16, 256, 16, " (the MMA step)"},
-    {"consumer-warpgroups", Scope::Attention, nullptr, 2, 3},
+    {"consumer-warpgroups", Scope::Attention, nullptr, 1, 3},
     {"persistent", Scope::Any, "no-persistent"},
     {"q-stages", Scope::Any, nullptr, 1, 2},
     {"debug-hangs", Scope::Any},

@@ -5,8 +5,10 @@
 // main kernel over the key blocks, a postprocess over dQ. This file holds
 // the preprocess, D = rowsum(dO ∘ O), the term that dS = P ∘ (dP − D)
 // subtracts per row (ALGORITHM.md), and the postprocess, dQ = scale · the
-// f32 sum the main kernel's CTAs add dS · K into, in the element type:
-// kernels without any MMA.
+// f32 sum the main kernel's CTAs add dS · K into, in the element type
+// (kernels without any MMA); the dQ program over query blocks and the
+// programs over key blocks, dK and dV alone or with dQ's parts (the five
+// products); each with the forward's options, packed sequences included.
 //
 //===----------------------------------------------------------------------===//
 
@@ -200,8 +202,8 @@ struct BackwardArguments {
         kvHeads = p.index("kv_heads", k.dim(0));
       group = p.index("group", q.dim(0) / k.dim(0));
       totalQ = p.index("total_q", q.dim(1));
-      // The grid's rule reads it (grid).
-      p.index(keys ? "max_seqlen_k" : "max_seqlen_q");
+      // Read by the grid's rule alone.
+      p.index(longestName(keys));
       for (auto [name, out] : outputs) {
         out->strideH =
             p.index(std::string(name) + "_stride_h", out->ptr.stride(0));
@@ -227,11 +229,17 @@ struct BackwardArguments {
       softcap = p.f32("softcap");
   }
 
+  /// Packed sequences: the argument that gives the longest sequence's
+  /// queries (or with `keys` keys), at least its length.
+  static const char *longestName(bool keys) {
+    return keys ? "max_seqlen_k" : "max_seqlen_q";
+  }
+
   /// The grid: blocks of `rows` over Sq (or Sk with `keys`; with packed
   /// sequences, over the longest of them), the heads (or KV heads), the
   /// batch.
   void grid(Program &p, int64_t rows, bool keys) const {
-    Extent longest = Extent::named(keys ? "max_seqlen_k" : "max_seqlen_q");
+    Extent longest = Extent::named(longestName(keys));
     Extent blocks =
         varlen ? cdiv(longest, rows) : cdiv(keys ? k.dim(2) : q.dim(2), rows);
     Extent batches = varlen ? cuSeqQ.dim(0) - 1 : (keys ? k : q).dim(0);
@@ -354,9 +362,8 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDq(
         // faster at head dim 128, 2 % slower at 64).
         Tile kTile = args.loadBlock(args.k, b, hk, j, bn, /*keys=*/true);
         Tile s = dot(qTile, trans(kTile), p.zeros({bm, bn}, f32));
-        Tile dpr =
-            dot(doTile, trans(args.loadBlock(args.v, b, hk, j, bn, true)),
-                p.zeros({bm, bn}, f32));
+        Tile vTile = args.loadBlock(args.v, b, hk, j, bn, /*keys=*/true);
+        Tile dpr = dot(doTile, trans(vTile), p.zeros({bm, bn}, f32));
         // The capped score and tanh's derivative, 1 - t², for dS.
         Tile t;
         if (options.softcap) {
@@ -469,7 +476,7 @@ buildKeyBlockBackward(mlir::MLIRContext *context,
       [&](Index i, Tile dkI, Tile dvI) -> Tiles<2> {
         Index h = hk * group + i / count, mq = first + i % count;
         Tile qTile = args.loadBlock(args.q, b, h, mq, bn, /*keys=*/false);
-        Tile doTile = args.loadBlock(args.dout, b, h, mq, bn, false);
+        Tile doTile = args.loadBlock(args.dout, b, h, mq, bn, /*keys=*/false);
         // The columns' LSE and D first: their loads' latency passes under
         // the MMAs (21 % faster than loading each where it is used).
         Tile lseCol = args.loadRowVector(lsed, b, h, mq, bn);
