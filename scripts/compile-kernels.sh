@@ -82,6 +82,10 @@ attention-hd128-varlen-softcap --problem attention --heads 1 --seqlens 128 --hea
 attention-hd80-varlen --problem attention --heads 1 --seqlens 128 --head-dim 80
 attention-hd192-v128-varlen --problem attention --heads 1 --seqlens 128 --head-dim 192 --head-dim-v 128
 attention-hd256-persistent1 --problem attention $long --head-dim 256 --plan persistent=true
+attention-hd160-f16 --problem attention $small --head-dim 160 --dtype f16
+attention-hd192 --problem attention $small --head-dim 192
+attention-hd128-varlen-window-softcap --problem attention --heads 1 --seqlens 128 --head-dim 128 --window 64,0 --softcap 30
+attention-hd96-varlen-window --problem attention --heads 1 --seqlens 128 --head-dim 96 --window 64,0
 gemm --problem gemm --m 128 --n 128 --k 64
 LIST
 # A family of kernels fa4-run compiles together: `compile_family MODE
