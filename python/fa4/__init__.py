@@ -756,10 +756,12 @@ def prepare(head_dim=128, dtype=torch.bfloat16, varlen=False, window=False,
 
 
 def prepare_backward(head_dim=128, dtype=torch.bfloat16, head_dim_v=None,
-                     deterministic=False):
+                     deterministic=False, varlen=False, window=False, softcap=False):
     """Gets the backward's kernels for these options ahead of the first
-    backward, those of both ways unless deterministic (compiled, or from the
-    compile cache; no GPU needed). Returns the seconds it took."""
+    backward, those of both ways unless deterministic or varlen (packed
+    sequences take dQ's own kernel), with a sliding window or a softcap as
+    the forward has them (compiled, or from the compile cache; no GPU
+    needed). Returns the seconds it took."""
     if dtype not in _DTYPES:
         raise TypeError("dtype %s: fa4 runs torch.bfloat16 and torch.float16" % (dtype,))
     head_dim_v = head_dim if head_dim_v is None else head_dim_v
@@ -768,9 +770,15 @@ def prepare_backward(head_dim=128, dtype=torch.bfloat16, head_dim_v=None,
     args = _lib.BackwardArgs()
     args.dtype = _DTYPES[dtype]
     args.deterministic = int(bool(deterministic))
+    rank = 3 if varlen else 4
     for tensor, d in ((args.q, head_dim), (args.k, head_dim), (args.v, head_dim_v)):
-        tensor.rank = 4
-        tensor.shape[3] = d
+        tensor.rank = rank
+        tensor.shape[rank - 1] = d
+    if varlen:
+        args.cu_seqlens_q = 1
+    if window:
+        args.window_left = 0
+    args.softcap = 1.0 if softcap else 0.0
     seconds = ctypes.c_double(0)
     _lib.check(_lib.library().fa4_prepare_attention_backward(
         ctypes.byref(args), ctypes.byref(seconds)))

@@ -645,6 +645,26 @@ class CompileCache(unittest.TestCase):
         self.assertEqual(self.run_in_new_process(""), "compiled")
         self.assertEqual(self.run_in_new_process(""), "compiled")
 
+    def test_prepare_backward(self):
+        # The backward's kernels of packed sequences with a window and a
+        # softcap: D's dense one, dQ's and dK/dV's of their own; without
+        # deterministic or varlen, the five products' two too.
+        cache = os.path.join(self.dir, "b")
+        os.environ["FA4_CACHE_DIR"] = cache
+        try:
+            fa4.prepare_backward(64, varlen=True, window=True, softcap=True)
+            names = [entry.rsplit("-", 1)[0] for entry in self.entries(cache)]
+            self.assertEqual(names, ["attention-bwd-dkdv-hd64-varlen-window-softcap",
+                                     "attention-bwd-dq-hd64-varlen-window-softcap",
+                                     "attention-bwd-pre-hd64"])
+            fa4.prepare_backward(96)
+            names = [entry.rsplit("-", 1)[0] for entry in self.entries(cache)]
+            for name in ("attention-bwd-dq-hd96", "attention-bwd-dkdv-hd96",
+                         "attention-bwd-fused-hd96", "attention-bwd-post-hd96"):
+                self.assertIn(name, names)
+        finally:
+            del os.environ["FA4_CACHE_DIR"]
+
     def test_same_process(self):
         os.environ["FA4_CACHE_DIR"] = os.path.join(self.dir, "p")
         try:
@@ -659,7 +679,9 @@ class CompileCache(unittest.TestCase):
                      "needs torch >= 2.4 (this is %s)" % torch.__version__)
 class CustomOp(unittest.TestCase):
     def test_registered(self):
-        self.assertTrue(hasattr(torch.ops.fa4, "attention"))
+        for name in ("attention", "attention_backward", "attention_varlen",
+                     "attention_varlen_backward"):
+            self.assertTrue(hasattr(torch.ops.fa4, name), name)
 
 
 if __name__ == "__main__":
