@@ -712,6 +712,30 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
     return (out, lse) if return_lse else out
 
 
+def _prepare_args(args, tensors, head_dim, dtype, head_dim_v, varlen, window, softcap):
+    """`args` (fa4_attention_args or its backward's) as the kernels of these
+    options need them, without a GPU: the dtype, the head dims of `tensors`
+    (v's and o's head_dim_v, None: head_dim) at their rank, and, set to any
+    value, the options that choose a kernel (offsets, a window, a softcap)."""
+    if dtype not in _DTYPES:
+        raise TypeError("dtype %s: fa4 runs torch.bfloat16 and torch.float16" % (dtype,))
+    head_dim_v = head_dim if head_dim_v is None else head_dim_v
+    _check_head_dim(head_dim, "q and k (head_dim)")
+    _check_head_dim(head_dim_v, "v (head_dim_v)")
+    args.dtype = _DTYPES[dtype]
+    rank = 3 if varlen else 4
+    for name in tensors:
+        tensor = getattr(args, name)
+        tensor.rank = rank
+        tensor.shape[rank - 1] = head_dim if name in ("q", "k") else head_dim_v
+    if varlen:
+        args.cu_seqlens_q = 1
+    if window:
+        args.window_left = 0
+    args.softcap = 1.0 if softcap else 0.0
+    return args
+
+
 def prepare(head_dim=128, dtype=torch.bfloat16, varlen=False, window=False,
             softcap=False, kv_stages=0, block_n=0, head_dim_v=None, causal=False,
             seqlen_k=0, plan=None):
@@ -722,23 +746,8 @@ def prepare(head_dim=128, dtype=torch.bfloat16, varlen=False, window=False,
     launch from them); plan, any plan field by name ("kv-stages=3,block-n=64",
     as fa4-run --plan). Returns (source, seconds), source one of
     "compiled", "cache", "process", "kernel-dir"."""
-    if dtype not in _DTYPES:
-        raise TypeError("dtype %s: fa4 runs torch.bfloat16 and torch.float16" % (dtype,))
-    head_dim_v = head_dim if head_dim_v is None else head_dim_v
-    _check_head_dim(head_dim, "q and k (head_dim)")
-    _check_head_dim(head_dim_v, "v (head_dim_v)")
-    args = _lib.AttentionArgs()
-    args.dtype = _DTYPES[dtype]
-    rank = 3 if varlen else 4
-    for tensor, d in ((args.q, head_dim), (args.k, head_dim), (args.v, head_dim_v),
-                      (args.o, head_dim_v)):
-        tensor.rank = rank
-        tensor.shape[rank - 1] = d
-    if varlen:
-        args.cu_seqlens_q = 1
-    if window:
-        args.window_left = 0
-    args.softcap = 1.0 if softcap else 0.0
+    args = _prepare_args(_lib.AttentionArgs(), ("q", "k", "v", "o"), head_dim, dtype,
+                         head_dim_v, varlen, window, softcap)
     args.kv_stages, args.block_n = kv_stages, block_n
     args.causal = int(bool(causal))
     if not varlen:
@@ -762,23 +771,9 @@ def prepare_backward(head_dim=128, dtype=torch.bfloat16, head_dim_v=None,
     sequences take dQ's own kernel), with a sliding window or a softcap as
     the forward has them (compiled, or from the compile cache; no GPU
     needed). Returns the seconds it took."""
-    if dtype not in _DTYPES:
-        raise TypeError("dtype %s: fa4 runs torch.bfloat16 and torch.float16" % (dtype,))
-    head_dim_v = head_dim if head_dim_v is None else head_dim_v
-    _check_head_dim(head_dim, "q and k (head_dim)")
-    _check_head_dim(head_dim_v, "v (head_dim_v)")
-    args = _lib.BackwardArgs()
-    args.dtype = _DTYPES[dtype]
+    args = _prepare_args(_lib.BackwardArgs(), ("q", "k", "v"), head_dim, dtype, head_dim_v,
+                         varlen, window, softcap)
     args.deterministic = int(bool(deterministic))
-    rank = 3 if varlen else 4
-    for tensor, d in ((args.q, head_dim), (args.k, head_dim), (args.v, head_dim_v)):
-        tensor.rank = rank
-        tensor.shape[rank - 1] = d
-    if varlen:
-        args.cu_seqlens_q = 1
-    if window:
-        args.window_left = 0
-    args.softcap = 1.0 if softcap else 0.0
     seconds = ctypes.c_double(0)
     _lib.check(_lib.library().fa4_prepare_attention_backward(
         ctypes.byref(args), ctypes.byref(seconds)))

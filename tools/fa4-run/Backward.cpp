@@ -19,6 +19,7 @@
 #include "fa4/Runner/AnyKernel.h"
 #include "fa4/Runner/Element.h"
 #include "fa4/Runner/Npy.h"
+#include "fa4/Runner/Problem.h"
 
 #include <cmath>
 #include <cstdio>
@@ -178,26 +179,6 @@ Reference packedReference(const Sizes &n, const std::vector<double> &q,
     move(part.dv, r.dv, n.hkv, n.sk, k0, sk, n.d, true);
   }
   return r;
-}
-
-/// The (query, key) pairs a head of one sequence of `sq` queries and `sk`
-/// keys computes: all, halved when causal with sq == sk (the benchmarks'
-/// convention), or with a window those it holds.
-double pairsOf(int64_t sq, int64_t sk, const runner::AttentionProblem &a) {
-  if (!a.hasWindow())
-    return double(sq) * double(sk) / (a.causal && sq == sk ? 2.0 : 1.0);
-  int64_t shift = sk - sq, right = a.causal ? 0 : a.windowRight;
-  bool hasRight = a.causal || a.windowRight >= 0;
-  double pairs = 0;
-  for (int64_t i = 0; i < sq; ++i) {
-    int64_t end =
-        hasRight ? std::min(sk, std::max<int64_t>(0, i + shift + right + 1))
-                 : sk;
-    int64_t from =
-        a.windowLeft >= 0 ? std::max<int64_t>(0, i + shift - a.windowLeft) : 0;
-    pairs += double(std::max<int64_t>(0, end - from));
-  }
-  return pairs;
 }
 
 } // namespace
@@ -387,15 +368,10 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
     outcome.passed = false;
   outcome.lines.push_back(line + (outcome.passed ? ": PASS" : ": FAIL"));
   if (outcome.totalMs > 0) {
-    // The forward's 4 H D per (query, key) pair of each sequence, times
-    // 2.5 for the backward's five products.
-    double pairs = 0;
-    if (packed)
-      for (size_t b = 0; b < a.seqlensQ.size(); ++b)
-        pairs += pairsOf(int64_t(a.seqlensQ[b]), int64_t(a.seqlensK[b]), a);
-    else
-      pairs = double(n.b) * pairsOf(n.sq, n.sk, a);
-    double flops = 2.5 * 4.0 * double(n.h) * pairs * double(n.d);
+    // The forward's FLOPs (runner::flops: per sequence, halved when causal
+    // with SQ == SK, a window's pairs) times 2.5 for the backward's five
+    // products.
+    double flops = 2.5 * runner::flops(a);
     char text[128];
     std::snprintf(text, sizeof text, "backward time=%.3f ms, %.1f TFLOP/s",
                   outcome.totalMs, flops / (outcome.totalMs * 1e-3) / 1e12);
