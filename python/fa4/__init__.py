@@ -344,6 +344,43 @@ def _gradient_layouts(q, k, v):
     return tuple(x.new_empty_strided(*_output_layout(x, x.shape[-1])) for x in (q, k, v))
 
 
+def _backward_args(dout, q, k, v, out, lse, dlse, order, causal, softmax_scale,
+                   window_left, window_right, softcap):
+    """The backward's arguments, dense ((B, S, H, D) tensors, order (0, 2, 1,
+    3)) or packed ((T, H, D), order (1, 0, 2)): the empty gradients in the
+    layouts of q, k and v, and D = rowsum(dO o O) less dlse when the LSE has a
+    gradient too (else libfa4 computes it). Returns (args, gradients, tensors
+    the arguments point into), or (None, zero gradients, ()) when there is no
+    query or no key."""
+    gradients = _gradient_layouts(q, k, v)
+    if q.numel() == 0 or k.numel() == 0:
+        return None, tuple(x.zero_() for x in gradients), ()
+    if dout.stride(-1) != 1 or dout.data_ptr() % 16 or any(
+            st % 8 for st in dout.stride()[:-1]):
+        dout = dout.contiguous()
+    args = _lib.BackwardArgs()
+    args.dtype = _DTYPES[q.dtype]
+    args.q, args.k, args.v, args.o, args.dout, args.dq, args.dk, args.dv = (
+        _tensor(x, order) for x in (q, k, v, out, dout) + gradients)
+    # The LSE and D are (B, H, S) or (H, T): the rows' order without D.
+    lse = lse.contiguous()
+    rows = tuple(range(lse.dim()))
+    args.lse = _tensor(lse, rows)
+    if dlse is not None:
+        # A gradient through the LSE adds P o dLSE to dS: D - dLSE.
+        delta = ((dout.float() * out.float()).sum(-1).transpose(-1, -2)
+                 - dlse.float()).contiguous()
+        args.delta_ready = 1
+    else:
+        delta = torch.empty_like(lse, dtype=torch.float32)
+    args.delta = _tensor(delta, rows)
+    args.causal = int(causal)
+    args.window_left, args.window_right = window_left, window_right
+    args.softcap = float(softcap)
+    args.softmax_scale = float(softmax_scale)
+    return args, gradients, (dout, lse, delta)
+
+
 def _attention_backward(dout, q, k, v, out, lse, dlse, causal, softmax_scale,
                         window_left=-1, window_right=-1, softcap=0.0,
                         deterministic=False):
@@ -351,43 +388,24 @@ def _attention_backward(dout, q, k, v, out, lse, dlse, causal, softmax_scale,
     less dlse when the LSE has a gradient too; dQ, then dK and dV; or, where
     libfa4 picks it and not deterministic, dK, dV and dQ's parts added into
     an f32 dq_accum, then dQ)."""
-    dq, dk, dv = _gradient_layouts(q, k, v)
-    if q.numel() == 0 or k.numel() == 0:
-        return dq.zero_(), dk.zero_(), dv.zero_()
-    if dout.stride(-1) != 1 or dout.data_ptr() % 16 or any(
-            st % 8 for st in dout.stride()[:-1]):
-        dout = dout.contiguous()
-    b, s, h, _ = q.shape
-    args = _lib.BackwardArgs()
-    args.dtype = _DTYPES[q.dtype]
-    bshd = (0, 2, 1, 3)
-    args.q, args.k, args.v, args.o, args.dout, args.dq, args.dk, args.dv = (
-        _tensor(x, bshd) for x in (q, k, v, out, dout, dq, dk, dv))
-    lse = lse.contiguous()
-    args.lse = _tensor(lse, (0, 1, 2))
-    if dlse is not None:
-        # A gradient through the LSE adds P o dLSE to dS: D - dLSE.
-        delta = ((dout.float() * out.float()).sum(-1).transpose(1, 2)
-                 - dlse.float()).contiguous()
-        args.delta_ready = 1
-    else:
-        delta = q.new_empty((b, h, s), dtype=torch.float32)
-    args.delta = _tensor(delta, (0, 1, 2))
-    args.causal = int(causal)
-    args.window_left, args.window_right = window_left, window_right
-    args.softcap = float(softcap)
-    args.softmax_scale = float(softmax_scale)
+    args, gradients, keep = _backward_args(dout, q, k, v, out, lse, dlse, (0, 2, 1, 3),
+                                           causal, softmax_scale, window_left,
+                                           window_right, softcap)
+    if args is None:
+        return gradients
     args.deterministic = int(bool(deterministic))
     columns = ctypes.c_int32(0)
     _lib.check(_lib.library().fa4_attention_backward_dq_accum(ctypes.byref(args),
                                                               ctypes.byref(columns)))
     if columns.value:
         # dQ's parts added across CTAs (the call zeroes it on the stream).
+        b, s, h, _ = q.shape
         accum = q.new_empty((b, h, s, columns.value), dtype=torch.float32)
+        keep += (accum,)
         args.dq_accum = _tensor(accum, (0, 1, 2, 3))
     _lib.check(_lib.library().fa4_attention_backward(ctypes.byref(args),
                                                      _current_stream()))
-    return dq, dk, dv
+    return gradients
 
 
 if hasattr(torch, "library") and hasattr(torch.library, "custom_op"):
@@ -558,30 +576,11 @@ def _attention_varlen_backward(dout, q, k, v, out, lse, dlse, cu_seqlens_q,
     """dq, dk, dv of packed sequences: D = rowsum(dO o O) (less dlse), then
     dQ by a CTA per query block and dK and dV by a CTA per key block of
     each sequence (no sum across CTAs: the same bits every run)."""
-    dq, dk, dv = _gradient_layouts(q, k, v)
-    if q.numel() == 0 or k.numel() == 0:
-        return dq.zero_(), dk.zero_(), dv.zero_()
-    if dout.stride(-1) != 1 or dout.data_ptr() % 16 or any(
-            st % 8 for st in dout.stride()[:-1]):
-        dout = dout.contiguous()
-    args = _lib.BackwardArgs()
-    args.dtype = _DTYPES[q.dtype]
-    thd = (1, 0, 2)
-    args.q, args.k, args.v, args.o, args.dout, args.dq, args.dk, args.dv = (
-        _tensor(x, thd) for x in (q, k, v, out, dout, dq, dk, dv))
-    lse = lse.contiguous()
-    args.lse = _tensor(lse, (0, 1))
-    if dlse is not None:
-        delta = ((dout.float() * out.float()).sum(-1).transpose(0, 1)
-                 - dlse.float()).contiguous()
-        args.delta_ready = 1
-    else:
-        delta = q.new_empty((q.shape[1], q.shape[0]), dtype=torch.float32)
-    args.delta = _tensor(delta, (0, 1))
-    args.causal = int(causal)
-    args.window_left, args.window_right = window_left, window_right
-    args.softcap = float(softcap)
-    args.softmax_scale = float(softmax_scale)
+    args, gradients, keep = _backward_args(dout, q, k, v, out, lse, dlse, (1, 0, 2),
+                                           causal, softmax_scale, window_left,
+                                           window_right, softcap)
+    if args is None:
+        return gradients
     args.cu_seqlens_q = cu_seqlens_q.data_ptr()
     args.cu_seqlens_k = cu_seqlens_k.data_ptr()
     args.batch = cu_seqlens_q.shape[0] - 1
@@ -589,7 +588,7 @@ def _attention_varlen_backward(dout, q, k, v, out, lse, dlse, cu_seqlens_q,
     args.max_seqlen_k = max(1, int(max_seqlen_k))
     _lib.check(_lib.library().fa4_attention_backward(ctypes.byref(args),
                                                      _current_stream()))
-    return dq, dk, dv
+    return gradients
 
 
 if _DIFFERENTIABLE:
