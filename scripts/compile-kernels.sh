@@ -115,17 +115,22 @@ compile_family() {
   done
 }
 
-# The attention backward's three kernels (D, dQ, dK/dV) at the head dims it
+# The attention backward's kernels (D, dQ, dK/dV) at the head dims it
 # takes, with a window and a softcap.
 compile_family backward 3 "64" "96" "128" "128 --dtype f16" "64 --window 64,0" \
   "128 --window 64,0" "128 --softcap 30" "128 --window 64,0 --softcap 30"
-# Over 128 columns of head dim (one consumer warpgroup over key blocks).
-compile_family backward 3 "160 --dtype f16" "192" "256" \
+# Over 128 columns of head dim, four: D, dQ, dV and dK (one consumer
+# warpgroup over key blocks).
+compile_family backward 4 "160 --dtype f16" "192" "256" \
   "256 --window 64,0 --softcap 30"
 # The backward of packed sequences (D's kernel is the dense one).
 compile_family backward 3 "64 --seqlens 128" "128 --seqlens 128" \
-  "96 --seqlens 128 --window 64,0" "128 --seqlens 128 --window 64,0 --softcap 30" \
-  "256 --seqlens 128"
+  "96 --seqlens 128 --window 64,0" "128 --seqlens 128 --window 64,0 --softcap 30"
+compile_family backward 4 "256 --seqlens 128" "192 --head-dim-v 128 --seqlens 128"
+# A head dim of V of its own: 128 and 64 (dK and dV in one program), and
+# DeepSeek's MLA, 192 and 128 (apart).
+compile_family backward 3 "128 --head-dim-v 64"
+compile_family backward 4 "192 --head-dim-v 128"
 # The backward in five products (--fused-dq: D, the main kernel, dQ's
 # postprocess), libfa4's default above head dim 64.
 compile_family backward 3 "96 --fused-dq" "128 --fused-dq" \

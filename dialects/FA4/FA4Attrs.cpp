@@ -298,20 +298,18 @@ LogicalResult ConfigAttr::verify(
                        << (persistent ? "without tma_store"
                                       : "not persistent (a one-tile plan "
                                         "stages O in the Q stage anyway)");
-  // A one-tile plan, or one with o_in_q, stages O in the Q stage, the CTA's
-  // rows by the padded head dim: O's rows must fit in it.
-  if (tmaStore && (!persistent || oInQ) && paddedDv > paddedD)
-    return emitError() << "tma_store in a "
-                       << (persistent ? "persistent plan with o_in_q"
-                                      : "one-tile plan")
-                       << " stages O in the Q stage, but head_dim_v "
+  // A persistent plan with o_in_q stages O in the tile's Q stage, the
+  // CTA's rows by the padded head dim: O's rows must fit in it. (A one-tile
+  // plan stages a stored tile in a stage it fits in, else in a buffer of its
+  // own: fa4-pipeline-tma, fa4-allocate-shared-memory.)
+  if (tmaStore && persistent && oInQ && paddedDv > paddedD)
+    return emitError() << "tma_store in a persistent plan with o_in_q stages "
+                          "O in the Q stage, but head_dim_v "
                        << headDimV << " (padded " << paddedDv
                        << ") is wider than head_dim " << headDim << " (padded "
-                       << paddedD << ")"
-                       << (persistent ? "; leave o_in_q out (O gets a buffer "
-                                        "of its own)"
-                                      : "; make the plan persistent (O gets "
-                                        "a buffer of its own)");
+                       << paddedD
+                       << "); leave o_in_q out (O gets a buffer "
+                          "of its own)";
 
   SmallVector<std::tuple<RoleKind, int64_t, int64_t>> roleList;
   for (Attribute attr : roles) {

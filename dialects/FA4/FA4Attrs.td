@@ -108,7 +108,8 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
     swizzled shared-memory tile and one of its threads stores them with
     `cp.async.bulk.tensor`, which clips the rows past the tensor's edge, so
     the epilogue neither branches per row nor waits for the stores; the tile
-    is the CTA's Q stage in a one-tile plan (dead after the last QK) and a
+    is the CTA's Q stage in a one-tile plan (dead after the last QK; a
+    buffer of its own where it does not fit there) and a
     buffer of its own in a persistent plan (the next tile's Q may be
     loading while this tile's O leaves), unless it says `o_in_q` (false
     when left out): then the tile's own Q stage, released to the producer

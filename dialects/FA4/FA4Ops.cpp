@@ -84,33 +84,46 @@ LogicalResult PipelineCreateOp::verify() {
       type.getKind() == PipelineKind::schedule)
     return success();
 
-  // K arrives whole (one qk stage) from TMA pipelining, and in the plan's
-  // qk stages after fa4-split-qk.
-  if (type.getKind() == PipelineKind::k && type.getQkStages() != 1 &&
-      type.getQkStages() != config.getQkStages())
-    return emitOpError() << "K pipeline has " << type.getQkStages()
+  // Q, K and V tiles span the config's head dim or V's (the backward loads
+  // dO beside Q and reads V transposed as the forward reads K). K arrives
+  // whole (one qk stage) from TMA pipelining, and in bands of the plan's
+  // qk stages after fa4-split-qk: the head dim's bands, as many as its
+  // width holds.
+  const int64_t band = config.getPaddedHeadDim() / config.getQkStages();
+  const int64_t qk = type.getQkStages();
+  if (type.getKind() == PipelineKind::k && qk != 1 &&
+      qk * band != config.getPaddedHeadDim() &&
+      qk * band != config.getPaddedHeadDimV())
+    return emitOpError() << "K pipeline has " << qk
                          << " qk stages but the config plans "
-                         << config.getQkStages()
-                         << " (or 1 before the qk split)";
+                         << config.getQkStages() << " of " << band
+                         << " columns (or 1 before the qk split)";
 
-  SmallVector<int64_t, 2> expected;
+  int64_t rows = 0;
+  SmallVector<int64_t, 2> widths = {config.getPaddedHeadDim()};
+  if (config.getPaddedHeadDimV() != config.getPaddedHeadDim())
+    widths.push_back(config.getPaddedHeadDimV());
   StringRef meaning;
   switch (type.getKind()) {
   case PipelineKind::q:
-    expected = {config.getBm(), config.getPaddedHeadDim()};
+    rows = config.getBm();
     meaning = "bm x head_dim";
     // One Q tile that the consumer warpgroups share.
     if (type.getTiles().size() == 1 &&
         type.getTile(0).getDimSize(0) == config.getBm() * config.getQTiles())
-      expected[0] = config.getBm() * config.getQTiles();
+      rows = config.getBm() * config.getQTiles();
     break;
   case PipelineKind::k:
-    expected = {config.getBn(),
-                config.getPaddedHeadDim() / type.getQkStages()};
+    rows = config.getBn();
     meaning = "bn x head_dim / qk stages";
+    if (qk != 1)
+      widths = {band};
     break;
   case PipelineKind::v:
-    expected = {config.getBn(), config.getPaddedHeadDimV()};
+    rows = config.getBn();
+    widths = {config.getPaddedHeadDimV(), config.getPaddedHeadDim()};
+    if (widths[0] == widths[1])
+      widths.pop_back();
     meaning = "bn x head_dim_v";
     break;
   case PipelineKind::operand:
@@ -119,14 +132,22 @@ LogicalResult PipelineCreateOp::verify() {
   }
   for (unsigned i = 0, e = type.getTiles().size(); i < e; ++i) {
     MemRefType tile = type.getTile(i);
-    if (tile.getShape() != ArrayRef(expected) ||
-        tile.getElementType() != config.getElementType())
-      return emitOpError() << kindName(type.getKind()) << " pipeline tile "
-                           << describeTile(tile.getShape(),
-                                           tile.getElementType())
-                           << " does not match the config's "
-                           << describeTile(expected, config.getElementType())
-                           << " (" << meaning << ")";
+    if (tile.getRank() != 2 || tile.getDimSize(0) != rows ||
+        !llvm::is_contained(widths, tile.getDimSize(1)) ||
+        tile.getElementType() != config.getElementType()) {
+      InFlightDiagnostic diag =
+          emitOpError() << kindName(type.getKind()) << " pipeline tile "
+                        << describeTile(tile.getShape(), tile.getElementType())
+                        << " does not match the config's "
+                        << describeTile({rows, widths[0]},
+                                        config.getElementType());
+      if (widths.size() > 1)
+        diag << " or "
+             << describeTile({rows, widths[1]}, config.getElementType());
+      diag << " (" << meaning
+           << (widths.size() > 1 ? ", or the other head dim" : "") << ")";
+      return diag;
+    }
   }
   if (type.getKind() != PipelineKind::q &&
       type.getKvStages() != config.getKvStages())

@@ -154,13 +154,22 @@ buildAttentionBackwardProgram(MLIRContext &context,
   bool pre = key.family == Family::AttentionBackwardPreprocess;
   bool post = key.family == Family::AttentionBackwardPostprocess;
   ::fa4::Plan plan = key.plan;
-  bool keyBlocks = key.family == Family::AttentionBackwardDkDv ||
-                   key.family == Family::AttentionBackwardFused;
+  using ::fa4::dsl::BackwardProgram;
+  BackwardProgram program = BackwardProgram::Dq;
+  if (key.family == Family::AttentionBackwardDkDv)
+    program = BackwardProgram::DkDv;
+  else if (key.family == Family::AttentionBackwardDk)
+    program = BackwardProgram::Dk;
+  else if (key.family == Family::AttentionBackwardDv)
+    program = BackwardProgram::Dv;
+  else if (key.family == Family::AttentionBackwardFused)
+    program = BackwardProgram::Fused;
+  bool keyBlocks = program != BackwardProgram::Dq;
   if (!plan.blockN && !pre && !post)
-    plan.blockN = ::fa4::dsl::attentionBackwardBlockN(options, keyBlocks);
+    plan.blockN = ::fa4::dsl::attentionBackwardBlockN(options, program);
   if (!plan.consumerWarpgroups && !pre && !post)
     plan.consumerWarpgroups =
-        ::fa4::dsl::attentionBackwardConsumerWarpgroups(options, keyBlocks);
+        ::fa4::dsl::attentionBackwardConsumerWarpgroups(options, program);
   if (!plan.pinDescriptors && keyBlocks)
     plan.pinDescriptors = ::fa4::dsl::attentionBackwardPinDescriptors(options);
   return buildWithPlan(
@@ -171,6 +180,10 @@ buildAttentionBackwardProgram(MLIRContext &context,
           return ::fa4::dsl::buildAttentionBackwardPreprocess(&context, tiles);
         case Family::AttentionBackwardDq:
           return ::fa4::dsl::buildAttentionBackwardDq(&context, tiles);
+        case Family::AttentionBackwardDk:
+          return ::fa4::dsl::buildAttentionBackwardDk(&context, tiles);
+        case Family::AttentionBackwardDv:
+          return ::fa4::dsl::buildAttentionBackwardDv(&context, tiles);
         case Family::AttentionBackwardFused:
           return ::fa4::dsl::buildAttentionBackward(&context, tiles);
         case Family::AttentionBackwardPostprocess:

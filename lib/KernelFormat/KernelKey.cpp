@@ -21,12 +21,21 @@ KernelKey KernelKey::gemm() {
 
 std::vector<KernelKey> KernelKey::backwardKernels(const KernelKey &main,
                                                   bool fused) {
+  std::vector<Family> families;
+  int64_t columns = paddedHeadDim(std::max(main.headDim, main.valueHeadDim()));
+  if (fused)
+    families = {Family::AttentionBackwardPreprocess,
+                Family::AttentionBackwardFused,
+                Family::AttentionBackwardPostprocess};
+  else if (columns <= kMaxJointDkDvColumns)
+    families = {Family::AttentionBackwardPreprocess,
+                Family::AttentionBackwardDq, Family::AttentionBackwardDkDv};
+  else
+    families = {Family::AttentionBackwardPreprocess,
+                Family::AttentionBackwardDq, Family::AttentionBackwardDv,
+                Family::AttentionBackwardDk};
   std::vector<KernelKey> keys;
-  for (Family family :
-       {Family::AttentionBackwardPreprocess,
-        fused ? Family::AttentionBackwardFused : Family::AttentionBackwardDq,
-        fused ? Family::AttentionBackwardPostprocess
-              : Family::AttentionBackwardDkDv}) {
+  for (Family family : families) {
     KernelKey key = main;
     key.family = family;
     if (family == Family::AttentionBackwardPreprocess ||
@@ -45,6 +54,8 @@ bool KernelKey::backward() const {
   return family == Family::AttentionBackwardPreprocess ||
          family == Family::AttentionBackwardDq ||
          family == Family::AttentionBackwardDkDv ||
+         family == Family::AttentionBackwardDk ||
+         family == Family::AttentionBackwardDv ||
          family == Family::AttentionBackwardFused ||
          family == Family::AttentionBackwardPostprocess;
 }
@@ -101,6 +112,10 @@ static const char *familyName(Family family) {
     return "attention-bwd-dq";
   case Family::AttentionBackwardDkDv:
     return "attention-bwd-dkdv";
+  case Family::AttentionBackwardDk:
+    return "attention-bwd-dk";
+  case Family::AttentionBackwardDv:
+    return "attention-bwd-dv";
   case Family::AttentionBackwardFused:
     return "attention-bwd-fused";
   case Family::AttentionBackwardPostprocess:
@@ -140,11 +155,13 @@ Status KernelKey::verify() const {
       return Status::error("the attention backward's preprocess and "
                            "postprocess read packed sequences as one "
                            "sequence; they have no varlen kernel");
-    if (valueHeadDim() != headDim)
-      return Status::error("the attention backward takes one head dim for "
-                           "Q, K and V yet, not " +
-                           std::to_string(headDim) + " and " +
-                           std::to_string(valueHeadDim()) + " for V");
+    // dQ's program stages dO (V's width) beside Q and its plan counts Q's:
+    // V no wider than Q and K (DeepSeek's MLA: 192 and 128).
+    if (valueHeadDim() > headDim)
+      return Status::error("the attention backward takes a head dim of V up "
+                           "to Q's and K's, not " +
+                           std::to_string(valueHeadDim()) + " for V with " +
+                           std::to_string(headDim) + " for Q and K");
     // Its dQ's columns (the head dim padded to 64) split over the two
     // consumer warpgroups, 64 each.
     if (family == Family::AttentionBackwardFused &&

@@ -1,8 +1,10 @@
 //===- SplitQk.cpp - stage K over the head dimension ----------------------===//
 //
 // The `fa4-split-qk` pass: a `k` pipeline of whole K tiles (as TMA
-// pipelining leaves it) becomes a pipeline of the plan's qk stages, each
-// holding a band of head-dim columns with its own full and empty barriers.
+// pipelining leaves it) becomes a pipeline of qk stages, each holding a
+// band of head-dim columns (the plan's band: the padded head dim over its
+// qk stages; a tile of V's width read transposed, in the backward, takes
+// as many as it holds) with its own full and empty barriers.
 // The producer acquires and loads band by band; the consumer waits for a
 // band just before the MMA chunk that reads it (so the first chunk of Q·Kᵀ
 // starts as soon as its own columns land) and releases the bands one by one.
@@ -27,16 +29,17 @@ namespace mlir::fa4 {
 using namespace mlir;
 using namespace mlir::fa4;
 
-/// Splits the pipeline created by `create` into `stages` bands.
-static LogicalResult split(PipelineCreateOp create, int64_t stages) {
+/// Splits the pipeline created by `create` into bands of `band` columns.
+static LogicalResult split(PipelineCreateOp create, int64_t band) {
   auto type = cast<PipelineType>(create.getType());
   auto tile = cast<MemRefType>(type.getTiles()[0]);
   int64_t rows = tile.getDimSize(0), cols = tile.getDimSize(1);
-  if (cols % stages != 0)
-    return create.emitOpError()
-           << "cannot split " << cols << " head-dim columns into " << stages
-           << " qk stages";
-  int64_t band = cols / stages;
+  if (band <= 0 || cols % band != 0)
+    return create.emitOpError() << "cannot split " << cols
+                                << " head-dim columns into bands of " << band;
+  int64_t stages = cols / band;
+  if (stages == 1)
+    return success();
   auto bandType = MemRefType::get({rows, band}, tile.getElementType(),
                                   AffineMap(), tile.getMemorySpace());
   create.getResult().setType(
@@ -124,7 +127,8 @@ struct SplitQkPass : public mlir::fa4::impl::FA4SplitQkBase<SplitQkPass> {
           creates.push_back(create);
       });
       for (PipelineCreateOp create : creates)
-        if (failed(split(create, config.getQkStages())))
+        if (failed(split(create,
+                         config.getPaddedHeadDim() / config.getQkStages())))
           return failure();
       return success();
     };

@@ -116,8 +116,8 @@ def _check_backward(q, v, function="fa4.attention"):
     """Refuses, before the forward runs, a differentiable call whose
     backward fa4 does not have (no gradient is ever dropped silently)."""
     missing = None
-    if q.shape[-1] != v.shape[-1]:
-        missing = "a head dim of v (%d) other than q's (%d)" % (v.shape[-1], q.shape[-1])
+    if v.shape[-1] > q.shape[-1]:
+        missing = "a head dim of v (%d) wider than q's (%d)" % (v.shape[-1], q.shape[-1])
     if missing:
         raise NotImplementedError(
             "%s has no backward for %s yet, and q, k or v requires grad; call it "

@@ -83,9 +83,9 @@ class ArgumentChecks(unittest.TestCase):
             # torch >= 2.4: differentiable; what the backward does not have
             # is refused before anything runs, other calls go on (here to
             # the device check).
-            y = bshd(1, 64, 2, 256).requires_grad_()
-            self.refuses(NotImplementedError, "no backward for a head dim of v (64) "
-                         "other than q's (256)", y, y, bshd(1, 64, 2, 64))
+            y = bshd(1, 64, 2, 64).requires_grad_()
+            self.refuses(NotImplementedError, "no backward for a head dim of v (256) "
+                         "wider than q's (64)", y, y, bshd(1, 64, 2, 256))
             self.refuses(ValueError, "q is on cpu", q, x, x, window_size=(8, 0), softcap=5.0)
             with torch.no_grad():
                 self.refuses(ValueError, "q is on cpu", y, y, y)
@@ -112,11 +112,12 @@ class ArgumentChecks(unittest.TestCase):
             with self.assertRaises(ValueError) as raised:
                 fa4.attention_varlen(t, t.clone().requires_grad_(), t, cu, cu, 200, 200)
             self.assertIn("q is on cpu", str(raised.exception))
-            wide = torch.randn(300, 4, 256).to(torch.bfloat16).requires_grad_()
+            wide = torch.randn(300, 4, 256).to(torch.bfloat16)
+            narrow = t.clone().requires_grad_()
             with self.assertRaises(NotImplementedError) as raised:
-                fa4.attention_varlen(wide, wide, t, cu, cu, 200, 200)
-            self.assertIn("fa4.attention_varlen has no backward for a head dim of v (64) "
-                          "other than q's (256)", str(raised.exception))
+                fa4.attention_varlen(narrow, narrow, wide, cu, cu, 200, 200)
+            self.assertIn("fa4.attention_varlen has no backward for a head dim of v (256) "
+                          "wider than q's (64)", str(raised.exception))
         else:
             with self.assertRaises(RuntimeError) as raised:
                 fa4.attention_varlen(t, t.clone().requires_grad_(), t, cu, cu, 200, 200)
@@ -148,9 +149,9 @@ class ArgumentChecks(unittest.TestCase):
         except _lib.Fa4Error as error:
             self.skipTest(str(error))
         with self.assertRaises(_lib.Fa4Error) as raised:
-            fa4.prepare_backward(256, head_dim_v=128)
-        self.assertIn("the attention backward takes one head dim for Q, K and V yet, not "
-                      "256 and 128 for V", str(raised.exception))
+            fa4.prepare_backward(64, head_dim_v=128)
+        self.assertIn("the attention backward takes a head dim of V up to Q's and K's, not "
+                      "128 for V with 64 for Q and K", str(raised.exception))
 
     def test_backward_dq_accum_columns(self):
         # Whether a backward adds dQ's parts into dq_accum, and its width:

@@ -4,7 +4,8 @@ odd lengths, SQ != SK both ways (causal rows that see no key get zero
 gradients), GQA and MQA, both memory layouts, f16, head dims 64, 96 and
 128, inputs x8, sliding windows and softcaps; a gradient through the LSE; bit-identical
 gradients over two runs; torch.compile(fullgraph=True); head dims 160, 192
-and 256 (Gemma 2's window and softcap); packed sequences
+and 256 (Gemma 2's window and softcap); a head dim of V of its own (DeepSeek's
+MLA, 192 and 128; 128 and 64); packed sequences
 (fa4.attention_varlen) with empty ones, each against its own float64
 autograd; the refusals of what the backward does not have.
 
@@ -115,6 +116,10 @@ CASES = [
     (1, 257, 400, 3, 3, 192, 192, False, torch.bfloat16, "bhsd", 1.0),
     (2, 300, 300, 4, 2, 256, 256, True, torch.bfloat16, "bshd", 1.0),
     (1, 500, 500, 8, 4, 256, 256, True, torch.bfloat16, "bshd", 1.0, (200, 0), 50.0),
+    # A head dim of V of its own: DeepSeek's MLA (192 for Q and K, 128 for
+    # V), and 128 and 64 (dK and dV in one program).
+    (2, 300, 300, 4, 2, 192, 128, True, torch.bfloat16, "bshd", 1.0),
+    (1, 257, 300, 2, 2, 128, 64, False, torch.bfloat16, "bhsd", 1.0),
 ]
 
 
@@ -157,7 +162,8 @@ class Backward(unittest.TestCase):
                 if bool(unseen.any()):
                     rows = got[0].transpose(1, 2)[unseen]
                     self.assertTrue(bool((rows == 0).all()), "%s: rows with no key" % (case,))
-                if sq == sk and len(case) == 11:
+                # SDPA's flash and cuDNN backwards: one head dim for Q, K and V.
+                if sq == sk and len(case) == 11 and d == dv:
                     sdpa = [rel_err(x, r) for x, r in
                             zip(sdpa_grads(q, k, v, dout, causal), refs)]
                     for name, err, other in zip(("dq", "dk", "dv"), errs, sdpa):
@@ -206,20 +212,18 @@ class Backward(unittest.TestCase):
     def test_refusals(self):
         q, k, v, _ = make(1, 128, 128, 2, 2, 64, 64, torch.bfloat16, "bshd", 1.0)
         q.requires_grad_()
-        q256, k256, v256, _ = make(1, 128, 128, 2, 2, 256, 256, torch.bfloat16, "bshd", 1.0)
-        q256.requires_grad_()
-        _, _, v64, _ = make(1, 128, 128, 2, 2, 64, 64, torch.bfloat16, "bshd", 1.0)
+        _, _, v128, _ = make(1, 128, 128, 2, 2, 128, 128, torch.bfloat16, "bshd", 1.0)
         with self.assertRaises(NotImplementedError) as raised:
-            fa4.attention(q256[..., :128], k256[..., :128], v64)
-        self.assertIn("no backward for a head dim of v (64) other than q's (128)",
+            fa4.attention(q, k, v128)
+        self.assertIn("no backward for a head dim of v (128) wider than q's (64)",
                       str(raised.exception))
         # Under no_grad the same calls run.
         with torch.no_grad():
             fa4.attention(q, k, v, window_size=(64, 0))
         cu = torch.tensor([0, 128], dtype=torch.int32, device="cuda")
         with self.assertRaises(NotImplementedError) as raised:
-            fa4.attention_varlen(q256[0], k256[0], v64[0], cu, cu, 128, 128)
-        self.assertIn("fa4.attention_varlen has no backward for a head dim of v (64)",
+            fa4.attention_varlen(q[0], k[0], v128[0], cu, cu, 128, 128)
+        self.assertIn("fa4.attention_varlen has no backward for a head dim of v (128)",
                       str(raised.exception))
 
     def test_varlen(self):

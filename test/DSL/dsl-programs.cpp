@@ -4,7 +4,7 @@
 // `attention-hd256` (and their `-f16` variants), the backward's preprocess
 // `attention-bwd-preprocess-hd<D>[-f16]`, its postprocess
 // `attention-bwd-postprocess-hd<D>[-f16]`, its main kernels
-// `attention-bwd-(dq|dkdv|main)-hd<D>[...]`, `gemm`, `split-sum` (atomic
+// `attention-bwd-(dq|dkdv|dk|dv|main)-hd<D>[...]`, `gemm`, `split-sum` (atomic
 // adds across programs), `attention-chunked` (attention with an author's
 // mask mod and key ranges), `softmax-n<N>[-f16]`, `elementwise-math` (the
 // DSL's exp, log, sqrt, rsqrt, erf and abs), `fill` (a kernel that loads
@@ -272,7 +272,8 @@ int main(int argc, char **argv) {
   if (argc != 2) {
     llvm::errs()
         << "usage: fa4-dsl-programs attention-hd<D>[-f16][-window][-softcap] | "
-           "attention-bwd-(preprocess|postprocess|dq|dkdv|main)-hd<D>[-f16] | "
+           "attention-bwd-(preprocess|postprocess|dq|dkdv|dk|dv|main)-hd<D>[-"
+           "f16] | "
            "attention-decode[-combine]-hd<D>[-f16][-window][-softcap][-paged<R>"
            "] | attention-chunked | gemm | split-sum | "
            "softmax-n<N>[-f16] | elementwise-math | fill | pair-mask | "
@@ -333,11 +334,13 @@ int main(int argc, char **argv) {
                      : buildAttentionDecode(&context, *options);
   } else if (name.starts_with("attention-bwd-")) {
     // attention-bwd-(pre|post)process-hd<D>[-f16]: the attention options.
-    enum { Pre, Post, Dq, DkDv, Main, None } which = None;
+    enum { Pre, Post, Dq, DkDv, Dk, Dv, Main, None } which = None;
     for (auto [prefix, kind] : {std::pair{"attention-bwd-preprocess-", Pre},
                                 std::pair{"attention-bwd-postprocess-", Post},
                                 std::pair{"attention-bwd-dq-", Dq},
                                 std::pair{"attention-bwd-dkdv-", DkDv},
+                                std::pair{"attention-bwd-dk-", Dk},
+                                std::pair{"attention-bwd-dv-", Dv},
                                 std::pair{"attention-bwd-main-", Main}})
       if (which == None && name.consume_front(prefix))
         which = kind;
@@ -349,13 +352,15 @@ int main(int argc, char **argv) {
       return 2;
     }
     // The backward's main programs take 64-row blocks in their loops.
-    if (which == Dq || which == DkDv || which == Main)
+    if (which != Pre && which != Post)
       options->blockN = 64;
     module = which == Pre ? buildAttentionBackwardPreprocess(&context, *options)
              : which == Post
                  ? buildAttentionBackwardPostprocess(&context, *options)
              : which == Dq   ? buildAttentionBackwardDq(&context, *options)
              : which == Main ? buildAttentionBackward(&context, *options)
+             : which == Dk   ? buildAttentionBackwardDk(&context, *options)
+             : which == Dv   ? buildAttentionBackwardDv(&context, *options)
                              : buildAttentionBackwardDkDv(&context, *options);
   } else if (std::optional<AttentionOptions> options = parseAttention(name)) {
     module = buildAttention(&context, *options);

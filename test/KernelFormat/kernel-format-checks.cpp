@@ -136,11 +136,25 @@ static int runKey() {
     std::printf("backward varlen kernel %s\n", key.name().c_str());
   backward.varlen = false;
   backward.headDimV = 64;
-  std::printf("backward 128/64: %s\n", backward.verify().message().c_str());
+  std::printf("backward 128/64: %s\n",
+              backward.verify().ok() ? "ok"
+                                     : backward.verify().message().c_str());
+  backward.headDim = 64;
+  backward.headDimV = 128;
+  std::printf("backward 64/128: %s\n", backward.verify().message().c_str());
   backward.headDim = backward.headDimV = 256;
   std::printf("backward 256: %s\n", backward.verify().ok()
                                         ? "ok"
                                         : backward.verify().message().c_str());
+  // Over 128 columns, dV and dK by programs of their own.
+  for (int64_t d : {128, 144, 256}) {
+    KernelKey wide;
+    wide.headDim = d;
+    std::printf("backward kernels at %lld:", (long long)d);
+    for (const KernelKey &key : KernelKey::backwardKernels(wide, false))
+      std::printf(" %s", key.name().c_str());
+    std::printf("\n");
+  }
   backward.family = Family::AttentionBackwardFused;
   std::printf("fused backward 256: %s\n", backward.verify().message().c_str());
   KernelKey fused;

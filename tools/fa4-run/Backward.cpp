@@ -34,12 +34,13 @@ using runtime::Expected;
 using runtime::Status;
 
 namespace {
-/// The sizes of one problem.
+/// The sizes of one problem: head dims d of Q and K, dv of V.
 struct Sizes {
-  int64_t b, h, hkv, sq, sk, d;
+  int64_t b, h, hkv, sq, sk, d, dv;
 };
 
-/// Float64 attention of [B, H, S, D] inputs (H a multiple of HKV):
+/// Float64 attention of [B, H, S, D] inputs (V, O, dO and dV of D = dv; H
+/// a multiple of HKV):
 /// forward (O, the natural LSE, -inf for a row that sees no key) and
 /// backward (dQ; dK and dV summed over each KV head's query heads).
 struct Reference {
@@ -51,11 +52,11 @@ Reference reference(const Sizes &n, const std::vector<double> &q,
                     const std::vector<double> &dout, double scale,
                     const runner::AttentionProblem &a) {
   Reference r;
-  r.o.assign(n.b * n.h * n.sq * n.d, 0);
+  r.o.assign(n.b * n.h * n.sq * n.dv, 0);
   r.lse.assign(n.b * n.h * n.sq, -std::numeric_limits<double>::infinity());
-  r.dq.assign(r.o.size(), 0);
+  r.dq.assign(n.b * n.h * n.sq * n.d, 0);
   r.dk.assign(n.b * n.hkv * n.sk * n.d, 0);
-  r.dv.assign(r.dk.size(), 0);
+  r.dv.assign(n.b * n.hkv * n.sk * n.dv, 0);
   int64_t group = n.h / n.hkv;
   // A KV head at a time: its query heads add into its dK and dV.
   runner::parallelFor(uint64_t(n.b * n.hkv), 1, [&](uint64_t from,
@@ -69,14 +70,14 @@ Reference reference(const Sizes &n, const std::vector<double> &q,
     for (uint64_t bk = from; bk < to; ++bk) {
       int64_t b = int64_t(bk) / n.hkv, hk = int64_t(bk) % n.hkv;
       const double *kh = &k[(b * n.hkv + hk) * n.sk * n.d];
-      const double *vh = &v[(b * n.hkv + hk) * n.sk * n.d];
+      const double *vh = &v[(b * n.hkv + hk) * n.sk * n.dv];
       double *dkh = &r.dk[(b * n.hkv + hk) * n.sk * n.d];
-      double *dvh = &r.dv[(b * n.hkv + hk) * n.sk * n.d];
+      double *dvh = &r.dv[(b * n.hkv + hk) * n.sk * n.dv];
       for (int64_t h = hk * group; h < (hk + 1) * group; ++h)
         for (int64_t i = 0; i < n.sq; ++i) {
           size_t row = size_t((b * n.h + h) * n.sq + i);
           const double *qi = &q[row * n.d];
-          const double *doi = &dout[row * n.d];
+          const double *doi = &dout[row * n.dv];
           int64_t keys = hasRight ? std::min(n.sk, std::max<int64_t>(
                                                        0, i + shift + right + 1))
                                   : n.sk;
@@ -104,25 +105,26 @@ Reference reference(const Sizes &n, const std::vector<double> &q,
           for (int64_t j = from; j < keys; ++j)
             sum += p[j] = std::exp(p[j] - max);
           r.lse[row] = max + std::log(sum);
-          double *oi = &r.o[row * n.d];
+          double *oi = &r.o[row * n.dv];
           for (int64_t j = from; j < keys; ++j) {
             p[j] /= sum;
-            for (int64_t c = 0; c < n.d; ++c)
-              oi[c] += p[j] * vh[j * n.d + c];
+            for (int64_t c = 0; c < n.dv; ++c)
+              oi[c] += p[j] * vh[j * n.dv + c];
           }
           double delta = 0;
-          for (int64_t c = 0; c < n.d; ++c)
+          for (int64_t c = 0; c < n.dv; ++c)
             delta += doi[c] * oi[c];
           double *dqi = &r.dq[row * n.d];
           for (int64_t j = from; j < keys; ++j) {
             double dpj = 0;
-            for (int64_t c = 0; c < n.d; ++c)
-              dpj += doi[c] * vh[j * n.d + c];
+            for (int64_t c = 0; c < n.dv; ++c) {
+              dpj += doi[c] * vh[j * n.dv + c];
+              dvh[j * n.dv + c] += p[j] * doi[c];
+            }
             double ds = p[j] * (dpj - delta) * (1 - t[j] * t[j]) * scale;
             for (int64_t c = 0; c < n.d; ++c) {
               dqi[c] += ds * kh[j * n.d + c];
               dkh[j * n.d + c] += ds * qi[c];
-              dvh[j * n.d + c] += p[j] * doi[c];
             }
           }
         }
@@ -140,7 +142,7 @@ Reference packedReference(const Sizes &n, const std::vector<double> &q,
                           const std::vector<double> &dout, double scale,
                           const runner::AttentionProblem &a) {
   Reference r;
-  r.o.assign(q.size(), 0);
+  r.o.assign(dout.size(), 0);
   r.lse.assign(n.h * n.sq, -std::numeric_limits<double>::infinity());
   r.dq.assign(q.size(), 0);
   r.dk.assign(k.size(), 0);
@@ -164,19 +166,19 @@ Reference packedReference(const Sizes &n, const std::vector<double> &q,
   for (size_t b = 0; b < a.seqlensQ.size(); ++b) {
     int64_t sq = int64_t(a.seqlensQ[b]), sk = int64_t(a.seqlensK[b]);
     int64_t q0 = int64_t(startsQ[b]), k0 = int64_t(startsK[b]);
-    Sizes one{1, n.h, n.hkv, sq, sk, n.d};
-    std::vector<double> qs(n.h * sq * n.d), dos(qs.size()),
-        ks(n.hkv * sk * n.d), vs(ks.size());
+    Sizes one{1, n.h, n.hkv, sq, sk, n.d, n.dv};
+    std::vector<double> qs(n.h * sq * n.d), dos(n.h * sq * n.dv),
+        ks(n.hkv * sk * n.d), vs(n.hkv * sk * n.dv);
     move(q, qs, n.h, n.sq, q0, sq, n.d, false);
-    move(dout, dos, n.h, n.sq, q0, sq, n.d, false);
+    move(dout, dos, n.h, n.sq, q0, sq, n.dv, false);
     move(k, ks, n.hkv, n.sk, k0, sk, n.d, false);
-    move(v, vs, n.hkv, n.sk, k0, sk, n.d, false);
+    move(v, vs, n.hkv, n.sk, k0, sk, n.dv, false);
     Reference part = reference(one, qs, ks, vs, dos, scale, a);
-    move(part.o, r.o, n.h, n.sq, q0, sq, n.d, true);
+    move(part.o, r.o, n.h, n.sq, q0, sq, n.dv, true);
     move(part.lse, r.lse, n.h, n.sq, q0, sq, 1, true);
     move(part.dq, r.dq, n.h, n.sq, q0, sq, n.d, true);
     move(part.dk, r.dk, n.hkv, n.sk, k0, sk, n.d, true);
-    move(part.dv, r.dv, n.hkv, n.sk, k0, sk, n.d, true);
+    move(part.dv, r.dv, n.hkv, n.sk, k0, sk, n.dv, true);
   }
   return r;
 }
@@ -185,7 +187,7 @@ Reference packedReference(const Sizes &n, const std::vector<double> &q,
 
 Expected<RunOutcome>
 fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
-                      const std::array<runtime::KernelFile, 3> &files,
+                      const std::vector<runtime::KernelFile> &files,
                       const std::string &work) {
   const runner::AttentionProblem &a = args.attention;
   // Packed sequences are one batch of all their tokens, [H, T, D].
@@ -195,15 +197,16 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
           int64_t(a.keyHeads()),
           int64_t(packed ? a.totalQ() : a.seqQ),
           int64_t(packed ? a.totalK() : a.seqK),
-          int64_t(a.headDim)};
+          int64_t(a.headDim),
+          int64_t(a.valueHeadDim())};
   ElementType type = a.elementType;
   double scale = a.scale ? a.scale : 1.0 / std::sqrt(double(n.d));
   // Inputs uniform in [-1, 1), rounded to the element type.
   std::mt19937_64 rng(args.options.seed);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  auto draw = [&](int64_t heads, int64_t rows, std::vector<uint16_t> &words,
-                  std::vector<double> &exact) {
-    words.resize(n.b * heads * rows * n.d);
+  auto draw = [&](int64_t heads, int64_t rows, int64_t columns,
+                  std::vector<uint16_t> &words, std::vector<double> &exact) {
+    words.resize(n.b * heads * rows * columns);
     exact.resize(words.size());
     for (size_t i = 0; i < words.size(); ++i) {
       words[i] = runner::toWord(type, uniform(rng));
@@ -212,10 +215,10 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
   };
   std::vector<uint16_t> qw, kw, vw, dow;
   std::vector<double> q, k, v, dout;
-  draw(n.h, n.sq, qw, q);
-  draw(n.hkv, n.sk, kw, k);
-  draw(n.hkv, n.sk, vw, v);
-  draw(n.h, n.sq, dow, dout);
+  draw(n.h, n.sq, n.d, qw, q);
+  draw(n.hkv, n.sk, n.d, kw, k);
+  draw(n.hkv, n.sk, n.dv, vw, v);
+  draw(n.h, n.sq, n.dv, dow, dout);
   Reference ref = packed ? packedReference(n, q, k, v, dout, scale, a)
                          : reference(n, q, k, v, dout, scale, a);
   // The forward's outputs as the backward gets them: O in the element
@@ -225,29 +228,31 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
     ow[i] = runner::toWord(type, float(ref.o[i]));
   std::vector<float> lse(ref.lse.begin(), ref.lse.end());
 
-  // [B, heads, rows(, D)], or packed [heads, rows(, D)].
-  auto shape = [&](int64_t heads, int64_t rows, bool columns) {
+  // [B, heads, rows(, columns)], or packed [heads, rows(, columns)].
+  auto shape = [&](int64_t heads, int64_t rows, int64_t columns) {
     std::vector<uint64_t> s;
     if (!packed)
       s.push_back(uint64_t(n.b));
     s.push_back(uint64_t(heads));
     s.push_back(uint64_t(rows));
     if (columns)
-      s.push_back(uint64_t(n.d));
+      s.push_back(uint64_t(columns));
     return s;
   };
   auto path = [&](const std::string &name) {
     return work + "/" + name + ".npy";
   };
-  for (auto [name, heads, rows, words] :
-       {std::tuple{"q", n.h, n.sq, &qw}, {"k", n.hkv, n.sk, &kw},
-        {"v", n.hkv, n.sk, &vw}, {"do", n.h, n.sq, &dow},
-        {"o", n.h, n.sq, &ow}})
-    if (Status s = runner::writeNpy(path(name), type, shape(heads, rows, true),
-                                    *words);
+  for (auto [name, heads, rows, columns, words] :
+       {std::tuple{"q", n.h, n.sq, n.d, &qw},
+        {"k", n.hkv, n.sk, n.d, &kw},
+        {"v", n.hkv, n.sk, n.dv, &vw},
+        {"do", n.h, n.sq, n.dv, &dow},
+        {"o", n.h, n.sq, n.dv, &ow}})
+    if (Status s = runner::writeNpy(path(name), type,
+                                    shape(heads, rows, columns), *words);
         !s.ok())
       return s;
-  if (Status s = runner::writeNpy(path("lse"), shape(n.h, n.sq, false), lse);
+  if (Status s = runner::writeNpy(path("lse"), shape(n.h, n.sq, 0), lse);
       !s.ok())
     return s;
   // Packed: D's kernel reads O and dO as one sequence, [1, H, T, D]; the
@@ -256,7 +261,7 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
     for (auto [name, words] : {std::pair{"o", &ow}, std::pair{"do", &dow}})
       if (Status s = runner::writeNpy(
               path(std::string(name) + "-rows"), type,
-              {1, uint64_t(n.h), uint64_t(n.sq), uint64_t(n.d)}, *words);
+              {1, uint64_t(n.h), uint64_t(n.sq), uint64_t(n.dv)}, *words);
           !s.ok())
         return s;
     for (auto [name, starts] : {std::pair{"cu_seqlens_q", a.offsetsQ()},
@@ -285,9 +290,16 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
     if (Status s = writeAccum(std::vector<float>(n.b * n.h * n.sq * padded));
         !s.ok())
       return s;
-  const char *stages[2][3] = {{"D", "dQ", "dK/dV"},
-                              {"D", "dK/dV and dQ's parts", "dQ"}};
-  for (int which = 0; which < 3; ++which) {
+  // A kernel's name in the lines, by the gradients it writes.
+  auto stage = [](const runtime::KernelFile &file) -> const char * {
+    bool dk = file.findTensor("dk"), dv = file.findTensor("dv");
+    if (dk && file.findTensor("dq_accum"))
+      return "dK/dV and dQ's parts";
+    if (file.findTensor("dq"))
+      return "dQ";
+    return dk && dv ? "dK/dV" : dk ? "dK" : dv ? "dV" : "D";
+  };
+  for (size_t which = 0; which < files.size(); ++which) {
     const runtime::KernelFile &file = files[which];
     std::vector<runner::ArgumentSpec> specs;
     for (const runtime::KernelTensor &tensor : file.tensors) {
@@ -315,8 +327,8 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
                 {"max_seqlen_q", double(a.seqQ)},
                 {"max_seqlen_k", double(a.seqK)}},
                specs);
-    Expected<runner::KernelRunResult> result = runStage(
-        driver, file, specs, args.options, stages[fused][which], outcome);
+    Expected<runner::KernelRunResult> result =
+        runStage(driver, file, specs, args.options, stage(file), outcome);
     if (!result.ok())
       return result.status();
     if (which == 0) {
@@ -326,7 +338,7 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
       std::vector<double> d = values(*delta);
       std::vector<float> words(d.begin(), d.end());
       if (Status s =
-              runner::writeNpy(path("delta"), shape(n.h, n.sq, false), words);
+              runner::writeNpy(path("delta"), shape(n.h, n.sq, 0), words);
           !s.ok())
         return s;
       continue;

@@ -1,6 +1,6 @@
 //===- Backward.h - fa4-run --backward --------------------------*- C++ -*-===//
 //
-// The attention backward's three kernels run on random inputs and checked
+// The attention backward's kernels run on random inputs and checked
 // against float64 gradients, for fa4-run.
 //
 //===----------------------------------------------------------------------===//
@@ -14,12 +14,14 @@
 #include "fa4/KernelFormat/KernelFile.h"
 #include "fa4/Runtime/Driver.h"
 
-#include <array>
 #include <string>
+#include <vector>
 
 namespace fa4::run {
 
-/// Runs the backward's kernels (`files`: D, dQ, dK/dV) for the problem of
+/// Runs the backward's kernels (`files`, in launch order: D, then dQ and
+/// dK/dV, dQ, dV and dK, or the five products and dQ's postprocess,
+/// KernelKey::backwardKernels) for the problem of
 /// `args` on `driver`'s GPU: Q, K, V and dO drawn at random, O and the LSE
 /// from a float64 forward, D from the first kernel; dQ, dK and dV checked
 /// (1e-2 relative, no NaN, dQ zero for rows that see no key)
@@ -27,7 +29,7 @@ namespace fa4::run {
 /// inputs and outputs pass through .npy files in `work`.
 runtime::Expected<RunOutcome>
 runBackward(const Arguments &args, runtime::Driver &driver,
-            const std::array<runtime::KernelFile, 3> &files,
+            const std::vector<runtime::KernelFile> &files,
             const std::string &work);
 
 } // namespace fa4::run

@@ -286,7 +286,7 @@ static Expected<std::filesystem::path> workDirectory(const char *mode) {
   return work;
 }
 
-/// --backward: compiles the attention backward's three kernels for the
+/// --backward: compiles the attention backward's kernels for the
 /// problem of `args` (each in a directory of its own under --dump-dir when
 /// given), and with a GPU runs and checks them (Backward.h).
 static int runBackwardKernels(const run::Arguments &args) {
@@ -312,8 +312,7 @@ static int runBackwardKernels(const run::Arguments &args) {
   if (int status = compileKeys(keys, args, "--backward", compiled);
       status != kPassed)
     return status;
-  std::array<runtime::KernelFile, 3> files = {
-      std::move(compiled[0]), std::move(compiled[1]), std::move(compiled[2])};
+  const std::vector<runtime::KernelFile> &files = compiled;
   Expected<std::unique_ptr<runtime::Driver>> driver =
       runtime::Driver::load(args.driverLibrary);
   if (!driver.ok())

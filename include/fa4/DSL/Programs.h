@@ -191,27 +191,29 @@ buildAttentionBackwardPreprocess(mlir::MLIRContext *context,
 mlir::OwningOpRef<mlir::ModuleOp>
 buildAttentionBackwardPostprocess(mlir::MLIRContext *context,
                                   const AttentionOptions &options);
+/// The attention backward's programs over query blocks (dQ) and over key
+/// blocks (dK and dV together, in five products, or one of them alone).
+enum class BackwardProgram { Dq, DkDv, Fused, Dk, Dv };
 /// The rows of the blocks the backward's loops visit: the key blocks of
-/// the dQ program, or with `keyBlocks` the query blocks of the programs
-/// over key blocks (dK/dV, the five products). 128 keys for dQ, whose
-/// accumulator leaves room for S and dP of 128 columns; 64 queries where
-/// dK and dV are held across the loop (128 would give Sᵀ and dPᵀ twice the
-/// registers: 432 B of spills at head dim 128), 128 at head dims up to 64,
-/// whose dK and dV take half (bench/RESULTS.md, 2026-12-05: dQ 15 % and
-/// dK/dV 18 % faster at head dim 64, dQ 5 % at 128). Over 128 columns of
-/// head dim, 64 for both (dQ's accumulator of 192 columns and S and dP of
-/// 128 would spill 796 B a thread; of 64, none).
+/// the dQ program, or the query blocks of the programs over key blocks.
+/// 128 keys for dQ, whose accumulator leaves room for S and dP of 128
+/// columns; 64 queries where dK and dV are held across the loop (128 would
+/// give Sᵀ and dPᵀ twice the registers: 432 B of spills at head dim 128),
+/// 128 at head dims up to 64, whose dK and dV take half (bench/RESULTS.md,
+/// 2026-12-05: dQ 15 % and dK/dV 18 % faster at head dim 64, dQ 5 % at
+/// 128). Over 128 columns of head dim, 64 (dQ's accumulator of 192 columns
+/// and S and dP of 128 would spill 796 B a thread; of 64, none).
 int64_t attentionBackwardBlockN(const AttentionOptions &options,
-                                bool keyBlocks);
-/// The consumer warpgroups of the backward's dQ program (or, with
-/// `keyBlocks`, of the programs over key blocks): two, of 64 rows each,
-/// up to 128 columns of head dim. Wider, their accumulators and tiles do
-/// not fit two warpgroups: one for the programs over key blocks, which
-/// hold dK and dV across their loop (still spilling: 628 B a thread at
-/// 192 columns, 2 KiB at 256), and for dQ's at 256 columns, whose Q, dO
-/// and two K/V stages of 128 rows overflow shared memory.
+                                BackwardProgram program);
+/// The consumer warpgroups (of 64 rows each) of a backward program: two up
+/// to 128 columns of head dim; wider, one for the programs over key blocks
+/// and for dQ over 192 columns (whose Q, dO and two K/V stages of 128 rows
+/// overflow shared memory), two for dQ up to 192. Timed on an H100 and not
+/// yet checked (bench/RESULTS.md, 2026-12-06): two warpgroups for dV at
+/// every head dim and for dK up to 192, and dQ's at 256 over blocks of 32
+/// keys, 13-15 % faster at 192 and 256.
 int64_t attentionBackwardConsumerWarpgroups(const AttentionOptions &options,
-                                            bool keyBlocks);
+                                            BackwardProgram program);
 /// Whether the key-block programs (dK/dV, the five products) pin their MMA
 /// descriptor bases (the plan's pin_descriptors): from head dim 96 on,
 /// where K's and V's per-step descriptor words spill (bench/RESULTS.md,
@@ -252,6 +254,18 @@ buildAttentionBackwardDq(mlir::MLIRContext *context,
 mlir::OwningOpRef<mlir::ModuleOp>
 buildAttentionBackwardDkDv(mlir::MLIRContext *context,
                            const AttentionOptions &options);
+/// The dK/dV program's dK alone, `@attention_bwd_dk(q, k, v, do, lse,
+/// delta, dk, ...)`, and its dV alone, `@attention_bwd_dv(q, k, v, do, lse,
+/// delta, dv, ...)` (V and D unread): over 128 columns of head dim, where
+/// dK and dV together overflow a warpgroup's registers (2 KiB of spills a
+/// thread at 256), two programs of one accumulator each, Sᵀ computed by
+/// both. Same grid, arguments and options as the dK/dV program.
+mlir::OwningOpRef<mlir::ModuleOp>
+buildAttentionBackwardDk(mlir::MLIRContext *context,
+                         const AttentionOptions &options);
+mlir::OwningOpRef<mlir::ModuleOp>
+buildAttentionBackwardDv(mlir::MLIRContext *context,
+                         const AttentionOptions &options);
 /// The attention backward's main kernel in FlashAttention's five products,
 /// `@attention_bwd(q, k, v, do, lse, delta, dk, dv, dq_accum, seq_q, ...)`:
 /// the dK/dV program, which also adds its key block's part of dQ, dS · K,

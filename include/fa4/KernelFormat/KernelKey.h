@@ -29,12 +29,15 @@ enum class Family {
   /// C = A · Bᵀ (lib/DSL/Programs/Gemm.cpp).
   Gemm,
   /// The attention backward (lib/DSL/Programs/AttentionBackward.cpp): its
-  /// preprocess D = rowsum(dO ∘ O), its dQ kernel and its dK/dV kernel;
-  /// or, in five products, the dK/dV kernel that also sums dQ across its
-  /// CTAs in f32 (fused) and the postprocess that scales that sum into dQ.
+  /// preprocess D = rowsum(dO ∘ O), its dQ kernel and its dK/dV kernel
+  /// (or, over 128 columns of head dim, a dK and a dV kernel); or, in five
+  /// products, the dK/dV kernel that also sums dQ across its CTAs in f32
+  /// (fused) and the postprocess that scales that sum into dQ.
   AttentionBackwardPreprocess,
   AttentionBackwardDq,
   AttentionBackwardDkDv,
+  AttentionBackwardDk,
+  AttentionBackwardDv,
   AttentionBackwardFused,
   AttentionBackwardPostprocess,
   /// Attention over a KV cache (lib/DSL/Programs/AttentionDecode.cpp): the
@@ -82,9 +85,10 @@ struct KernelKey {
   /// The key of the GEMM program.
   static KernelKey gemm();
   /// The keys of the attention backward's kernels in launch order for the
-  /// options and plan of `main`: D, dQ and dK/dV, or with `fused` D, the
-  /// fused dK/dV/dQ kernel and the postprocess. The plan, the window and
-  /// the softcap are the main kernels'; D and the postprocess know no mask.
+  /// options and plan of `main`: D, dQ and dK/dV (dV and dK apart over
+  /// kMaxJointDkDvColumns), or with `fused` D, the fused dK/dV/dQ kernel
+  /// and the postprocess. The plan, the window and the softcap are the
+  /// main kernels'; D and the postprocess know no mask.
   static std::vector<KernelKey> backwardKernels(const KernelKey &main,
                                                 bool fused);
   /// Whether the family is one of the attention backward's.
@@ -95,6 +99,11 @@ struct KernelKey {
   /// over 128 columns do not fit in shared memory yet); the others take
   /// every head dim.
   static constexpr int64_t kMaxFusedBackwardHeadDim = 128;
+  /// The widest head dim (padded to 64 columns) whose dK and dV one
+  /// program holds together; wider, a dV and a dK program of one
+  /// accumulator each (both f32 accumulators of 64 rows and 256 columns
+  /// are 256 registers a thread, more than a warpgroup's threads have).
+  static constexpr int64_t kMaxJointDkDvColumns = 128;
   /// Whether decode reads a paged KV cache.
   bool paged() const { return pageRows != 0; }
   /// The page rows (`pageRows`) of pages of `pageSize` keys: the largest

@@ -87,18 +87,20 @@ static int64_t widestColumns(const AttentionOptions &options) {
 }
 
 int64_t fa4::dsl::attentionBackwardBlockN(const AttentionOptions &options,
-                                          bool keyBlocks) {
+                                          BackwardProgram program) {
   int64_t columns = widestColumns(options);
   if (columns > 128)
     return 64;
-  return !keyBlocks || columns <= 64 ? 128 : 64;
+  return program == BackwardProgram::Dq || columns <= 64 ? 128 : 64;
 }
 
 int64_t
 fa4::dsl::attentionBackwardConsumerWarpgroups(const AttentionOptions &options,
-                                              bool keyBlocks) {
+                                              BackwardProgram program) {
   int64_t columns = widestColumns(options);
-  return columns > 192 || (keyBlocks && columns > 128) ? 1 : 2;
+  if (columns <= 128)
+    return 2;
+  return program == BackwardProgram::Dq && columns <= 192 ? 2 : 1;
 }
 
 bool fa4::dsl::attentionBackwardPinDescriptors(
@@ -132,9 +134,11 @@ struct BackwardArguments {
   Index qStart, kStart, qEnd, kEnd;
 
   /// Declares the inputs: Q and dO in blocks of `qRows`, K and V of
-  /// `kRows`, their widths padded to `dp` and `dvp` columns.
+  /// `kRows`, their widths padded to `dp` and `dvp` columns; V and D unless
+  /// `withoutVD` (dV alone reads neither).
   BackwardArguments(Program &p, const AttentionOptions &options, int64_t qRows,
-                    int64_t kRows, int64_t dp, int64_t dvp)
+                    int64_t kRows, int64_t dp, int64_t dvp,
+                    bool withoutVD = false)
       : varlen(options.varlen) {
     const int64_t d = options.headDim;
     const int64_t dv = options.headDimV ? options.headDimV : d;
@@ -143,22 +147,26 @@ struct BackwardArguments {
     if (varlen) {
       q = p.desc("q", {1, qRows, dp}, type, {any, any, d});
       k = p.desc("k", {1, kRows, dp}, type, {any, any, d});
-      v = p.desc("v", {1, kRows, dvp}, type, {k.dim(0), k.dim(1), dv});
+      if (!withoutVD)
+        v = p.desc("v", {1, kRows, dvp}, type, {k.dim(0), k.dim(1), dv});
       dout = p.desc("do", {1, qRows, dvp}, type, {q.dim(0), q.dim(1), dv});
       lse = p.ptr("lse", f32, {q.dim(0), q.dim(1)});
-      delta = p.ptr("delta", f32, {q.dim(0), q.dim(1)});
+      if (!withoutVD)
+        delta = p.ptr("delta", f32, {q.dim(0), q.dim(1)});
       cuSeqQ = p.ptr("cu_seqlens_q", i32, {any});
       cuSeqK = p.ptr("cu_seqlens_k", i32, {cuSeqQ.dim(0)});
       return;
     }
     q = p.desc("q", {1, 1, qRows, dp}, type, {any, any, any, d});
     k = p.desc("k", {1, 1, kRows, dp}, type, {q.dim(0), any, any, d});
-    v = p.desc("v", {1, 1, kRows, dvp}, type,
-               {q.dim(0), k.dim(1), k.dim(2), dv});
+    if (!withoutVD)
+      v = p.desc("v", {1, 1, kRows, dvp}, type,
+                 {q.dim(0), k.dim(1), k.dim(2), dv});
     dout = p.desc("do", {1, 1, qRows, dvp}, type,
                   {q.dim(0), q.dim(1), q.dim(2), dv});
     lse = p.ptr("lse", f32, {q.dim(0), q.dim(1), q.dim(2)});
-    delta = p.ptr("delta", f32, {q.dim(0), q.dim(1), q.dim(2)});
+    if (!withoutVD)
+      delta = p.ptr("delta", f32, {q.dim(0), q.dim(1), q.dim(2)});
   }
 
   /// The extents of a head's rows (Sq or Tq) and of its heads.
@@ -193,9 +201,9 @@ struct BackwardArguments {
   /// Declares the scalars, after the program's outputs; the outputs'
   /// strides with packed sequences.
   /// The program's rows are keys with `keys` (dK/dV), else queries.
-  void declareScalars(
-      Program &p, const AttentionOptions &options, bool keys,
-      std::initializer_list<std::pair<const char *, Output *>> outputs) {
+  void
+  declareScalars(Program &p, const AttentionOptions &options, bool keys,
+                 llvm::ArrayRef<std::pair<const char *, Output *>> outputs) {
     if (varlen) {
       heads = p.index("heads", q.dim(0));
       if (keys)
@@ -383,17 +391,26 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDq(
 }
 
 namespace {
-/// The program of a CTA per key block: dK and dV, and with `withDq` the
-/// parts of dQ its keys give, added into an f32 sum across CTAs.
+/// What a program over key blocks computes: dK and dV (with dQ's parts
+/// added across CTAs: the five products), or dK or dV alone.
+enum class KeyBlockOutputs { DkDv, DkDvDq, Dk, Dv };
+
+/// The program of a CTA per key block: its key rows' dK, dV or both, and
+/// with DkDvDq the parts of dQ its keys give, added into an f32 sum across
+/// CTAs.
 mlir::OwningOpRef<mlir::ModuleOp>
 buildKeyBlockBackward(mlir::MLIRContext *context,
-                      const AttentionOptions &options, bool withDq) {
+                      const AttentionOptions &options,
+                      KeyBlockOutputs outputs) {
   const int64_t d = options.headDim;
   const int64_t dv = options.headDimV ? options.headDimV : d;
   const int64_t dp = paddedHeadDim(context, "attention backward: ", "head dim", d);
   const int64_t dvp = paddedHeadDim(context, "attention backward: ", "head dim of V", dv);
   if (!dp || !dvp)
     return nullptr;
+  const bool withDq = outputs == KeyBlockOutputs::DkDvDq;
+  const bool withDk = outputs != KeyBlockOutputs::Dv;
+  const bool withDv = outputs != KeyBlockOutputs::Dk;
   if (withDq && options.varlen) {
     mlir::emitError(mlir::UnknownLoc::get(context))
         << "attention backward: the five products take no packed sequences "
@@ -405,40 +422,55 @@ buildKeyBlockBackward(mlir::MLIRContext *context,
   const int64_t bm = options.blockM, bn = options.blockN;
   const DType type = options.elementType;
   const double inf = std::numeric_limits<double>::infinity();
-  Program p(context, withDq ? "attention_bwd" : "attention_bwd_dkdv");
+  const char *name = withDq    ? "attention_bwd"
+                     : !withDv ? "attention_bwd_dk"
+                     : !withDk ? "attention_bwd_dv"
+                               : "attention_bwd_dkdv";
+  Program p(context, name);
   // dK and dV are [B, Hkv, Sk, D] (Dv), as K and V (packed: [Hkv, Tk, D]);
   // dQaccum [B, H, Sq, D'] f32 (D' the head dim padded to 64 columns),
   // contiguous, as the postprocess reads it.
-  BackwardArguments args(p, options, bn, bm, dp, dvp);
-  BackwardArguments::Output dk =
-      args.output(p, "dk", bm, dp, d, /*keys=*/true, type);
-  BackwardArguments::Output dvOut =
-      args.output(p, "dv", bm, dvp, dv, /*keys=*/true, type);
+  BackwardArguments args(p, options, bn, bm, dp, dvp, /*withoutVD=*/!withDk);
+  std::vector<std::pair<const char *, BackwardArguments::Output *>> written;
+  BackwardArguments::Output dk, dvOut;
+  if (withDk) {
+    dk = args.output(p, "dk", bm, dp, d, /*keys=*/true, type);
+    written.push_back({"dk", &dk});
+  }
+  if (withDv) {
+    dvOut = args.output(p, "dv", bm, dvp, dv, /*keys=*/true, type);
+    written.push_back({"dv", &dvOut});
+  }
   Desc dqAccum;
   if (withDq)
     dqAccum = p.desc("dq_accum", {1, 1, bn, dp}, f32,
                      {args.q.dim(0), args.q.dim(1), args.q.dim(2), dp});
-  args.declareScalars(p, options, /*keys=*/true, {{"dk", &dk}, {"dv", &dvOut}});
+  args.declareScalars(p, options, /*keys=*/true, written);
   Index group = args.group;
   Index windowLeft = args.windowLeft, windowRight = args.windowRight;
   Scalar scale = args.scale, softcap = args.softcap;
   Bool causal = args.causal;
   args.grid(p, bm, /*keys=*/true);
 
-  // Program (x, hk, b) computes dK and dV of key rows [n0, n0 + bm) of KV
-  // head hk of batch (or sequence) b, summed over the query heads of its
-  // group and the query blocks that see its keys, in one loop (no sum
-  // across programs): Sᵀ = K · Qᵀ, Pᵀ = exp2(Sᵀ · scale · log2 e − LSE ·
-  // log2 e) with the LSE of each column's query, dV += Pᵀ · dO, dSᵀ = Pᵀ ∘
-  // (V · dOᵀ − D), dK += dSᵀ · Q, dK = scale · dK at the end.
+  // Program (x, hk, b) computes dK and dV (or one of them) of key rows
+  // [n0, n0 + bm) of KV head hk of batch (or sequence) b, summed over the
+  // query heads of its group and the query blocks that see its keys, in
+  // one loop (no sum across programs): Sᵀ = K · Qᵀ, Pᵀ = exp2(Sᵀ · scale ·
+  // log2 e − LSE · log2 e) with the LSE of each column's query, dV += Pᵀ ·
+  // dO, dSᵀ = Pᵀ ∘ (V · dOᵀ − D), dK += dSᵀ · Q, dK = scale · dK at the
+  // end. dV alone needs neither V nor D.
   Index n = p.programId(0), hk = p.programId(1), b = p.programId(2);
   args.locate(b);
   Index seqQ = args.seqQ, seqK = args.seqK;
   Index n0 = n * bm, shift = seqK - seqQ;
   Tile kTile = args.loadBlock(args.k, b, hk, n, bm, /*keys=*/true);
-  Tile vTile = args.loadBlock(args.v, b, hk, n, bm, /*keys=*/true);
+  Tile vTile;
+  if (withDk)
+    vTile = args.loadBlock(args.v, b, hk, n, bm, /*keys=*/true);
   Desc lsed = args.rowVector(p, args.lse, bn);
-  Desc deltad = args.rowVector(p, args.delta, bn);
+  Desc deltad;
+  if (withDk)
+    deltad = args.rowVector(p, args.delta, bn);
   Scalar scaleLog2 = scale * kLog2e;
   Scalar capUnit, capUnitInverse;
   if (options.softcap) {
@@ -471,37 +503,40 @@ buildKeyBlockBackward(mlir::MLIRContext *context,
   // Past the end of its sequence's keys a program visits no query block.
   if (options.varlen)
     count = select(n0 < seqK, count, 0);
-  auto [dkAcc, dvAcc] = p.forLoop(
-      0, group * count, 1, {p.zeros({bm, dp}, f32), p.zeros({bm, dvp}, f32)},
-      [&](Index i, Tile dkI, Tile dvI) -> Tiles<2> {
-        Index h = hk * group + i / count, mq = first + i % count;
-        Tile qTile = args.loadBlock(args.q, b, h, mq, bn, /*keys=*/false);
-        Tile doTile = args.loadBlock(args.dout, b, h, mq, bn, /*keys=*/false);
-        // The columns' LSE and D first: their loads' latency passes under
-        // the MMAs (21 % faster than loading each where it is used).
-        Tile lseCol = args.loadRowVector(lsed, b, h, mq, bn);
-        Tile deltaCol = args.loadRowVector(deltad, b, h, mq, bn);
-        // Each dot where its operands are ready. Measured on the H200
-        // (bench/RESULTS.md, 2026-12-04): issuing dPᵀ with Sᵀ, and dV's MMA
-        // before dSᵀ, keeps more values live (276 B of spills at head dim
-        // 128 against 100) and is 4-13 % slower.
-        Tile st = dot(kTile, trans(qTile), p.zeros({bm, bn}, f32));
-        Tile t;
-        if (options.softcap) {
-          t = tanh(st * capUnit);
-          st = t * capUnitInverse;
-        }
-        Index q0 = mq * bn;
-        Bool needsMask =
-            options.window
-                ? q0 + bn > seqQ ||
-                      (hasRight && n0 + (bm - 1) > q0 + shift + right) ||
-                      (hasLeft && n0 < q0 + (bn - 1) + shift - left)
-                : q0 + bn > seqQ || (causal && n0 + (bm - 1) > q0 + shift);
-        // Key row r sees query column c when q0 + c < seqQ and, when
-        // causal (or with a right bound), n0 + r <= q0 + c + shift + right;
-        // with a left bound, n0 + r >= q0 + c + shift - left.
-        st = p.ifElse(
+  // A step: query block mq of head h, its parts of dK and dV (those the
+  // program computes) added to dkI and dvI.
+  auto step = [&](Index i, Tile dkI, Tile dvI) -> std::pair<Tile, Tile> {
+    Index h = hk * group + i / count, mq = first + i % count;
+    Tile qTile = args.loadBlock(args.q, b, h, mq, bn, /*keys=*/false);
+    Tile doTile = args.loadBlock(args.dout, b, h, mq, bn, /*keys=*/false);
+    // The columns' LSE and D first: their loads' latency passes under
+    // the MMAs (21 % faster than loading each where it is used).
+    Tile lseCol = args.loadRowVector(lsed, b, h, mq, bn);
+    Tile deltaCol;
+    if (withDk)
+      deltaCol = args.loadRowVector(deltad, b, h, mq, bn);
+    // Each dot where its operands are ready. Measured on the H200
+    // (bench/RESULTS.md, 2026-12-04): issuing dPᵀ with Sᵀ, and dV's MMA
+    // before dSᵀ, keeps more values live (276 B of spills at head dim
+    // 128 against 100) and is 4-13 % slower.
+    Tile st = dot(kTile, trans(qTile), p.zeros({bm, bn}, f32));
+    Tile t;
+    if (options.softcap) {
+      t = tanh(st * capUnit);
+      st = t * capUnitInverse;
+    }
+    Index q0 = mq * bn;
+    Bool needsMask =
+        options.window
+            ? q0 + bn > seqQ ||
+                  (hasRight && n0 + (bm - 1) > q0 + shift + right) ||
+                  (hasLeft && n0 < q0 + (bn - 1) + shift - left)
+            : q0 + bn > seqQ || (causal && n0 + (bm - 1) > q0 + shift);
+    // Key row r sees query column c when q0 + c < seqQ and, when
+    // causal (or with a right bound), n0 + r <= q0 + c + shift + right;
+    // with a left bound, n0 + r >= q0 + c + shift - left.
+    st =
+        p.ifElse(
             needsMask,
             [&] {
               Index lower =
@@ -519,28 +554,55 @@ buildKeyBlockBackward(mlir::MLIRContext *context,
               return where(valid, st, -inf);
             },
             [&] { return st; });
-        Tile lse2 = where(lseCol == -inf, inf, lseCol * kLog2e);
-        Tile pt = exp2(st * scaleLog2 - lse2.row());
-        Tile dpt = dot(vTile, trans(doTile), p.zeros({bm, bn}, f32));
-        Tile dst = pt * (dpt - deltaCol.row());
-        if (options.softcap)
-          dst = dst * (1.0 - t * t);
-        Tile ds = dst.to(type);
-        Tile dkNext = dot(ds, qTile, dkI);
-        Tile dvNext = dot(pt.to(type), doTile, dvI);
-        // This block's part of dQ of the query block, dS · K, last: dK's
-        // and dV's MMAs run while dS goes to shared memory, where the MMA
-        // reads it transposed; the CTAs of the key blocks add their parts
-        // (by TMA).
-        if (withDq)
-          atomicAdd(dqAccum, {b, h, mq, 0},
-                    dot(trans(ds), kTile, p.zeros({bn, dp}, f32)));
-        return {dkNext, dvNext};
-      });
-  args.storeBlock(p, dk, b, hk, n, bm, dp, d, /*keys=*/true,
-                  (dkAcc * scale).to(type));
-  args.storeBlock(p, dvOut, b, hk, n, bm, dvp, dv, /*keys=*/true,
-                  dvAcc.to(type));
+    Tile lse2 = where(lseCol == -inf, inf, lseCol * kLog2e);
+    Tile pt = exp2(st * scaleLog2 - lse2.row());
+    Tile ds, dkNext, dvNext;
+    if (withDk) {
+      Tile dpt = dot(vTile, trans(doTile), p.zeros({bm, bn}, f32));
+      Tile dst = pt * (dpt - deltaCol.row());
+      if (options.softcap)
+        dst = dst * (1.0 - t * t);
+      ds = dst.to(type);
+      dkNext = dot(ds, qTile, dkI);
+    }
+    if (withDv)
+      dvNext = dot(pt.to(type), doTile, dvI);
+    // This block's part of dQ of the query block, dS · K, last: dK's
+    // and dV's MMAs run while dS goes to shared memory, where the MMA
+    // reads it transposed; the CTAs of the key blocks add their parts
+    // (by TMA).
+    if (withDq)
+      atomicAdd(dqAccum, {b, h, mq, 0},
+                dot(trans(ds), kTile, p.zeros({bn, dp}, f32)));
+    return {dkNext, dvNext};
+  };
+  Tile dkAcc, dvAcc;
+  Index steps = group * count;
+  if (withDk && withDv) {
+    auto [dkLast, dvLast] = p.forLoop(
+        0, steps, 1, {p.zeros({bm, dp}, f32), p.zeros({bm, dvp}, f32)},
+        [&](Index i, Tile dkI, Tile dvI) -> Tiles<2> {
+          auto [dkNext, dvNext] = step(i, dkI, dvI);
+          return {dkNext, dvNext};
+        });
+    dkAcc = dkLast;
+    dvAcc = dvLast;
+  } else {
+    auto [last] =
+        p.forLoop(0, steps, 1, {p.zeros({bm, withDk ? dp : dvp}, f32)},
+                  [&](Index i, Tile acc) -> Tiles<1> {
+                    auto [dkNext, dvNext] =
+                        step(i, withDk ? acc : Tile(), withDv ? acc : Tile());
+                    return {withDk ? dkNext : dvNext};
+                  });
+    (withDk ? dkAcc : dvAcc) = last;
+  }
+  if (withDk)
+    args.storeBlock(p, dk, b, hk, n, bm, dp, d, /*keys=*/true,
+                    (dkAcc * scale).to(type));
+  if (withDv)
+    args.storeBlock(p, dvOut, b, hk, n, bm, dvp, dv, /*keys=*/true,
+                    dvAcc.to(type));
   return p.finish();
 }
 } // namespace
@@ -548,11 +610,23 @@ buildKeyBlockBackward(mlir::MLIRContext *context,
 mlir::OwningOpRef<mlir::ModuleOp>
 fa4::dsl::buildAttentionBackwardDkDv(mlir::MLIRContext *context,
                                      const AttentionOptions &options) {
-  return buildKeyBlockBackward(context, options, /*withDq=*/false);
+  return buildKeyBlockBackward(context, options, KeyBlockOutputs::DkDv);
+}
+
+mlir::OwningOpRef<mlir::ModuleOp>
+fa4::dsl::buildAttentionBackwardDk(mlir::MLIRContext *context,
+                                   const AttentionOptions &options) {
+  return buildKeyBlockBackward(context, options, KeyBlockOutputs::Dk);
+}
+
+mlir::OwningOpRef<mlir::ModuleOp>
+fa4::dsl::buildAttentionBackwardDv(mlir::MLIRContext *context,
+                                   const AttentionOptions &options) {
+  return buildKeyBlockBackward(context, options, KeyBlockOutputs::Dv);
 }
 
 mlir::OwningOpRef<mlir::ModuleOp>
 fa4::dsl::buildAttentionBackward(mlir::MLIRContext *context,
                                  const AttentionOptions &options) {
-  return buildKeyBlockBackward(context, options, /*withDq=*/true);
+  return buildKeyBlockBackward(context, options, KeyBlockOutputs::DkDvDq);
 }

@@ -45,7 +45,7 @@ func.func @f() attributes {fa4.config = #hd128} {
 #hd128 = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>
 
 func.func @f() attributes {fa4.config = #hd128} {
-  // expected-error @below {{K pipeline has 4 qk stages but the config plans 2 (or 1 before the qk split)}}
+  // expected-error @below {{K pipeline has 4 qk stages but the config plans 2 of 64 columns (or 1 before the qk split)}}
   %k = fa4.pipeline.create consumers(256) : !fa4.pipeline<k, kv = 3, qk = 4, memref<128x32xbf16, 3>>
   return
 }
