@@ -19,14 +19,14 @@ node. Bad arguments raise ValueError or TypeError naming the argument and the
 numbers before anything launches. Empty inputs (B, SQ, SK or H of 0) give
 empty outputs, or out 0 and lse -inf for queries with no key, without a
 launch. `attention` is differentiable (``register_autograd`` on the op: O
-and the LSE are saved, and the backward runs fa4's three backward kernels:
+and the LSE are saved, and the backward runs fa4's backward kernels:
 where it is faster, at head dims 80 to 128 and long sequences, each key
 block's CTA adds its part of dQ into an f32 workspace, in no fixed order;
 elsewhere, and always with ``deterministic=True``, dQ has a kernel of its
 own, no sum across CTAs, so the gradients are the same bits every run);
-its backward takes one head dim for q, k and v, and other calls
-with inputs that require grad raise NotImplementedError before anything
-runs. `attention_varlen` is differentiable the same way (its backward
+its backward takes a head dim of v up to q's (DeepSeek's MLA: 192 and
+128), and calls with a wider v whose inputs require grad raise
+NotImplementedError before anything runs. `attention_varlen` is differentiable the same way (its backward
 always computes dQ by a kernel of its own). `attention_with_kvcache`
 (kvcache.py) is decode over a KV cache: the query heads of a KV head in one
 tile, the keys split over several CTAs, inference only.
