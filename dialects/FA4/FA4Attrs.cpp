@@ -160,6 +160,14 @@ int64_t SharedMemoryLayout::addSmall(int64_t bytes) {
   return at;
 }
 
+/// Whether O's staging tile for the TMA store is a buffer of its own: in a
+/// persistent plan unless it says o_in_q, and in a one-tile plan whose O
+/// is wider than the Q stage it would otherwise take.
+static bool stagesOApart(bool tmaStore, bool persistent, bool oInQ,
+                         int64_t paddedD, int64_t paddedDv) {
+  return tmaStore && (persistent ? !oInQ : paddedDv > paddedD);
+}
+
 static SharedMemoryPlan computePlan(int64_t elemBytes, int64_t paddedD,
                                     int64_t paddedDv, int64_t bm, int64_t bn,
                                     int64_t kvStages, int64_t qkStages,
@@ -333,8 +341,8 @@ LogicalResult ConfigAttr::verify(
 
   SharedMemoryPlan plan = computePlan(
       eb, paddedD, paddedDv, bm, bn, kvStages, qkStages, qTiles, qStages,
-      tmaStore && persistent && !oInQ, dynamicSchedule && persistent,
-      debugHangs, target);
+      stagesOApart(tmaStore, persistent, oInQ, paddedD, paddedDv),
+      dynamicSchedule && persistent, debugHangs, target);
   if (plan.total() > plan.limit)
     return emitError() << "shared memory plan needs " << plan.total()
                        << " B (Q " << plan.q << " B, K " << plan.k << " B, V "
@@ -363,12 +371,12 @@ int64_t ConfigAttr::getPaddedHeadDimV() const {
 }
 
 SharedMemoryPlan ConfigAttr::getSharedMemoryPlan() const {
-  return computePlan(elementBytes(getElementType()), getPaddedHeadDim(),
-                     getPaddedHeadDimV(), getBm(), getBn(), getKvStages(),
-                     getQkStages(), getQTiles(), getQStages(),
-                     getTmaStore() && getPersistent() && !getOInQ(),
-                     getDynamicSchedule() && getPersistent(), getDebugHangs(),
-                     getTarget());
+  return computePlan(
+      elementBytes(getElementType()), getPaddedHeadDim(), getPaddedHeadDimV(),
+      getBm(), getBn(), getKvStages(), getQkStages(), getQTiles(), getQStages(),
+      stagesOApart(getTmaStore(), getPersistent(), getOInQ(),
+                   getPaddedHeadDim(), getPaddedHeadDimV()),
+      getDynamicSchedule() && getPersistent(), getDebugHangs(), getTarget());
 }
 
 SmallVector<RoleAttr> ConfigAttr::getRoleList() const {
@@ -431,11 +439,11 @@ ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
   // the widest block with two stages (or the rows asked for) fits only with
   // O in the tile's Q stage (head dim 256: 80 rows against 48).
   bool oInQ = false;
-  auto fitsWith = [&](bool inQ, int64_t bn, int64_t kvStages,
-                      int64_t qStages) {
+  auto fitsWith = [&](bool inQ, int64_t bn, int64_t kvStages, int64_t qStages) {
     return computePlan(eb, paddedD, paddedDv, bm, bn, kvStages,
                        std::max<int64_t>(qkStages, 1), qTiles, qStages,
-                       request.tmaStore && persistent && !inQ,
+                       stagesOApart(request.tmaStore, persistent, inQ, paddedD,
+                                    paddedDv),
                        dynamicSchedule && persistent,
                        choices.debugHangs.value_or(false), request.target)
                .total() <= limit;

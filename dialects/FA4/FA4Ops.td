@@ -48,9 +48,12 @@ def FA4_PipelineCreateOp : FA4_Op<"pipeline.create"> {
     shared memory.
 
     When the enclosing kernel carries `fa4.config`, the verifier checks the
-    pipeline against it: K tiles are `bn x bk0` with the config's kv and qk
-    stages, V tiles `bn x head_dim_v` with its kv stages, Q tiles
-    `bm x head_dim`, all of the config's element type.
+    pipeline against it: K tiles are `bn x bk0` with the config's kv
+    stages and as many qk stages as the head dim (or V's) holds, or one
+    whole tile before fa4-split-qk; V tiles `bn x head_dim_v` with its kv
+    stages, Q tiles `bm x head_dim`, each kind also of the other head dim
+    (the backward loads dO beside Q and reads V transposed as the forward
+    reads K), all of the config's element type.
 
     Example:
 

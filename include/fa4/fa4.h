@@ -134,17 +134,19 @@ void fa4_attention_plan_destroy(fa4_attention_plan *plan);
 
 /* One attention backward: dQ, dK and dV of a dense fa4_attention, given
  * dO and the forward's O and LSE. q, o, dout and dq are [B, H, SQ, D] (o
- * and dout of V's head dim), k, v, dk and dv [B, HKV, SK, D] with H a
+ * and dout of V's head dim DV), k, v, dk and dv [B, HKV, SK, D] (v and dv
+ * of DV, at most D: DeepSeek's MLA has 192 and 128) with H a
  * multiple of HKV (dk and dv summed over each KV head's query heads), any
  * strides whose last is 1; lse f32 [B, H, SQ] (the forward's) and delta f32
  * [B, H, SQ] (a workspace the call writes: D = rowsum(dO * O)), both
- * contiguous. Three kernels on `stream`: D, then either dQ (a CTA per query
- * block) and dK and dV (a CTA per key block), no sum across CTAs, the same
+ * contiguous. Three or four kernels on `stream`: D, then either dQ (a CTA
+ * per query block) and dK and dV (a CTA per key block; over 128 columns of
+ * head dim a dV and a dK kernel), no sum across CTAs, the same
  * bits on every run; or, where that is faster (head dims 80 to 128, long key
  * sequences: fa4_attention_backward_dq_accum says) and deterministic is 0,
  * dK, dV and each key block's part of dQ by one kernel (S and dP once),
  * the parts added into dq_accum in f32 in no fixed order, and dQ from
- * dq_accum. One head dim for Q, K and V. Packed sequences
+ * dq_accum. Packed sequences
  * (cu_seqlens_q not 0, below) take the first way. */
 typedef struct fa4_attention_backward_args {
   uint32_t struct_size;
@@ -189,8 +191,8 @@ typedef struct fa4_attention_backward_args {
 int fa4_prepare_attention_backward(const fa4_attention_backward_args *args,
                                    double *seconds);
 
-/* Checks `args` against each kernel's description and launches the three
- * on `stream`. Returns 0, or non-zero (nothing launched when a check
+/* Checks `args` against each kernel's description and launches them on
+ * `stream`. Returns 0, or non-zero (nothing launched when a check
  * fails before the first launch). */
 int fa4_attention_backward(const fa4_attention_backward_args *args,
                            void *stream);

@@ -321,8 +321,9 @@ rt::Expected<Loaded *> load(const fa4::KernelKey &key) {
 /// launch of the arguments runs, or for preparing both that it may run.
 enum class BackwardSets { Launch, Prepare };
 
-/// The keys of the backward's three kernels (preprocess, then dQ and dK/dV
-/// or the five products and the postprocess, fa4/KernelFormat/PlanTable.h)
+/// The keys of the backward's kernels (preprocess, then dQ and dK/dV, or dV
+/// and dK apart, or the five products and the postprocess,
+/// KernelKey::backwardKernels and fa4/KernelFormat/PlanTable.h)
 /// for `args`, or a refusal.
 rt::Expected<std::vector<fa4::KernelKey>>
 backwardKeys(const fa4_attention_backward_args &args,
@@ -398,7 +399,7 @@ bool addsIntoAccum(const std::vector<fa4::KernelKey> &keys) {
 }
 
 /// Binds the tensors and scalars of `args` that `launcher`'s kernel (one
-/// of the backward's three) takes, by their names there.
+/// of the backward's) takes, by their names there.
 rt::Status bindBackward(rt::Launcher &launcher,
                         const fa4_attention_backward_args &args) {
   rt::ElementType type =

@@ -4,7 +4,8 @@
 // pipelining leaves it) becomes a pipeline of qk stages, each holding a
 // band of head-dim columns (the plan's band: the padded head dim over its
 // qk stages; a tile of V's width read transposed, in the backward, takes
-// as many as it holds) with its own full and empty barriers.
+// as many as it holds, or stays whole where they do not divide it) with
+// its own full and empty barriers.
 // The producer acquires and loads band by band; the consumer waits for a
 // band just before the MMA chunk that reads it (so the first chunk of Q·Kᵀ
 // starts as soon as its own columns land) and releases the bands one by one.
@@ -120,15 +121,17 @@ struct SplitQkPass : public mlir::fa4::impl::FA4SplitQkBase<SplitQkPass> {
       if (config.getQkStages() <= 1)
         return success();
       SmallVector<PipelineCreateOp> creates;
+      // K's bands; a tile of V's width they do not divide stays whole.
+      int64_t band = config.getPaddedHeadDim() / config.getQkStages();
       function.walk([&](PipelineCreateOp create) {
         auto type = cast<PipelineType>(create.getType());
         if (type.getKind() == PipelineKind::k && type.getQkStages() == 1 &&
-            type.getTiles().size() == 1)
+            type.getTiles().size() == 1 &&
+            type.getTile(0).getDimSize(1) % band == 0)
           creates.push_back(create);
       });
       for (PipelineCreateOp create : creates)
-        if (failed(split(create,
-                         config.getPaddedHeadDim() / config.getQkStages())))
+        if (failed(split(create, band)))
           return failure();
       return success();
     };

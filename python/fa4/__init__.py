@@ -26,8 +26,9 @@ elsewhere, and always with ``deterministic=True``, dQ has a kernel of its
 own, no sum across CTAs, so the gradients are the same bits every run);
 its backward takes a head dim of v up to q's (DeepSeek's MLA: 192 and
 128), and calls with a wider v whose inputs require grad raise
-NotImplementedError before anything runs. `attention_varlen` is differentiable the same way (its backward
-always computes dQ by a kernel of its own). `attention_with_kvcache`
+NotImplementedError before anything runs. `attention_varlen` is
+differentiable the same way (its backward always computes dQ by a kernel
+of its own). `attention_with_kvcache`
 (kvcache.py) is decode over a KV cache: the query heads of a KV head in one
 tile, the keys split over several CTAs, inference only.
 
@@ -362,7 +363,7 @@ def _backward_args(dout, q, k, v, out, lse, dlse, order, causal, softmax_scale,
     args.dtype = _DTYPES[q.dtype]
     args.q, args.k, args.v, args.o, args.dout, args.dq, args.dk, args.dv = (
         _tensor(x, order) for x in (q, k, v, out, dout) + gradients)
-    # The LSE and D are (B, H, S) or (H, T): the rows' order without D.
+    # The LSE and delta are (B, H, S) or (H, T), in that order.
     lse = lse.contiguous()
     rows = tuple(range(lse.dim()))
     args.lse = _tensor(lse, rows)
@@ -393,6 +394,7 @@ def _attention_backward(dout, q, k, v, out, lse, dlse, causal, softmax_scale,
                                            window_right, softcap)
     if args is None:
         return gradients
+    # `keep` holds the tensors the arguments point into until the launch.
     args.deterministic = int(bool(deterministic))
     columns = ctypes.c_int32(0)
     _lib.check(_lib.library().fa4_attention_backward_dq_accum(ctypes.byref(args),

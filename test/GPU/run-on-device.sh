@@ -17,7 +17,7 @@
 # TOOL is '-' to run fa4-run as it is, or a compute-sanitizer tool (memcheck,
 # racecheck, synccheck, initcheck) to run it under; KERNEL is relative to
 # KERNEL_DIR, or '-' for fa4-run to take fa4's own kernels of the case from
-# KERNEL_DIR by their names (the backward's three). TOOL 'python' runs
+# KERNEL_DIR by their names (the backward's). TOOL 'python' runs
 # `python3 -m KERNEL ARGUMENTS` instead, a check of the Python package (e.g.
 # fa4.check_ring, the one-process ring; fa4.check_decode), with fa4's
 # kernels from KERNEL_DIR and the libfa4 of the build (or $FA4_LIBRARY);

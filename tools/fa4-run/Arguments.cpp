@@ -674,7 +674,7 @@ Expected<Arguments> fa4::run::parseArguments(int argc,
                                                   : readAttention(given, args);
   if (!read.ok())
     return read;
-  // The backward: fa4's three kernels on random inputs, (B, H, S, D), or
+  // The backward: fa4's kernels on random inputs, (B, H, S, D), or
   // packed sequences of the lengths --seqlens gives.
   args.backward = given.count("backward");
   if (args.backward) {

@@ -49,8 +49,9 @@ struct Arguments {
   /// write after the run. With the inputs, the attention sizes not given are
   /// 0 until the files fix them, and so is the scale when not given.
   std::string qFile, kFile, vFile, outFile, lseFile;
-  /// --backward: the attention backward's three kernels (D, then dQ and
-  /// dK/dV or the five products and the postprocess), checked against
+  /// --backward: the attention backward's kernels (D, then dQ and dK/dV,
+  /// or dV and dK apart, or the five products and the postprocess),
+  /// checked against
   /// float64 gradients.
   bool backward = false;
   /// --fused-dq: the backward in five products (D, the dK/dV kernel that

@@ -19,9 +19,10 @@
 
 namespace fa4::run {
 
-/// Runs the backward's kernels (`files`, in launch order: D, then dQ and
-/// dK/dV, dQ, dV and dK, or the five products and dQ's postprocess,
-/// KernelKey::backwardKernels) for the problem of
+/// Runs the backward's kernels (`files`, in launch order as
+/// KernelKey::backwardKernels gives them: D, then dQ and dK/dV (dQ, dV and
+/// dK over 128 columns), or the five products and dQ's postprocess) for
+/// the problem of
 /// `args` on `driver`'s GPU: Q, K, V and dO drawn at random, O and the LSE
 /// from a float64 forward, D from the first kernel; dQ, dK and dV checked
 /// (1e-2 relative, no NaN, dQ zero for rows that see no key)

@@ -175,9 +175,10 @@ OPTIONS
   --out FILE             attention: write O to a .npy file after the run
   --lse FILE             attention: write the log-sum-exp of each query row
                          to a .npy file after the run
-  --backward             attention: the backward instead: fa4's three
-                         backward kernels (D = rowsum(dO * O), then dQ and
-                         dK/dV, or the five products below where libfa4
+  --backward             attention: the backward instead: fa4's backward
+                         kernels (D = rowsum(dO * O), then dQ and dK/dV
+                         (dV and dK apart over 128 columns of head dim),
+                         or the five products below where libfa4
                          takes them, each written under
                          --dump-dir/<kernel> when given) run on random Q,
                          K, V and dO, O and the LSE
@@ -187,8 +188,8 @@ OPTIONS
                          each kernel and their sum. (B, H, S, D), or
                          packed sequences with --seqlens (and --seqlens-k;
                          dQ and dK/dV by kernels of their own), with
-                         --window and --softcap; one head dim for Q, K
-                         and V
+                         --window, --softcap and --head-dim-v (V up to
+                         Q's head dim)
   --fused-dq             with --backward: the backward in FlashAttention's
                          five products: D, then one kernel for dK, dV and
                          dQ (S and dP computed once; dQ's parts summed

@@ -312,13 +312,12 @@ static int runBackwardKernels(const run::Arguments &args) {
   if (int status = compileKeys(keys, args, "--backward", compiled);
       status != kPassed)
     return status;
-  const std::vector<runtime::KernelFile> &files = compiled;
   Expected<std::unique_ptr<runtime::Driver>> driver =
       runtime::Driver::load(args.driverLibrary);
   if (!driver.ok())
     return fail(kNoGpu,
                 "no usable GPU, nothing ran: " + driver.status().message());
-  for (const runtime::KernelFile &file : files)
+  for (const runtime::KernelFile &file : compiled)
     if (Status s = runtime::checkTarget(file.entry, file.target, file.format,
                                         (*driver)->device());
         !s.ok())
@@ -330,7 +329,7 @@ static int runBackwardKernels(const run::Arguments &args) {
   Expected<run::RunOutcome> outcome = Status::error("the backward did not run");
   std::error_code error;
   try {
-    outcome = run::runBackward(args, **driver, files, work->string());
+    outcome = run::runBackward(args, **driver, compiled, work->string());
   } catch (const std::bad_alloc &) {
     std::filesystem::remove_all(*work, error);
     return fail(kRefused, "out of host memory for the inputs and the "

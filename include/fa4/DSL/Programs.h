@@ -2,10 +2,10 @@
 //
 // The reference programs of the fa4 DSL, each a function that writes one
 // kernel at the tile level: forward attention (the algorithm of
-// test/Programs/Kernels/generate-attention.py's hand-scheduled kernels, without the
-// schedule), the attention backward's three kernels, decode's two (over a
-// KV cache, split over its keys, and the combine of the parts), Triton's
-// row softmax and a GEMM.
+// test/Programs/Kernels/generate-attention.py's hand-scheduled kernels, without
+// the schedule), the attention backward's kernels, decode's two (over a KV
+// cache, split over its keys, and the combine of the parts), Triton's row
+// softmax and a GEMM.
 //
 //===----------------------------------------------------------------------===//
 
@@ -208,10 +208,9 @@ int64_t attentionBackwardBlockN(const AttentionOptions &options,
 /// The consumer warpgroups (of 64 rows each) of a backward program: two up
 /// to 128 columns of head dim; wider, one for the programs over key blocks
 /// and for dQ over 192 columns (whose Q, dO and two K/V stages of 128 rows
-/// overflow shared memory), two for dQ up to 192. Timed on an H100 and not
-/// yet checked (bench/RESULTS.md, 2026-12-06): two warpgroups for dV at
-/// every head dim and for dK up to 192, and dQ's at 256 over blocks of 32
-/// keys, 13-15 % faster at 192 and 256.
+/// overflow shared memory), two for dQ up to 192 (bench/RESULTS.md,
+/// 2026-12-06, times faster plans over 128 columns whose gradients a run
+/// has yet to check).
 int64_t attentionBackwardConsumerWarpgroups(const AttentionOptions &options,
                                             BackwardProgram program);
 /// Whether the key-block programs (dK/dV, the five products) pin their MMA
@@ -255,11 +254,11 @@ mlir::OwningOpRef<mlir::ModuleOp>
 buildAttentionBackwardDkDv(mlir::MLIRContext *context,
                            const AttentionOptions &options);
 /// The dK/dV program's dK alone, `@attention_bwd_dk(q, k, v, do, lse,
-/// delta, dk, ...)`, and its dV alone, `@attention_bwd_dv(q, k, v, do, lse,
-/// delta, dv, ...)` (V and D unread): over 128 columns of head dim, where
-/// dK and dV together overflow a warpgroup's registers (2 KiB of spills a
-/// thread at 256), two programs of one accumulator each, Sᵀ computed by
-/// both. Same grid, arguments and options as the dK/dV program.
+/// delta, dk, ...)`, and its dV alone, `@attention_bwd_dv(q, k, do, lse,
+/// dv, ...)` (it reads neither V nor D): over 128 columns of head dim,
+/// where dK and dV together overflow a warpgroup's registers (2 KiB of
+/// spills a thread at 256), two programs of one accumulator each, Sᵀ
+/// computed by both. Same grid, scalars and options as the dK/dV program.
 mlir::OwningOpRef<mlir::ModuleOp>
 buildAttentionBackwardDk(mlir::MLIRContext *context,
                          const AttentionOptions &options);

@@ -144,6 +144,13 @@ func.func @f() attributes {fa4.plan = 1 : i64} { return }
 
 // -----
 
+// A one-tile plan whose O is wider than its Q stage stages O in a buffer of
+// its own, which counts: four kv stages no longer fit.
+// expected-error @below {{O staging 32768 B}}
+func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 64, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 4, qk_stages = 1, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>], tma_store = true>} { return }
+
+// -----
+
 // A persistent plan's O staging tile counts: three kv stages no longer fit.
 // expected-error @below {{shared memory plan needs 265216 B (Q 32768 B, K 98304 B, V 98304 B, O staging 32768 B, barriers 160 B, alignment 2912 B) but sm_90a allows 232448 B}}
 func.func @f() attributes {fa4.config = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>], persistent = true, tma_store = true>} { return }

@@ -22,6 +22,18 @@ func.func @f() attributes {fa4.config = #hd128} {
 
 // -----
 
+// Q-, K- and V-kind tiles span either head dim (the backward's dO beside
+// Q, its V read transposed as K).
+#mla = #fa4.config<element_type = bf16, head_dim = 192, head_dim_v = 128, bm = 64, bn = 64, bk0 = 64, bk1 = 64, kv_stages = 2, qk_stages = 3, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>
+
+func.func @f() attributes {fa4.config = #mla} {
+  // expected-error @below {{Q pipeline tile 64x64xbf16 does not match the config's 64x192xbf16 or 64x128xbf16 (bm x head_dim, or the other head dim)}}
+  %q = fa4.pipeline.create consumers(128) : !fa4.pipeline<q, kv = 1, qk = 1, memref<64x64xbf16, 3>>
+  return
+}
+
+// -----
+
 #hd128 = #fa4.config<element_type = bf16, head_dim = 128, head_dim_v = 128, bm = 64, bn = 128, bk0 = 64, bk1 = 128, kv_stages = 3, qk_stages = 2, swizzle = 128, q_tiles = 2, target = sm_90a, roles = [#fa4.role<producer, warps = 4, regs = 24>, #fa4.role<consumer, warps = 8, regs = 240>]>
 
 func.func @f() attributes {fa4.config = #hd128} {
