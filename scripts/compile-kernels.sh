@@ -72,6 +72,7 @@ attention-hd128-v64 --problem attention $small --head-dim 128 --head-dim-v 64
 attention-hd96 --problem attention $small --head-dim 96
 attention-hd160 --problem attention $small --head-dim 160
 attention-hd192-v128 --problem attention $small --head-dim 192 --head-dim-v 128
+attention-hd128-v256 --problem attention $small --head-dim 128 --head-dim-v 256
 attention-hd96-window-softcap --problem attention $small --head-dim 96 --window 64,0 --softcap 30
 attention-hd64-varlen --problem attention --heads 1 --seqlens 128 --head-dim 64
 attention-hd128-varlen --problem attention --heads 1 --seqlens 128 --head-dim 128

@@ -21,9 +21,11 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::fa4;
@@ -144,54 +146,30 @@ buildAttentionProgram(MLIRContext &context, const ::fa4::KernelKey &key,
 /// them), the program written for its tiles. The preprocess writes D
 /// through a pointer; dQ, dK and dV leave by TMA, or for packed sequences
 /// through pointers.
-static OwningOpRef<ModuleOp>
-buildAttentionBackwardProgram(MLIRContext &context,
-                              const ::fa4::KernelKey &key) {
+/// `program` is the main kernels' (dQ, dK/dV, dK, dV, the five products),
+/// none for the preprocess and the postprocess, whose plans derive nothing.
+static OwningOpRef<ModuleOp> buildAttentionBackwardProgram(
+    MLIRContext &context, const ::fa4::KernelKey &key,
+    std::optional<::fa4::dsl::BackwardProgram> program,
+    OwningOpRef<ModuleOp> (*build)(MLIRContext *,
+                                   const ::fa4::dsl::AttentionOptions &)) {
   Type elementType;
   ::fa4::dsl::AttentionOptions options =
       attentionOptions(context, key, elementType);
-  using ::fa4::Family;
-  bool pre = key.family == Family::AttentionBackwardPreprocess;
-  bool post = key.family == Family::AttentionBackwardPostprocess;
   ::fa4::Plan plan = key.plan;
   using ::fa4::dsl::BackwardProgram;
-  BackwardProgram program = BackwardProgram::Dq;
-  if (key.family == Family::AttentionBackwardDkDv)
-    program = BackwardProgram::DkDv;
-  else if (key.family == Family::AttentionBackwardDk)
-    program = BackwardProgram::Dk;
-  else if (key.family == Family::AttentionBackwardDv)
-    program = BackwardProgram::Dv;
-  else if (key.family == Family::AttentionBackwardFused)
-    program = BackwardProgram::Fused;
-  bool keyBlocks = program != BackwardProgram::Dq;
-  if (!plan.blockN && !pre && !post)
-    plan.blockN = ::fa4::dsl::attentionBackwardBlockN(options, program);
-  if (!plan.consumerWarpgroups && !pre && !post)
+  if (program && !plan.blockN)
+    plan.blockN = ::fa4::dsl::attentionBackwardBlockN(options, *program);
+  if (program && !plan.consumerWarpgroups)
     plan.consumerWarpgroups =
-        ::fa4::dsl::attentionBackwardConsumerWarpgroups(options, program);
-  if (!plan.pinDescriptors && keyBlocks)
+        ::fa4::dsl::attentionBackwardConsumerWarpgroups(options, *program);
+  if (program && *program != BackwardProgram::Dq && !plan.pinDescriptors)
     plan.pinDescriptors = ::fa4::dsl::attentionBackwardPinDescriptors(options);
-  return buildWithPlan(
-      context, key, elementType, plan, !pre && !key.varlen, options,
-      [&](const ::fa4::dsl::AttentionOptions &tiles) {
-        switch (key.family) {
-        case Family::AttentionBackwardPreprocess:
-          return ::fa4::dsl::buildAttentionBackwardPreprocess(&context, tiles);
-        case Family::AttentionBackwardDq:
-          return ::fa4::dsl::buildAttentionBackwardDq(&context, tiles);
-        case Family::AttentionBackwardDk:
-          return ::fa4::dsl::buildAttentionBackwardDk(&context, tiles);
-        case Family::AttentionBackwardDv:
-          return ::fa4::dsl::buildAttentionBackwardDv(&context, tiles);
-        case Family::AttentionBackwardFused:
-          return ::fa4::dsl::buildAttentionBackward(&context, tiles);
-        case Family::AttentionBackwardPostprocess:
-          return ::fa4::dsl::buildAttentionBackwardPostprocess(&context, tiles);
-        default:
-          return ::fa4::dsl::buildAttentionBackwardDkDv(&context, tiles);
-        }
-      });
+  bool pre = key.family == ::fa4::Family::AttentionBackwardPreprocess;
+  return buildWithPlan(context, key, elementType, plan, !pre && !key.varlen,
+                       options, [&](const ::fa4::dsl::AttentionOptions &tiles) {
+                         return build(&context, tiles);
+                       });
 }
 
 /// A decode program of `key`: the main kernel's plan derived for its head
@@ -226,6 +204,31 @@ static OwningOpRef<ModuleOp> buildAttentionDecodeProgram(MLIRContext &context,
       });
 }
 
+/// The gemm program of `key`: its plan of a head dim of 64.
+static OwningOpRef<ModuleOp> buildGemmProgram(MLIRContext &context,
+                                              const ::fa4::KernelKey &key) {
+  Location loc = UnknownLoc::get(&context);
+  ::fa4::Plan plan = key.plan;
+  if (plan.blockN) {
+    emitError(loc) << "the gemm program has no plan choice of key block rows";
+    return nullptr;
+  }
+  if (plan.consumerWarpgroups && *plan.consumerWarpgroups != 2) {
+    emitError(loc) << "the gemm program has 2 consumer warpgroups, not "
+                   << *plan.consumerWarpgroups;
+    return nullptr;
+  }
+  // 128 x 64 tiles of A and B through four stages: the plan of a head dim
+  // of 64.
+  if (!plan.kvStages)
+    plan.kvStages = 4;
+  OwningOpRef<ModuleOp> module = ::fa4::dsl::buildGemm(&context, {});
+  if (!module ||
+      failed(attachPlan(*module, 64, BFloat16Type::get(&context), plan)))
+    return nullptr;
+  return module;
+}
+
 OwningOpRef<ModuleOp>
 mlir::fa4::buildAttentionWithMods(MLIRContext &context,
                                   const ::fa4::KernelKey &key,
@@ -251,32 +254,40 @@ mlir::fa4::buildShippedProgram(MLIRContext &context,
     emitError(loc) << s.message();
     return nullptr;
   }
-  if (key.family == ::fa4::Family::Attention)
+  using ::fa4::Family;
+  using ::fa4::dsl::BackwardProgram;
+  namespace dsl = ::fa4::dsl;
+  switch (key.family) {
+  case Family::Attention:
     return buildAttentionProgram(context, key);
-  if (key.backward())
-    return buildAttentionBackwardProgram(context, key);
-  if (key.decode())
+  case Family::Gemm:
+    return buildGemmProgram(context, key);
+  case Family::AttentionBackwardPreprocess:
+    return buildAttentionBackwardProgram(context, key, std::nullopt,
+                                         dsl::buildAttentionBackwardPreprocess);
+  case Family::AttentionBackwardDq:
+    return buildAttentionBackwardProgram(context, key, BackwardProgram::Dq,
+                                         dsl::buildAttentionBackwardDq);
+  case Family::AttentionBackwardDkDv:
+    return buildAttentionBackwardProgram(context, key, BackwardProgram::DkDv,
+                                         dsl::buildAttentionBackwardDkDv);
+  case Family::AttentionBackwardDk:
+    return buildAttentionBackwardProgram(context, key, BackwardProgram::Dk,
+                                         dsl::buildAttentionBackwardDk);
+  case Family::AttentionBackwardDv:
+    return buildAttentionBackwardProgram(context, key, BackwardProgram::Dv,
+                                         dsl::buildAttentionBackwardDv);
+  case Family::AttentionBackwardFused:
+    return buildAttentionBackwardProgram(context, key, BackwardProgram::Fused,
+                                         dsl::buildAttentionBackward);
+  case Family::AttentionBackwardPostprocess:
+    return buildAttentionBackwardProgram(
+        context, key, std::nullopt, dsl::buildAttentionBackwardPostprocess);
+  case Family::AttentionDecode:
+  case Family::AttentionDecodeCombine:
     return buildAttentionDecodeProgram(context, key);
-
-  ::fa4::Plan plan = key.plan;
-  if (plan.blockN) {
-    emitError(loc) << "the gemm program has no plan choice of key block rows";
-    return nullptr;
   }
-  if (plan.consumerWarpgroups && *plan.consumerWarpgroups != 2) {
-    emitError(loc) << "the gemm program has 2 consumer warpgroups, not "
-                   << *plan.consumerWarpgroups;
-    return nullptr;
-  }
-  // 128 x 64 tiles of A and B through four stages: the plan of a head dim
-  // of 64.
-  if (!plan.kvStages)
-    plan.kvStages = 4;
-  OwningOpRef<ModuleOp> module = ::fa4::dsl::buildGemm(&context, {});
-  if (!module ||
-      failed(attachPlan(*module, 64, BFloat16Type::get(&context), plan)))
-    return nullptr;
-  return module;
+  llvm_unreachable("a kernel family");
 }
 
 LogicalResult mlir::fa4::attachPlan(ModuleOp module, int64_t width,

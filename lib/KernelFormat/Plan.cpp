@@ -27,12 +27,12 @@ const std::vector<Plan::Field> &Plan::fields() {
       {"block-n", "bn",
        "rows of a K/V block, a multiple of 16 (derived: the most, up to 128, "
        "that leave two K/V stages; in the backward the block its loop "
-       "visits: 128 keys for dQ up to head dim 128, 128 queries for dK/dV "
-       "up to 64, 64 above)",
+       "visits: for dQ 128 keys up to head dim 128, 64 up to 192, 32 wider; "
+       "for dK and dV 128 queries up to 64, 64 wider)",
        &Plan::blockN},
       {"consumer-warpgroups", "wg",
-       "consumer warpgroups, one per 64 rows of a CTA (derived: 2; the "
-       "backward's over 128 columns of head dim 1, but dQ's up to 192)",
+       "consumer warpgroups, one per 64 rows of a CTA (derived: 2; in the "
+       "backward 1 for dK over 192 columns of head dim)",
        &Plan::consumerWarpgroups},
       {"persistent", "persistent",
        "CTAs that loop over the tiles in a folded order (derived: the "

@@ -240,16 +240,16 @@ OPTIONS
                          of N rows (a multiple of 16 up to 256; derived: the
                          most, up to 128, that leave two K/V stages in shared
                          memory: 128 up to head dim 128, 80 at 256); with
-                         --backward the blocks its loops visit: 128 keys
-                         for dQ up to head dim 128, 128 queries for dK/dV
-                         up to 64, 64 above
+                         --backward the blocks its loops visit: for dQ 128
+                         keys up to head dim 128, 64 up to 192, 32 wider;
+                         for dK and dV 128 queries up to 64, 64 wider
   --consumer-warpgroups N
                          attention: fa4's own kernel has N consumer
                          warpgroups (1 to 3, default 2), each computing 64
                          query rows, taking turns at the tensor cores: a CTA
                          computes 64 N rows. Not with --seqlens (the tile
                          list has 128-row blocks). The backward derives 1
-                         over 128 columns of head dim (dQ's up to 192: 2)
+                         for dK over 192 columns of head dim
   --persistent           fa4's own kernel is persistent (the default for
                          attention up to 128 columns of head dim, the
                          fastest at 64 and 128 on the H200): its CTAs loop over the tiles,

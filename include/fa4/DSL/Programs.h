@@ -196,21 +196,24 @@ buildAttentionBackwardPostprocess(mlir::MLIRContext *context,
 enum class BackwardProgram { Dq, DkDv, Fused, Dk, Dv };
 /// The rows of the blocks the backward's loops visit: the key blocks of
 /// the dQ program, or the query blocks of the programs over key blocks.
-/// 128 keys for dQ, whose accumulator leaves room for S and dP of 128
-/// columns; 64 queries where dK and dV are held across the loop (128 would
-/// give Sᵀ and dPᵀ twice the registers: 432 B of spills at head dim 128),
-/// 128 at head dims up to 64, whose dK and dV take half (bench/RESULTS.md,
+/// dQ: 128 keys up to 128 columns of head dim (its accumulator leaves room
+/// for S and dP of 128 columns), 64 up to 192 (of 128 its accumulator of
+/// 192 columns and S and dP would spill 796 B a thread; of 64, none), 32
+/// wider, where its two warpgroups' Q and dO and two K/V stages of 64 keys
+/// overflow shared memory. dK and dV together: 64 queries (128 would give
+/// Sᵀ and dPᵀ twice the registers: 432 B of spills at head dim 128), 128
+/// at head dims up to 64, whose dK and dV take half (bench/RESULTS.md,
 /// 2026-12-05: dQ 15 % and dK/dV 18 % faster at head dim 64, dQ 5 % at
-/// 128). Over 128 columns of head dim, 64 (dQ's accumulator of 192 columns
-/// and S and dP of 128 would spill 796 B a thread; of 64, none).
+/// 128). dK or dV alone (over KernelKey::kMaxJointDkDvColumns): 64.
 int64_t attentionBackwardBlockN(const AttentionOptions &options,
                                 BackwardProgram program);
-/// The consumer warpgroups (of 64 rows each) of a backward program: two up
-/// to 128 columns of head dim; wider, one for the programs over key blocks
-/// and for dQ over 192 columns (whose Q, dO and two K/V stages of 128 rows
-/// overflow shared memory), two for dQ up to 192 (bench/RESULTS.md,
-/// 2026-12-06, times faster plans over 128 columns whose gradients a run
-/// has yet to check).
+/// The consumer warpgroups (of 64 rows each) of a backward program: two,
+/// but one for dK and dV together over 128 columns (their two
+/// accumulators would spill 2 KiB a thread) and for dK over 192, where
+/// two warpgroups' K and V of 128 rows leave no room for two Q and dO
+/// stages (bench/RESULTS.md, 2026-12-06: dV's two warpgroups 18 % faster
+/// at head dim 256, dQ's over 32 keys 8 %, dK's and dV's 13 % over the
+/// whole backward at 192).
 int64_t attentionBackwardConsumerWarpgroups(const AttentionOptions &options,
                                             BackwardProgram program);
 /// Whether the key-block programs (dK/dV, the five products) pin their MMA

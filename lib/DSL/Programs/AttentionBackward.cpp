@@ -19,7 +19,10 @@
 #include "HeadDims.h"
 #include "KeyBlocks.h"
 
+#include "llvm/Support/ErrorHandling.h"
+
 #include <algorithm>
+#include <cassert>
 #include <limits>
 
 using namespace fa4::dsl;
@@ -89,18 +92,34 @@ static int64_t widestColumns(const AttentionOptions &options) {
 int64_t fa4::dsl::attentionBackwardBlockN(const AttentionOptions &options,
                                           BackwardProgram program) {
   int64_t columns = widestColumns(options);
-  if (columns > 128)
+  switch (program) {
+  case BackwardProgram::Dq:
+    return columns <= 128 ? 128 : columns <= 192 ? 64 : 32;
+  case BackwardProgram::DkDv:
+  case BackwardProgram::Fused:
+    return columns <= 64 ? 128 : 64;
+  case BackwardProgram::Dk:
+  case BackwardProgram::Dv:
     return 64;
-  return program == BackwardProgram::Dq || columns <= 64 ? 128 : 64;
+  }
+  llvm_unreachable("a backward program");
 }
 
 int64_t
 fa4::dsl::attentionBackwardConsumerWarpgroups(const AttentionOptions &options,
                                               BackwardProgram program) {
   int64_t columns = widestColumns(options);
-  if (columns <= 128)
+  switch (program) {
+  case BackwardProgram::Dq:
+  case BackwardProgram::Dv:
     return 2;
-  return program == BackwardProgram::Dq && columns <= 192 ? 2 : 1;
+  case BackwardProgram::DkDv:
+  case BackwardProgram::Fused:
+    return columns <= 128 ? 2 : 1;
+  case BackwardProgram::Dk:
+    return columns <= 192 ? 2 : 1;
+  }
+  llvm_unreachable("a backward program");
 }
 
 bool fa4::dsl::attentionBackwardPinDescriptors(
@@ -391,26 +410,23 @@ mlir::OwningOpRef<mlir::ModuleOp> fa4::dsl::buildAttentionBackwardDq(
 }
 
 namespace {
-/// What a program over key blocks computes: dK and dV (with dQ's parts
-/// added across CTAs: the five products), or dK or dV alone.
-enum class KeyBlockOutputs { DkDv, DkDvDq, Dk, Dv };
-
-/// The program of a CTA per key block: its key rows' dK, dV or both, and
-/// with DkDvDq the parts of dQ its keys give, added into an f32 sum across
-/// CTAs.
+/// The program of a CTA per key block (`program` one of DkDv, Fused, Dk
+/// and Dv): its key rows' dK, dV or both, and when Fused the parts of dQ
+/// its keys give, added into an f32 sum across CTAs.
 mlir::OwningOpRef<mlir::ModuleOp>
 buildKeyBlockBackward(mlir::MLIRContext *context,
                       const AttentionOptions &options,
-                      KeyBlockOutputs outputs) {
+                      BackwardProgram program) {
   const int64_t d = options.headDim;
   const int64_t dv = options.headDimV ? options.headDimV : d;
   const int64_t dp = paddedHeadDim(context, "attention backward: ", "head dim", d);
   const int64_t dvp = paddedHeadDim(context, "attention backward: ", "head dim of V", dv);
   if (!dp || !dvp)
     return nullptr;
-  const bool withDq = outputs == KeyBlockOutputs::DkDvDq;
-  const bool withDk = outputs != KeyBlockOutputs::Dv;
-  const bool withDv = outputs != KeyBlockOutputs::Dk;
+  assert(program != BackwardProgram::Dq && "dQ has a program of its own");
+  const bool withDq = program == BackwardProgram::Fused;
+  const bool withDk = program != BackwardProgram::Dv;
+  const bool withDv = program != BackwardProgram::Dk;
   if (withDq && options.varlen) {
     mlir::emitError(mlir::UnknownLoc::get(context))
         << "attention backward: the five products take no packed sequences "
@@ -610,23 +626,23 @@ buildKeyBlockBackward(mlir::MLIRContext *context,
 mlir::OwningOpRef<mlir::ModuleOp>
 fa4::dsl::buildAttentionBackwardDkDv(mlir::MLIRContext *context,
                                      const AttentionOptions &options) {
-  return buildKeyBlockBackward(context, options, KeyBlockOutputs::DkDv);
+  return buildKeyBlockBackward(context, options, BackwardProgram::DkDv);
 }
 
 mlir::OwningOpRef<mlir::ModuleOp>
 fa4::dsl::buildAttentionBackwardDk(mlir::MLIRContext *context,
                                    const AttentionOptions &options) {
-  return buildKeyBlockBackward(context, options, KeyBlockOutputs::Dk);
+  return buildKeyBlockBackward(context, options, BackwardProgram::Dk);
 }
 
 mlir::OwningOpRef<mlir::ModuleOp>
 fa4::dsl::buildAttentionBackwardDv(mlir::MLIRContext *context,
                                    const AttentionOptions &options) {
-  return buildKeyBlockBackward(context, options, KeyBlockOutputs::Dv);
+  return buildKeyBlockBackward(context, options, BackwardProgram::Dv);
 }
 
 mlir::OwningOpRef<mlir::ModuleOp>
 fa4::dsl::buildAttentionBackward(mlir::MLIRContext *context,
                                  const AttentionOptions &options) {
-  return buildKeyBlockBackward(context, options, KeyBlockOutputs::DkDvDq);
+  return buildKeyBlockBackward(context, options, BackwardProgram::Fused);
 }
