@@ -137,6 +137,10 @@ compile_family backward 4 "192 --head-dim-v 128"
 compile_family backward 3 "96 --fused-dq" "128 --fused-dq" \
   "128 --dtype f16 --fused-dq" "128 --window 64,0 --fused-dq" \
   "128 --softcap 30 --fused-dq" "128 --window 64,0 --softcap 30 --fused-dq"
+# At head dim 64, dQ's product split by rows (fa4-run --fused-dq; libfa4
+# keeps dQ's own kernel there, as fast).
+compile_family backward 3 "64 --fused-dq" "64 --dtype f16 --fused-dq" \
+  "64 --window 64,0 --softcap 30 --fused-dq"
 
 # Decode's two kernels (over a KV cache, and the combine of its parts) at
 # the head dims and options the GPU tests and the benchmark run: the main

@@ -163,6 +163,9 @@ static OwningOpRef<ModuleOp> buildAttentionBackwardProgram(
   if (program && !plan.consumerWarpgroups)
     plan.consumerWarpgroups =
         ::fa4::dsl::attentionBackwardConsumerWarpgroups(options, *program);
+  if (program && !plan.kvStages)
+    if (int64_t stages = ::fa4::dsl::attentionBackwardKvStages(*program))
+      plan.kvStages = stages;
   if (program && *program != BackwardProgram::Dq && !plan.pinDescriptors)
     plan.pinDescriptors = ::fa4::dsl::attentionBackwardPinDescriptors(options);
   bool pre = key.family == ::fa4::Family::AttentionBackwardPreprocess;

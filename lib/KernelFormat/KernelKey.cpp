@@ -162,13 +162,12 @@ Status KernelKey::verify() const {
                            "to Q's and K's, not " +
                            std::to_string(valueHeadDim()) + " for V with " +
                            std::to_string(headDim) + " for Q and K");
-    // Its dQ's columns (the head dim padded to 64) split over the two
-    // consumer warpgroups, 64 each.
+    // dQ's product splits over the two consumer warpgroups: by rows over
+    // 128 queries up to head dim 64, by columns (64 each) over 64 wider.
     if (family == Family::AttentionBackwardFused &&
-        (headDim <= 64 || headDim > kMaxFusedBackwardHeadDim))
+        headDim > kMaxFusedBackwardHeadDim)
       return Status::error(
-          "the fused attention backward (five products) takes head dims "
-          "over 64, whose dQ columns split over two warpgroups 64 each, up "
+          "the fused attention backward (five products) takes head dims up "
           "to " +
           std::to_string(kMaxFusedBackwardHeadDim) +
           " (wider tiles do not fit in shared memory yet), not " +

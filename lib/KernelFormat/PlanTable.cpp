@@ -77,6 +77,12 @@ KernelKey fa4::planForLaunch(KernelKey key, int64_t seqK, bool causal) {
 /// end is open.
 constexpr int64_t kBackwardFusedMinSeqK = 8192;
 constexpr int64_t kBackwardFusedMinSeqKCausal = 16384;
+/// At head dim 64 the five products (dQ's product split by rows over 128
+/// queries) ran level with the two kernels on an H100 (bench/RESULTS.md,
+/// 2026-12-06: 273.6 / 276.4 TFLOP/s at B = 4, S = 4096 causal; 252 / 249
+/// at B = 16, S = 1024; 176 / 189 causal), their 356 B of spills a thread
+/// taking what the one exp a pair saves: so dQ by its own kernel there.
+constexpr int64_t kBackwardFusedMinHeadDim = 65;
 
 bool fa4::backwardFusedForLaunch(const KernelKey &main, int64_t seqK,
                                  bool causal, bool deterministic) {
@@ -84,7 +90,8 @@ bool fa4::backwardFusedForLaunch(const KernelKey &main, int64_t seqK,
     return false;
   KernelKey fused = main;
   fused.family = Family::AttentionBackwardFused;
-  return seqK >= (causal ? kBackwardFusedMinSeqKCausal
-                         : kBackwardFusedMinSeqK) &&
+  return main.headDim >= kBackwardFusedMinHeadDim &&
+         seqK >=
+             (causal ? kBackwardFusedMinSeqKCausal : kBackwardFusedMinSeqK) &&
          fused.verify().ok();
 }

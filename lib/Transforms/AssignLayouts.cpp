@@ -24,7 +24,8 @@
 // warpgroups write it into (`fa4.shared_store`, between named barriers of
 // them all), and its product is split by columns over the warpgroups (each
 // holds all its rows, a share of its columns, from the same share of B's
-// columns, `fa4.warpgroup_cols`). Scalar reads through a kernel pointer
+// columns, `fa4.warpgroup_cols`), or, when it has the CTA's rows, by rows.
+// Scalar reads through a kernel pointer
 // (`tile.load_scalar`) become LLVM loads. In a kernel without a dot, 2-d
 // tiles of other rows than the CTA's take #fa4.coalesced (each warpgroup its
 // share of the rows, CoalescedFragment.h) and the vectors joined to their
@@ -737,26 +738,37 @@ LogicalResult LayoutAssignment::storeThroughTMA(tile::StoreOp store) {
 /// their rows of `x` into a shared-memory tile of the CTA's (one barrier of
 /// them all before, so that no MMA still reads the previous tile, and one
 /// after), and the MMA reads it transposed from there. The product's rows
-/// are then x's columns, one warpgroup's MMA, and each warpgroup computes
-/// its share of the columns from the same share of B's.
+/// are then x's columns: one warpgroup's MMA, when each warpgroup computes
+/// its share of the columns from the same share of B's; or the CTA's,
+/// when each computes its rows from its columns of the staged tile and all
+/// of B (dQ over 128 queries at head dim 64).
 LogicalResult LayoutAssignment::stageTransposedA(tile::DotOp dot, Value x) {
   auto type = cast<RankedTensorType>(x.getType());
   auto result = cast<RankedTensorType>(dot.getType());
   if (type.getRank() != 2 || type.getDimSize(0) != ctaRows ||
-      type.getElementTypeBitWidth() != 16 || type.getDimSize(1) != rows)
+      type.getElementTypeBitWidth() != 16 ||
+      (type.getDimSize(1) != rows && type.getDimSize(1) != ctaRows))
     return dot.emitOpError()
            << "reads the transpose of the register tile " << type
            << ": fa4 stages a register tile for a transposed MMA operand "
               "through shared memory when it has the plan's "
            << ctaRows << " CTA rows and " << rows
-           << " columns (one warpgroup's MMA) of a 16-bit type";
+           << " columns (one warpgroup's MMA, the product split by columns) "
+              "or "
+           << ctaRows
+           << " (the product's rows the CTA's, split by rows) of a 16-bit "
+              "type";
   if (!isShared(dot.getB()) || dot.getB().getDefiningOp<tile::TransOp>())
     return dot.emitOpError()
            << "multiplies a transposed register tile by a B operand that is "
               "not a loaded tile (untransposed): the MMA reads B from shared "
               "memory, mn-major";
+  // A product of the CTA's rows splits by rows, as any: each warpgroup's
+  // MMA reads its rows of the transpose (its columns of the staged tile)
+  // and all of B. One of a warpgroup's rows splits by columns.
+  bool byColumns = type.getDimSize(1) == rows;
   int64_t cols = result.getDimSize(1);
-  if (cols % (warpgroups() * 64) != 0)
+  if (byColumns && cols % (warpgroups() * 64) != 0)
     return dot.emitOpError()
            << "computes " << result << ", whose columns fa4 splits over the "
            << warpgroups() << " consumer warpgroups: a multiple of "
@@ -783,6 +795,8 @@ LogicalResult LayoutAssignment::stageTransposedA(tile::DotOp dot, Value x) {
   dot.getAMutable().assign(transposed);
   if (oldTrans->use_empty())
     oldTrans->erase();
+  if (!byColumns)
+    return success();
   auto bType = cast<RankedTensorType>(dot.getB().getType());
   Value mine = WarpgroupColsOp::create(
       b,

@@ -457,13 +457,19 @@ LogicalResult Pipelining::rewriteDot(tile::DotOp dot) {
   if (matchPattern(acc, m_AnyZeroFloat()))
     acc = Value();
 
-  auto staged = loadedTile(dot.getA()).getDefiningOp<SharedTileOp>();
+  // A staged tile's transpose, or the warpgroup's rows of it.
+  Value stagedA = dot.getA();
+  auto aRows = stagedA.getDefiningOp<WarpgroupRowsOp>();
+  if (aRows)
+    stagedA = aRows.getTile();
+  auto staged = loadedTile(stagedA).getDefiningOp<SharedTileOp>();
   auto bCols = dot.getB().getDefiningOp<WarpgroupColsOp>();
   if (staged) {
     // A register tile staged in shared memory (fa4.shared_store), read
     // transposed: mn-major, like B, so one MMA runs over the contraction
-    // along both tiles' rows; B is the warpgroup's columns of its tile.
-    if (!isa<tile::TransOp>(dot.getA().getDefiningOp()) || bTransposed)
+    // along both tiles' rows; B is the warpgroup's columns of its tile, or
+    // A the warpgroup's rows of the transpose (columns of the staged tile).
+    if (!isa<tile::TransOp>(stagedA.getDefiningOp()) || bTransposed)
       return dot.emitOpError()
              << "reads a staged register tile untransposed or a transposed "
                 "B: fa4 multiplies a staged tile's transpose by mn-major B "
@@ -478,8 +484,16 @@ LogicalResult Pipelining::rewriteDot(tile::DotOp dot) {
           arith::MulIOp::create(ib, WarpgroupIdOp::create(ib), index(cols));
       bView = SubtileOp::create(ib, view, b->buffer, index(0), first);
     }
-    acc = MmaAsyncOp::create(ib, accType, staged.getBuffer(), bView, acc,
-                             ib.getUnitAttr(), ib.getUnitAttr());
+    Value aView = staged.getBuffer();
+    if (aRows) {
+      MemRefType stagedType = staged.getBuffer().getType();
+      int64_t rows = accType.getDimSize(0);
+      auto view = MemRefType::get({stagedType.getDimSize(0), rows}, element,
+                                  AffineMap(), stagedType.getMemorySpace());
+      aView = SubtileOp::create(ib, view, aView, index(0), firstRow());
+    }
+    acc = MmaAsyncOp::create(ib, accType, aView, bView, acc, ib.getUnitAttr(),
+                             ib.getUnitAttr());
   } else if (!a) {
     // A in registers: one MMA over the whole contraction.
     if (bTransposed)

@@ -7,7 +7,8 @@
 // product by columns: each warpgroup holds all 64 rows of its 64 columns,
 // which its TMA store adds at its first column. fa4-pipeline-tma makes the
 // MMA read both buffers mn-major. Uses of such a tile other than
-// elementwise math and stores, and tiles of other shapes, are refused.
+// elementwise math and stores, and tiles of other shapes, are refused (a
+// product of the CTA's rows splits by rows: staged-operand-rows.mlir).
 // RUN: fa4-opt %s --split-input-file --fa4-attach-config=head-dim=128 --fa4-assign-layouts --verify-diagnostics | FileCheck %s
 // RUN: fa4-opt %s --split-input-file --fa4-attach-config=head-dim=128 --fa4-tile-to-fa4 --verify-diagnostics | FileCheck %s --check-prefix=FA4
 
@@ -66,15 +67,17 @@ func.func @reduced(%k: !tile.desc<128x128xbf16>, %q: !tile.desc<64x128xbf16>) at
 
 // -----
 
-func.func @wide(%k: !tile.desc<128x128xbf16>) attributes {fa4.kernel} {
+func.func @wide(%k: !tile.desc<128x128xbf16>, %q: !tile.desc<96x128xbf16>) attributes {fa4.kernel} {
   %c0 = arith.constant 0 : index
   %kt = tile.load %k[%c0, %c0] : !tile.desc<128x128xbf16> -> tensor<128x128xbf16>
-  %kk = tile.trans %kt : tensor<128x128xbf16> -> tensor<128x128xbf16>
-  %z = arith.constant dense<0.0> : tensor<128x128xf32>
-  %s = tile.dot %kt, %kk, %z : tensor<128x128xbf16>, tensor<128x128xbf16>, tensor<128x128xf32>
-  %sb = arith.truncf %s : tensor<128x128xf32> to tensor<128x128xbf16>
-  %st = tile.trans %sb : tensor<128x128xbf16> -> tensor<128x128xbf16>
-  // expected-error @below {{'tile.dot' op reads the transpose of the register tile 'tensor<128x128xbf16>': fa4 stages a register tile for a transposed MMA operand through shared memory when it has the plan's 128 CTA rows and 64 columns (one warpgroup's MMA) of a 16-bit type}}
-  %p = tile.dot %st, %kt, %z : tensor<128x128xbf16>, tensor<128x128xbf16>, tensor<128x128xf32>
+  %qt = tile.load %q[%c0, %c0] : !tile.desc<96x128xbf16> -> tensor<96x128xbf16>
+  %qtt = tile.trans %qt : tensor<96x128xbf16> -> tensor<128x96xbf16>
+  %z = arith.constant dense<0.0> : tensor<128x96xf32>
+  %s = tile.dot %kt, %qtt, %z : tensor<128x128xbf16>, tensor<128x96xbf16>, tensor<128x96xf32>
+  %sb = arith.truncf %s : tensor<128x96xf32> to tensor<128x96xbf16>
+  %st = tile.trans %sb : tensor<128x96xbf16> -> tensor<96x128xbf16>
+  %z2 = arith.constant dense<0.0> : tensor<96x128xf32>
+  // expected-error @below {{'tile.dot' op reads the transpose of the register tile 'tensor<128x96xbf16>': fa4 stages a register tile for a transposed MMA operand through shared memory when it has the plan's 128 CTA rows and 64 columns (one warpgroup's MMA, the product split by columns) or 128 (the product's rows the CTA's, split by rows) of a 16-bit type}}
+  %p = tile.dot %st, %kt, %z2 : tensor<96x128xbf16>, tensor<128x128xbf16>, tensor<96x128xf32>
   return
 }

@@ -216,6 +216,11 @@ int64_t attentionBackwardBlockN(const AttentionOptions &options,
 /// whole backward at 192).
 int64_t attentionBackwardConsumerWarpgroups(const AttentionOptions &options,
                                             BackwardProgram program);
+/// The stages of the loop's Q and dO loads of a backward program, 0 where
+/// the config derives them from shared memory: two for the five products,
+/// whose staging tiles of dS and dQ (32 KiB each at head dim 64, where
+/// the config would take four stages) the config does not count.
+int64_t attentionBackwardKvStages(BackwardProgram program);
 /// Whether the key-block programs (dK/dV, the five products) pin their MMA
 /// descriptor bases (the plan's pin_descriptors): from head dim 96 on,
 /// where K's and V's per-step descriptor words spill (bench/RESULTS.md,

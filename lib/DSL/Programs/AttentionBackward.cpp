@@ -122,6 +122,10 @@ fa4::dsl::attentionBackwardConsumerWarpgroups(const AttentionOptions &options,
   llvm_unreachable("a backward program");
 }
 
+int64_t fa4::dsl::attentionBackwardKvStages(BackwardProgram program) {
+  return program == BackwardProgram::Fused ? 2 : 0;
+}
+
 bool fa4::dsl::attentionBackwardPinDescriptors(
     const AttentionOptions &options) {
   return options.headDim >= 96;
