@@ -196,8 +196,8 @@ OPTIONS
                          across its CTAs into an f32 buffer by TMA
                          reduce-add, in no fixed order), then a
                          postprocess that scales that sum into dQ. Head
-                         dims 80 to 128 (64 is refused: its dQ columns do
-                         not split over two warpgroups). Without it or
+                         dims up to 128 (at 64 dQ's 128 query rows split
+                         over the two warpgroups). Without it or
                          --deterministic, --backward takes the way libfa4
                          takes for the launch: five products at head dims
                          over 64 from 8192 keys (16384 with a causal mask)
