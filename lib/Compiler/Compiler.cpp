@@ -133,6 +133,9 @@ buildAttentionProgram(MLIRContext &context, const ::fa4::KernelKey &key,
     plan.dynamicSchedule = *plan.persistent &&
                            !plan.interleaveHeads.value_or(false) &&
                            ::fa4::dsl::attentionDynamicSchedule(options);
+  if (!plan.pinDescriptors)
+    plan.pinDescriptors =
+        ::fa4::dsl::attentionPinDescriptors(options, plan.blockN.value_or(0));
   // Dense attention writes O through a tensor map, packed sequences
   // through a pointer.
   return buildWithPlan(context, key, elementType, plan, !key.varlen, options,

@@ -138,6 +138,14 @@ bool attentionPersistent(const AttentionOptions &options);
 /// its CTAs come free (the measured choice; the plan can say otherwise).
 bool attentionDynamicSchedule(const AttentionOptions &options);
 
+/// Whether attention for `options` pins its MMA descriptor bases (the plan's
+/// pin_descriptors) with key blocks of `blockN` rows (0: derived, 80 at
+/// head dim 256): at head dim 256 over derived blocks, whose Q descriptors
+/// were moved into uniform registers before every wgmma (bench/RESULTS.md,
+/// 2026-12-06, on an H100, not causal: 7 % faster at S = 1024, 5-10 % at
+/// 2048, level at 4096); not over blocks of 64 (1-2 % slower causal).
+bool attentionPinDescriptors(const AttentionOptions &options, int64_t blockN);
+
 /// Forward attention as a tile program, `@attention(q, k, v, o, lse, seq_q,
 /// seq_k, batch, heads, group, o_stride_b, o_stride_h, o_stride_s,
 /// scale_log2, causal[, window_left, window_right][, softcap])`: Q is a

@@ -308,6 +308,11 @@ bool fa4::dsl::attentionPersistent(const AttentionOptions &options) {
              128;
 }
 
+bool fa4::dsl::attentionPinDescriptors(const AttentionOptions &options,
+                                       int64_t blockN) {
+  return padToRows(options.headDim) > 192 && blockN != 64;
+}
+
 /// A dynamic schedule for the kernels whose tiles carry uneven work that
 /// no static order balances: sliding windows (a head's first query blocks
 /// see fewer keys) and packed sequences. Measured on the H200

@@ -115,7 +115,10 @@ fa4::dsl::attentionBackwardConsumerWarpgroups(const AttentionOptions &options,
     return 2;
   case BackwardProgram::DkDv:
   case BackwardProgram::Fused:
-    return columns <= 128 ? 2 : 1;
+    // Two accumulators of the head dim: where KernelKey::backwardKernels
+    // runs dK and dV apart, one warpgroup holds them (a plan may still ask
+    // for the joint program there).
+    return columns <= ::fa4::KernelKey::kMaxJointDkDvColumns ? 2 : 1;
   case BackwardProgram::Dk:
     return columns <= 192 ? 2 : 1;
   }
