@@ -567,9 +567,9 @@ class KernelNames(unittest.TestCase):
         self.assertEqual(self.name(plan="kv-stages=3,persistent=false"),
                          "attention-hd128-kv3-persistent0")
         # The per-launch table: head dim 256 takes 64-row key blocks with a
-        # causal mask or up to 2048 keys; a plan given wins.
+        # causal mask; a plan given wins.
         self.assertEqual(self.name(256, causal=True), "attention-hd256-bn64")
-        self.assertEqual(self.name(256, seqlen_k=2048), "attention-hd256-bn64")
+        self.assertEqual(self.name(256, seqlen_k=2048), "attention-hd256")
         self.assertEqual(self.name(256), "attention-hd256")
         self.assertEqual(self.name(256, causal=True, plan="block-n=80"), "attention-hd256-bn80")
 
