@@ -29,7 +29,7 @@ trap 'rm -rf "$scratch"' EXIT
 small="--batch 1 --heads 1 --seq-q 128 --seq-k 128"
 # The per-launch plan table (fa4/KernelFormat/PlanTable.h) picks some plan
 # fields by the shape: at head dim 256, 64-row key blocks with a causal mask
-# or up to 2048 keys (attention-hd256-bn64), the derived 80 rows beyond.
+# (attention-hd256-bn64), the derived 80 rows otherwise.
 # The persistent d256 plan (O staged in the Q stage, o_in_q) is no default
 # (slower, bench/RESULTS.md) and is compiled for the GPU matrix alone.
 long="--batch 1 --heads 1 --seq-q 4096 --seq-k 4096"

@@ -162,8 +162,8 @@ Status KernelKey::verify() const {
                            "to Q's and K's, not " +
                            std::to_string(valueHeadDim()) + " for V with " +
                            std::to_string(headDim) + " for Q and K");
-    // dQ's product splits over the two consumer warpgroups: by rows over
-    // 128 queries up to head dim 64, by columns (64 each) over 64 wider.
+    // Over 128 columns the five products' tiles (K, V, Q and dO stages, dS
+    // and dQ staged) do not fit in shared memory.
     if (family == Family::AttentionBackwardFused &&
         headDim > kMaxFusedBackwardHeadDim)
       return Status::error(

@@ -52,7 +52,8 @@ const std::vector<Plan::Field> &Plan::fields() {
       {"pin-descriptors", "pd",
        "each MMA's descriptor base made where the MMA runs, one register an "
        "operand tile instead of one a step held across a loop (derived: on "
-       "in the backward's key-block kernels from head dim 96, off "
+       "in the backward's key-block kernels from head dim 96 and in the "
+       "forward at head dim 256 over key blocks other than 64 rows, off "
        "elsewhere)",
        nullptr, &Plan::pinDescriptors},
       {"interleave-heads", "ih",

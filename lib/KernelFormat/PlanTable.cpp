@@ -36,13 +36,12 @@ struct Row {
 ///              677-727 (the calls disagree), 8192 657 / 667, 16384 666 /
 ///              679-681 (80 rows ahead by 1.5-2 %)
 ///
-/// so 64 rows with a causal mask, and without one up to 2048 keys; the
-/// derived 80 rows elsewhere. Since the 80-row kernel pins its descriptor
-/// bases (bench/RESULTS.md, 2026-12-06, on an H100, fa4-run by turns, three
-/// rounds, TFLOP/s of 64 against 80 rows, not causal): S = 1024 629 / 655,
-/// 2048 676-689 / 683-719, 4096 645-671 / 677-753; so 64 rows only with a
-/// causal mask (the 64-row kernel pinned is 1-2 % slower, and stays
-/// unpinned). f16 has the same tiles and bytes.
+/// and, since the 80-row kernel pins its descriptor bases
+/// (attentionPinDescriptors; bench/RESULTS.md, 2026-12-06, on an H100,
+/// fa4-run by turns, three rounds, not causal, 64 / 80 rows): S = 1024
+/// 629 / 655, 2048 676-689 / 683-719, 4096 645-671 / 677-753. So 64 rows
+/// with a causal mask, the derived (pinned) 80 rows otherwise. f16 has the
+/// same tiles and bytes.
 constexpr Row kRows[] = {
     {256, 256, true, std::numeric_limits<int64_t>::max(), 64},
 };
@@ -85,8 +84,9 @@ constexpr int64_t kBackwardFusedMinSeqKCausal = 16384;
 /// queries) ran level with the two kernels on an H100 (bench/RESULTS.md,
 /// 2026-12-06: 273.6 / 276.4 TFLOP/s at B = 4, S = 4096 causal; 252 / 249
 /// at B = 16, S = 1024; 176 / 189 causal), their 356 B of spills a thread
-/// taking what the one exp a pair saves: so dQ by its own kernel there.
-constexpr int64_t kBackwardFusedMinHeadDim = 65;
+/// taking what the one exp a pair saves: so dQ by its own kernel up to 64
+/// columns of head dim.
+constexpr int64_t kBackwardOwnDqMaxColumns = 64;
 
 bool fa4::backwardFusedForLaunch(const KernelKey &main, int64_t seqK,
                                  bool causal, bool deterministic) {
@@ -94,7 +94,7 @@ bool fa4::backwardFusedForLaunch(const KernelKey &main, int64_t seqK,
     return false;
   KernelKey fused = main;
   fused.family = Family::AttentionBackwardFused;
-  return main.headDim >= kBackwardFusedMinHeadDim &&
+  return KernelKey::paddedHeadDim(main.headDim) > kBackwardOwnDqMaxColumns &&
          seqK >=
              (causal ? kBackwardFusedMinSeqKCausal : kBackwardFusedMinSeqK) &&
          fused.verify().ok();

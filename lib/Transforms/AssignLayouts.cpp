@@ -747,32 +747,44 @@ LogicalResult LayoutAssignment::stageTransposedA(tile::DotOp dot, Value x) {
   auto result = cast<RankedTensorType>(dot.getType());
   if (type.getRank() != 2 || type.getDimSize(0) != ctaRows ||
       type.getElementTypeBitWidth() != 16 ||
-      (type.getDimSize(1) != rows && type.getDimSize(1) != ctaRows))
-    return dot.emitOpError()
-           << "reads the transpose of the register tile " << type
-           << ": fa4 stages a register tile for a transposed MMA operand "
-              "through shared memory when it has the plan's "
-           << ctaRows << " CTA rows and " << rows
-           << " columns (one warpgroup's MMA, the product split by columns) "
-              "or "
-           << ctaRows
-           << " (the product's rows the CTA's, split by rows) of a 16-bit "
-              "type";
+      (type.getDimSize(1) != rows && type.getDimSize(1) != ctaRows)) {
+    InFlightDiagnostic diag =
+        dot.emitOpError()
+        << "reads the transpose of the register tile " << type
+        << ": fa4 stages a register tile for a transposed MMA operand "
+           "through shared memory when it has the plan's "
+        << ctaRows << " CTA rows and " << rows
+        << " columns (one warpgroup's MMA, the product split by columns)";
+    if (ctaRows != rows)
+      diag << " or " << ctaRows
+           << " (the product's rows the CTA's, split by rows)";
+    return diag << " of a 16-bit type";
+  }
   if (!isShared(dot.getB()) || dot.getB().getDefiningOp<tile::TransOp>())
     return dot.emitOpError()
            << "multiplies a transposed register tile by a B operand that is "
               "not a loaded tile (untransposed): the MMA reads B from shared "
               "memory, mn-major";
-  // A product of the CTA's rows splits by rows, as any: each warpgroup's
-  // MMA reads its rows of the transpose (its columns of the staged tile)
-  // and all of B. One of a warpgroup's rows splits by columns.
+  // x with one warpgroup's columns: the product has one MMA's rows and
+  // splits by columns. x with the CTA's columns: the product has the CTA's
+  // rows and splits by rows like any other (each warpgroup's MMA reads its
+  // rows of the transpose, its columns of the staged tile, and all of B).
   bool byColumns = type.getDimSize(1) == rows;
   int64_t cols = result.getDimSize(1);
-  if (byColumns && cols % (warpgroups() * 64) != 0)
-    return dot.emitOpError()
-           << "computes " << result << ", whose columns fa4 splits over the "
-           << warpgroups() << " consumer warpgroups: a multiple of "
-           << warpgroups() * 64 << " columns (64 a warpgroup), not " << cols;
+  if (byColumns && cols % (warpgroups() * 64) != 0) {
+    InFlightDiagnostic diag = dot.emitOpError()
+                              << "computes " << result
+                              << ", whose columns fa4 splits over the "
+                              << warpgroups()
+                              << " consumer warpgroups: a multiple of "
+                              << warpgroups() * 64
+                              << " columns (64 a warpgroup), not " << cols;
+    if (ctaRows != rows)
+      diag << " (a transposed tile of the CTA's " << ctaRows
+           << " columns, e.g. blocks of " << ctaRows
+           << " queries in the attention backward, splits by rows instead)";
+    return diag;
+  }
   MLIRContext *context = function.getContext();
   OpBuilder eb(&function.getBody().front(), function.getBody().front().begin());
   Value buffer = SharedBufferOp::create(

@@ -351,7 +351,9 @@ int main(int argc, char **argv) {
       llvm::errs() << "fa4-dsl-programs: no program '" << argv[1] << "'\n";
       return 2;
     }
-    // The backward's main programs take 64-row blocks in their loops.
+    // The backward's main programs over blocks of 64 rows in their loops:
+    // the tests' fixed plan (block-n=64 in their configs), not the derived
+    // one (attentionBackwardBlockN, which fa4-run --backward takes).
     if (which != Pre && which != Post)
       options->blockN = 64;
     module = which == Pre ? buildAttentionBackwardPreprocess(&context, *options)

@@ -160,8 +160,9 @@ static int runKey() {
   KernelKey fused;
   fused.family = Family::AttentionBackwardFused;
   fused.headDim = 64;
+  runtime::Status fusedStatus = fused.verify();
   std::printf("fused backward 64: %s\n",
-              fused.verify().ok() ? "ok" : fused.verify().message().c_str());
+              fusedStatus.ok() ? "ok" : fusedStatus.message().c_str());
   // What decode's kernels refuse.
   decode.plan = {};
   decode.varlen = true;

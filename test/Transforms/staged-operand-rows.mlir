@@ -19,8 +19,10 @@
 // CHECK-NEXT: tile.dot %[[MINE]], %{{.*}}, %{{.*}} : tensor<64x128xbf16>, tensor<128x64xbf16>, tensor<64x64xf32, #fa4.acc>
 // CHECK: fa4.tma_store %{{.*}} add : tensor<64x64xf32, #fa4.acc>, memref<128x64xf32, 3>
 // FA4-LABEL: func.func @by_rows
+// FA4: %[[WG:.*]] = fa4.warpgroup_id
+// FA4: %[[FIRST:.*]] = arith.muli %[[WG]], %{{.*}} : index
 // FA4: fa4.shared_store
-// FA4: %[[AW:.*]] = fa4.subtile %{{.*}}[%c0, %{{.*}}] : memref<128x128xbf16, 3> -> memref<128x64xbf16, 3>
+// FA4: %[[AW:.*]] = fa4.subtile %{{.*}}[%{{.*}}, %[[FIRST]]] : memref<128x128xbf16, 3> -> memref<128x64xbf16, 3>
 // FA4-NEXT: fa4.mma.async %[[AW]], %{{.*}} b_mn_major a_mn_major : memref<128x64xbf16, 3>, memref<128x64xbf16, 3>, tensor<64x64xf32, #fa4.acc>
 func.func @by_rows(%k: !tile.desc<128x64xbf16>, %q: !tile.desc<128x64xbf16>, %dq: !tile.desc<128x64xf32>) attributes {fa4.kernel} {
   %c0 = arith.constant 0 : index

@@ -196,8 +196,7 @@ OPTIONS
                          across its CTAs into an f32 buffer by TMA
                          reduce-add, in no fixed order), then a
                          postprocess that scales that sum into dQ. Head
-                         dims up to 128 (at 64 dQ's 128 query rows split
-                         over the two warpgroups). Without it or
+                         dims up to 128. Without it or
                          --deterministic, --backward takes the way libfa4
                          takes for the launch: five products at head dims
                          over 64 from 8192 keys (16384 with a causal mask)
@@ -294,6 +293,8 @@ OPTIONS
                          instructions where they are not (its dQ kernel:
                          12 % slower); the default of the backward's
                          dK/dV and five-product kernels from head dim 96
+                         and of the forward at head dim 256 over key
+                         blocks other than 64 rows
   --no-pin-descriptors   the steps' descriptors may be hoisted out of loops
                          (the default elsewhere)
   --interleave-heads     a persistent kernel numbers its tiles with the
