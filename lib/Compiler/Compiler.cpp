@@ -153,9 +153,7 @@ buildAttentionProgram(MLIRContext &context, const ::fa4::KernelKey &key,
 /// none for the preprocess and the postprocess, whose plans derive nothing.
 static OwningOpRef<ModuleOp> buildAttentionBackwardProgram(
     MLIRContext &context, const ::fa4::KernelKey &key,
-    std::optional<::fa4::dsl::BackwardProgram> program,
-    OwningOpRef<ModuleOp> (*build)(MLIRContext *,
-                                   const ::fa4::dsl::AttentionOptions &)) {
+    std::optional<::fa4::dsl::BackwardProgram> program) {
   Type elementType;
   ::fa4::dsl::AttentionOptions options =
       attentionOptions(context, key, elementType);
@@ -172,10 +170,17 @@ static OwningOpRef<ModuleOp> buildAttentionBackwardProgram(
   if (program && *program != BackwardProgram::Dq && !plan.pinDescriptors)
     plan.pinDescriptors = ::fa4::dsl::attentionBackwardPinDescriptors(options);
   bool pre = key.family == ::fa4::Family::AttentionBackwardPreprocess;
-  return buildWithPlan(context, key, elementType, plan, !pre && !key.varlen,
-                       options, [&](const ::fa4::dsl::AttentionOptions &tiles) {
-                         return build(&context, tiles);
-                       });
+  return buildWithPlan(
+      context, key, elementType, plan, !pre && !key.varlen, options,
+      [&](const ::fa4::dsl::AttentionOptions &tiles) {
+        if (program)
+          return ::fa4::dsl::buildAttentionBackwardProgram(&context, tiles,
+                                                           *program);
+        return pre ? ::fa4::dsl::buildAttentionBackwardPreprocess(&context,
+                                                                  tiles)
+                   : ::fa4::dsl::buildAttentionBackwardPostprocess(&context,
+                                                                   tiles);
+      });
 }
 
 /// A decode program of `key`: the main kernel's plan derived for its head
@@ -262,33 +267,24 @@ mlir::fa4::buildShippedProgram(MLIRContext &context,
   }
   using ::fa4::Family;
   using ::fa4::dsl::BackwardProgram;
-  namespace dsl = ::fa4::dsl;
   switch (key.family) {
   case Family::Attention:
     return buildAttentionProgram(context, key);
   case Family::Gemm:
     return buildGemmProgram(context, key);
   case Family::AttentionBackwardPreprocess:
-    return buildAttentionBackwardProgram(context, key, std::nullopt,
-                                         dsl::buildAttentionBackwardPreprocess);
-  case Family::AttentionBackwardDq:
-    return buildAttentionBackwardProgram(context, key, BackwardProgram::Dq,
-                                         dsl::buildAttentionBackwardDq);
-  case Family::AttentionBackwardDkDv:
-    return buildAttentionBackwardProgram(context, key, BackwardProgram::DkDv,
-                                         dsl::buildAttentionBackwardDkDv);
-  case Family::AttentionBackwardDk:
-    return buildAttentionBackwardProgram(context, key, BackwardProgram::Dk,
-                                         dsl::buildAttentionBackwardDk);
-  case Family::AttentionBackwardDv:
-    return buildAttentionBackwardProgram(context, key, BackwardProgram::Dv,
-                                         dsl::buildAttentionBackwardDv);
-  case Family::AttentionBackwardFused:
-    return buildAttentionBackwardProgram(context, key, BackwardProgram::Fused,
-                                         dsl::buildAttentionBackward);
   case Family::AttentionBackwardPostprocess:
-    return buildAttentionBackwardProgram(
-        context, key, std::nullopt, dsl::buildAttentionBackwardPostprocess);
+    return buildAttentionBackwardProgram(context, key, std::nullopt);
+  case Family::AttentionBackwardDq:
+    return buildAttentionBackwardProgram(context, key, BackwardProgram::Dq);
+  case Family::AttentionBackwardDkDv:
+    return buildAttentionBackwardProgram(context, key, BackwardProgram::DkDv);
+  case Family::AttentionBackwardDk:
+    return buildAttentionBackwardProgram(context, key, BackwardProgram::Dk);
+  case Family::AttentionBackwardDv:
+    return buildAttentionBackwardProgram(context, key, BackwardProgram::Dv);
+  case Family::AttentionBackwardFused:
+    return buildAttentionBackwardProgram(context, key, BackwardProgram::Fused);
   case Family::AttentionDecode:
   case Family::AttentionDecodeCombine:
     return buildAttentionDecodeProgram(context, key);

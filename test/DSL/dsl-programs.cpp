@@ -28,6 +28,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
+#include <tuple>
 #include <utility>
 
 using namespace fa4::dsl;
@@ -334,16 +335,20 @@ int main(int argc, char **argv) {
                      : buildAttentionDecode(&context, *options);
   } else if (name.starts_with("attention-bwd-")) {
     // attention-bwd-(pre|post)process-hd<D>[-f16]: the attention options.
-    enum { Pre, Post, Dq, DkDv, Dk, Dv, Main, None } which = None;
-    for (auto [prefix, kind] : {std::pair{"attention-bwd-preprocess-", Pre},
-                                std::pair{"attention-bwd-postprocess-", Post},
-                                std::pair{"attention-bwd-dq-", Dq},
-                                std::pair{"attention-bwd-dkdv-", DkDv},
-                                std::pair{"attention-bwd-dk-", Dk},
-                                std::pair{"attention-bwd-dv-", Dv},
-                                std::pair{"attention-bwd-main-", Main}})
-      if (which == None && name.consume_front(prefix))
+    enum { Pre, Post, Main, None } which = None;
+    BackwardProgram program = BackwardProgram::Dq;
+    for (auto [prefix, kind, main] :
+         {std::tuple{"attention-bwd-preprocess-", Pre, BackwardProgram::Dq},
+          std::tuple{"attention-bwd-postprocess-", Post, BackwardProgram::Dq},
+          std::tuple{"attention-bwd-dq-", Main, BackwardProgram::Dq},
+          std::tuple{"attention-bwd-dkdv-", Main, BackwardProgram::DkDv},
+          std::tuple{"attention-bwd-dk-", Main, BackwardProgram::Dk},
+          std::tuple{"attention-bwd-dv-", Main, BackwardProgram::Dv},
+          std::tuple{"attention-bwd-main-", Main, BackwardProgram::Fused}})
+      if (which == None && name.consume_front(prefix)) {
         which = kind;
+        program = main;
+      }
     std::optional<AttentionOptions> options;
     if (which != None)
       options = parseAttention(("attention-" + name).str());
@@ -354,16 +359,12 @@ int main(int argc, char **argv) {
     // The backward's main programs over blocks of 64 rows in their loops:
     // the tests' fixed plan (block-n=64 in their configs), not the derived
     // one (attentionBackwardBlockN, which fa4-run --backward takes).
-    if (which != Pre && which != Post)
+    if (which == Main)
       options->blockN = 64;
     module = which == Pre ? buildAttentionBackwardPreprocess(&context, *options)
              : which == Post
                  ? buildAttentionBackwardPostprocess(&context, *options)
-             : which == Dq   ? buildAttentionBackwardDq(&context, *options)
-             : which == Main ? buildAttentionBackward(&context, *options)
-             : which == Dk   ? buildAttentionBackwardDk(&context, *options)
-             : which == Dv   ? buildAttentionBackwardDv(&context, *options)
-                             : buildAttentionBackwardDkDv(&context, *options);
+                 : buildAttentionBackwardProgram(&context, *options, program);
   } else if (std::optional<AttentionOptions> options = parseAttention(name)) {
     module = buildAttention(&context, *options);
   } else {

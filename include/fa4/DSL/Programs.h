@@ -287,12 +287,19 @@ buildAttentionBackwardDv(mlir::MLIRContext *context,
 /// into dQaccum, an f32 descriptor with blocks of 1x1xNxD' over
 /// [B, H, Sq, D'] (D' the head dim padded to 64 columns, zeroed before the
 /// launch; the postprocess scales it into dQ), by TMA reduce-add. S and dP
-/// are computed once, not twice as by the dQ and dK/dV programs. Null, with
-/// an error, for options it does not support; at head dim 64 the compiler
-/// refuses it (dQ's 64 columns do not split over two consumer warpgroups).
+/// are computed once, not twice as by the dQ and dK/dV programs. dQ's
+/// product splits over the consumer warpgroups by columns over 64-row
+/// query blocks, by rows over blocks of 128 (head dim 64). Null, with an
+/// error, for options it does not support.
 mlir::OwningOpRef<mlir::ModuleOp>
 buildAttentionBackward(mlir::MLIRContext *context,
                        const AttentionOptions &options);
+/// The backward's main `program` (dQ, dK/dV, dK, dV or the five products)
+/// for `options`: the builder above that writes it.
+mlir::OwningOpRef<mlir::ModuleOp>
+buildAttentionBackwardProgram(mlir::MLIRContext *context,
+                              const AttentionOptions &options,
+                              BackwardProgram program);
 /// Decode's main program, `@attention_decode(q, k, v, cache_seqlens,
 /// o_partial, lse_partial, seq_q, batch, kv_heads, rows, row_blocks,
 /// parts, scale_log2, causal[, window_left, window_right][, softcap])`: Q a

@@ -653,3 +653,12 @@ fa4::dsl::buildAttentionBackward(mlir::MLIRContext *context,
                                  const AttentionOptions &options) {
   return buildKeyBlockBackward(context, options, BackwardProgram::Fused);
 }
+
+mlir::OwningOpRef<mlir::ModuleOp>
+fa4::dsl::buildAttentionBackwardProgram(mlir::MLIRContext *context,
+                                        const AttentionOptions &options,
+                                        BackwardProgram program) {
+  if (program == BackwardProgram::Dq)
+    return buildAttentionBackwardDq(context, options);
+  return buildKeyBlockBackward(context, options, program);
+}
