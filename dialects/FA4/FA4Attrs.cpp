@@ -545,18 +545,26 @@ LogicalResult BlockedLayoutAttr::verifyEncoding(
   return success();
 }
 
-LogicalResult CoalescedLayoutAttr::verifyEncoding(
-    ArrayRef<int64_t> shape, Type elementType,
-    function_ref<InFlightDiagnostic()> emitError) const {
-  CoalescedGeometry layout = getGeometry();
-  if (!layout.valid())
+LogicalResult
+CoalescedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                            int64_t cols, int64_t warps, int64_t slice) {
+  if (!CoalescedGeometry{cols, warps}.valid())
     return emitError() << "#fa4.coalesced lays out tiles whose 1, 2 or 4 "
                           "warps a row take 8 to 128 columns each by powers "
                           "of two or a multiple of 256, not "
-                       << getCols() << " columns by " << getWarps() << " warps";
-  if (getSlice() < -1 || getSlice() > 1)
+                       << cols << " columns by " << warps << " warps";
+  if (slice < -1 || slice > 1)
     return emitError() << "#fa4.coalesced slices dimension 0 or 1, not "
-                       << getSlice();
+                       << slice;
+  return success();
+}
+
+LogicalResult CoalescedLayoutAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  if (failed(verify(emitError, getCols(), getWarps(), getSlice())))
+    return failure();
+  CoalescedGeometry layout = getGeometry();
   if (static_cast<int64_t>(shape.size()) != (isTile() ? 2 : 1))
     return emitError() << "#fa4.coalesced" << (isTile() ? "" : " with a slice")
                        << " lays out " << (isTile() ? "2-d tiles" : "vectors");

@@ -333,6 +333,7 @@ def FA4_CoalescedLayoutAttr : FA4_Attr<"CoalescedLayout", "coalesced", [
                         DefaultValuedParameter<"int64_t", "1">:$warps,
                         DefaultValuedParameter<"int64_t", "-1">:$slice);
   let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// Whether the layout is a 2-d tile's, a row vector's, a column vector's.
     bool isTile() const { return getSlice() < 0; }

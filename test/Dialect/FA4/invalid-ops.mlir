@@ -798,3 +798,21 @@ func.func @tma_store_add_bf16(%t: tensor<64x64xbf16, #fa4.acc>, %b: memref<128x6
   fa4.tma_store %t, %b[%r], %m[%r, %r] barrier(%r) add : tensor<64x64xbf16, #fa4.acc>, memref<128x64xbf16, 3>, !fa4.tensor_map<bf16, box = [64, 64], swizzle = 128>
   return
 }
+
+// -----
+
+// A thread's values (a vector) carry no encoding to verify: the layout
+// attribute itself checks its geometry.
+func.func @global_store_bad_coalesced(%v: vector<2xf32>, %p: !llvm.ptr<1>, %i: index) {
+  // expected-error @below {{#fa4.coalesced lays out tiles whose 1, 2 or 4 warps a row take 8 to 128 columns each by powers of two or a multiple of 256, not -5 columns by 1 warps}}
+  fa4.global_store %v, %p[%i, %i] rows(%i) stride(%i) layout(#fa4.coalesced<cols = -5, slice = 1>) : vector<2xf32>, !llvm.ptr<1>
+  return
+}
+
+// -----
+
+func.func @global_store_bad_coalesced_slice(%v: vector<2xf32>, %p: !llvm.ptr<1>, %i: index) {
+  // expected-error @below {{#fa4.coalesced slices dimension 0 or 1, not 3}}
+  fa4.global_store %v, %p[%i, %i] rows(%i) stride(%i) layout(#fa4.coalesced<cols = 64, slice = 3>) : vector<2xf32>, !llvm.ptr<1>
+  return
+}
