@@ -200,6 +200,8 @@ private:
   /// all the rows of its share of the columns): the products of dots that
   /// read a transposed register tile, and the math on them.
   DenseSet<Value> columnShares;
+  /// The register tiles stageTransposedA staged, and their transposes.
+  DenseMap<Value, Value> stagedTransposes;
   /// The 1-d register tiles that are row or column vectors of a
   /// #fa4.coalesced tile, with their layout.
   DenseMap<Value, CoalescedLayoutAttr> coalescedVectors;
@@ -785,24 +787,33 @@ LogicalResult LayoutAssignment::stageTransposedA(tile::DotOp dot, Value x) {
            << " queries in the attention backward, splits by rows instead)";
     return diag;
   }
-  MLIRContext *context = function.getContext();
-  OpBuilder eb(&function.getBody().front(), function.getBody().front().begin());
-  Value buffer = SharedBufferOp::create(
-      eb, dot.getLoc(),
-      MemRefType::get(type.getShape(), type.getElementType(), AffineMap(),
-                      IntegerAttr::get(IntegerType::get(context, 64), 3)),
-      IntegerAttr());
   ImplicitLocOpBuilder b(dot.getLoc(), dot);
-  int64_t threads = 128 * warpgroups();
-  NamedBarrierSyncOp::create(b, kStagingBarrierId, threads);
-  SharedStoreOp::create(b, x, buffer, firstRow());
-  NamedBarrierSyncOp::create(b, kStagingBarrierId, threads);
-  Value tile = SharedTileOp::create(b, type, buffer);
-  Value transposed = tile::TransOp::create(
-      b,
-      RankedTensorType::get({type.getDimSize(1), type.getDimSize(0)},
-                            type.getElementType()),
-      tile);
+  // x is staged once where a dot before this one in its block staged it:
+  // the dots read one buffer.
+  Value transposed = stagedTransposes.lookup(x);
+  Operation *staged = transposed ? transposed.getDefiningOp() : nullptr;
+  if (!staged || staged->getBlock() != dot->getBlock() ||
+      !staged->isBeforeInBlock(dot)) {
+    MLIRContext *context = function.getContext();
+    OpBuilder eb(&function.getBody().front(),
+                 function.getBody().front().begin());
+    Value buffer = SharedBufferOp::create(
+        eb, dot.getLoc(),
+        MemRefType::get(type.getShape(), type.getElementType(), AffineMap(),
+                        IntegerAttr::get(IntegerType::get(context, 64), 3)),
+        IntegerAttr());
+    int64_t threads = 128 * warpgroups();
+    NamedBarrierSyncOp::create(b, kStagingBarrierId, threads);
+    SharedStoreOp::create(b, x, buffer, firstRow());
+    NamedBarrierSyncOp::create(b, kStagingBarrierId, threads);
+    Value tile = SharedTileOp::create(b, type, buffer);
+    transposed = tile::TransOp::create(
+        b,
+        RankedTensorType::get({type.getDimSize(1), type.getDimSize(0)},
+                              type.getElementType()),
+        tile);
+    stagedTransposes[x] = transposed;
+  }
   Operation *oldTrans = dot.getA().getDefiningOp();
   dot.getAMutable().assign(transposed);
   if (oldTrans->use_empty())

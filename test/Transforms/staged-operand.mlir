@@ -81,3 +81,36 @@ func.func @wide(%k: !tile.desc<128x128xbf16>, %q: !tile.desc<96x128xbf16>) attri
   %p = tile.dot %st, %kt, %z2 : tensor<96x128xbf16>, tensor<128x128xbf16>, tensor<96x128xf32>
   return
 }
+
+// -----
+
+// Two dots that read one register tile transposed share its staging: one
+// buffer, one pair of barriers.
+// CHECK-LABEL: func.func @two_dots
+// CHECK: fa4.shared_buffer : memref<128x64xbf16, 3>
+// CHECK-NOT: fa4.shared_buffer : memref<128x64xbf16, 3>
+// CHECK: fa4.named_barrier.sync id(11) threads(256)
+// CHECK-NEXT: fa4.shared_store
+// CHECK-NEXT: fa4.named_barrier.sync id(11) threads(256)
+// CHECK-NOT: fa4.named_barrier.sync id(11)
+// CHECK: %[[T:.*]] = fa4.shared_tile
+// CHECK-NEXT: %[[TT:.*]] = tile.trans %[[T]]
+// CHECK: tile.dot %[[TT]]
+// CHECK-NOT: fa4.named_barrier.sync id(11)
+// CHECK: tile.dot %[[TT]]
+func.func @two_dots(%k: !tile.desc<128x128xbf16>, %q: !tile.desc<64x128xbf16>, %dq: !tile.desc<64x128xf32>, %dq2: !tile.desc<64x128xf32>) attributes {fa4.kernel} {
+  %c0 = arith.constant 0 : index
+  %kt = tile.load %k[%c0, %c0] : !tile.desc<128x128xbf16> -> tensor<128x128xbf16>
+  %qt = tile.load %q[%c0, %c0] : !tile.desc<64x128xbf16> -> tensor<64x128xbf16>
+  %qtt = tile.trans %qt : tensor<64x128xbf16> -> tensor<128x64xbf16>
+  %z = arith.constant dense<0.0> : tensor<128x64xf32>
+  %s = tile.dot %kt, %qtt, %z : tensor<128x128xbf16>, tensor<128x64xbf16>, tensor<128x64xf32>
+  %sb = arith.truncf %s : tensor<128x64xf32> to tensor<128x64xbf16>
+  %st = tile.trans %sb : tensor<128x64xbf16> -> tensor<64x128xbf16>
+  %z2 = arith.constant dense<0.0> : tensor<64x128xf32>
+  %p = tile.dot %st, %kt, %z2 : tensor<64x128xbf16>, tensor<128x128xbf16>, tensor<64x128xf32>
+  %p2 = tile.dot %st, %kt, %p : tensor<64x128xbf16>, tensor<128x128xbf16>, tensor<64x128xf32>
+  tile.store %p, %dq[%c0, %c0] add : tensor<64x128xf32>, !tile.desc<64x128xf32>
+  tile.store %p2, %dq2[%c0, %c0] add : tensor<64x128xf32>, !tile.desc<64x128xf32>
+  return
+}
