@@ -254,48 +254,34 @@ bool attentionBackwardPinDescriptors(const AttentionOptions &options);
 mlir::OwningOpRef<mlir::ModuleOp>
 buildAttentionBackwardDq(mlir::MLIRContext *context,
                          const AttentionOptions &options);
-/// The attention backward's dK and dV as a tile program,
-/// `@attention_bwd_dkdv(q, k, v, do, lse, delta, dk, dv, seq_q, seq_k,
-/// batch, heads, group, softmax_scale, causal[, window_left,
-/// window_right][, softcap])`: the dQ program's tensors
-/// with blocks of 1x1xNxD' for Q and dO and 1x1xMxD' for K, V, dK and dV
-/// ([B, Hkv, Sk, D]). Program (x, hk, b) of a grid (cdiv(Sk, M), Hkv, B)
-/// writes dK and dV of key rows [M x, M x + M) of KV head hk, summed over
-/// the query heads of its group and the query blocks that see them (all,
-/// those up to the diagonal when causal, those whose window holds them) in
-/// one loop. With `varlen`, packed sequences as the dQ program's, on a grid
-/// (cdiv(max_seqlen_k, M), Hkv, B). Null, with an error, for options it
-/// does not support.
-mlir::OwningOpRef<mlir::ModuleOp>
-buildAttentionBackwardDkDv(mlir::MLIRContext *context,
-                           const AttentionOptions &options);
-/// The dK/dV program's dK alone, `@attention_bwd_dk(q, k, v, do, lse,
-/// delta, dk, ...)`, and its dV alone, `@attention_bwd_dv(q, k, do, lse,
-/// dv, ...)` (it reads neither V nor D): over 128 columns of head dim,
-/// where dK and dV together overflow a warpgroup's registers (2 KiB of
-/// spills a thread at 256), two programs of one accumulator each, Sᵀ
-/// computed by both. Same grid, scalars and options as the dK/dV program.
-mlir::OwningOpRef<mlir::ModuleOp>
-buildAttentionBackwardDk(mlir::MLIRContext *context,
-                         const AttentionOptions &options);
-mlir::OwningOpRef<mlir::ModuleOp>
-buildAttentionBackwardDv(mlir::MLIRContext *context,
-                         const AttentionOptions &options);
-/// The attention backward's main kernel in FlashAttention's five products,
-/// `@attention_bwd(q, k, v, do, lse, delta, dk, dv, dq_accum, seq_q, ...)`:
-/// the dK/dV program, which also adds its key block's part of dQ, dS · K,
-/// into dQaccum, an f32 descriptor with blocks of 1x1xNxD' over
-/// [B, H, Sq, D'] (D' the head dim padded to 64 columns, zeroed before the
-/// launch; the postprocess scales it into dQ), by TMA reduce-add. S and dP
-/// are computed once, not twice as by the dQ and dK/dV programs. dQ's
-/// product splits over the consumer warpgroups by columns over 64-row
-/// query blocks, by rows over blocks of 128 (head dim 64). Null, with an
-/// error, for options it does not support.
-mlir::OwningOpRef<mlir::ModuleOp>
-buildAttentionBackward(mlir::MLIRContext *context,
-                       const AttentionOptions &options);
-/// The backward's main `program` (dQ, dK/dV, dK, dV or the five products)
-/// for `options`: the builder above that writes it.
+/// The attention backward's main `program` as a tile program: dQ's (the
+/// builder above), or one over key blocks:
+/// - DkDv, `@attention_bwd_dkdv(q, k, v, do, lse, delta, dk, dv, seq_q,
+///   seq_k, batch, heads, group, softmax_scale, causal[, window_left,
+///   window_right][, softcap])`: the dQ program's tensors with blocks of
+///   1x1xNxD' for Q and dO and 1x1xMxD' for K, V, dK and dV ([B, Hkv, Sk,
+///   D]). Program (x, hk, b) of a grid (cdiv(Sk, M), Hkv, B) writes dK and
+///   dV of key rows [M x, M x + M) of KV head hk, summed over the query
+///   heads of its group and the query blocks that see them (all, those up
+///   to the diagonal when causal, those whose window holds them) in one
+///   loop. With `varlen`, packed sequences as the dQ program's, on a grid
+///   (cdiv(max_seqlen_k, M), Hkv, B).
+/// - Dk, `@attention_bwd_dk(q, k, v, do, lse, delta, dk, ...)`, and Dv,
+///   `@attention_bwd_dv(q, k, do, lse, dv, ...)` (it reads neither V nor
+///   D): the DkDv program's dK or dV alone, for over 128 columns of head
+///   dim, where the two together overflow a warpgroup's registers (2 KiB
+///   of spills a thread at 256); Sᵀ computed by both. Same grid, scalars
+///   and options.
+/// - Fused, FlashAttention's five products, `@attention_bwd(q, k, v, do,
+///   lse, delta, dk, dv, dq_accum, seq_q, ...)`: the DkDv program, which
+///   also adds its key block's part of dQ, dS · K, into dQaccum, an f32
+///   descriptor with blocks of 1x1xNxD' over [B, H, Sq, D'] (D' the head
+///   dim padded to 64 columns, zeroed before the launch; the postprocess
+///   scales it into dQ), by TMA reduce-add. S and dP are computed once, not
+///   twice as by the dQ and DkDv programs. dQ's product splits over the
+///   consumer warpgroups by columns over 64-row query blocks, by rows over
+///   blocks of 128 (head dim 64).
+/// Null, with an error, for options the program does not support.
 mlir::OwningOpRef<mlir::ModuleOp>
 buildAttentionBackwardProgram(mlir::MLIRContext *context,
                               const AttentionOptions &options,

@@ -631,30 +631,6 @@ buildKeyBlockBackward(mlir::MLIRContext *context,
 } // namespace
 
 mlir::OwningOpRef<mlir::ModuleOp>
-fa4::dsl::buildAttentionBackwardDkDv(mlir::MLIRContext *context,
-                                     const AttentionOptions &options) {
-  return buildKeyBlockBackward(context, options, BackwardProgram::DkDv);
-}
-
-mlir::OwningOpRef<mlir::ModuleOp>
-fa4::dsl::buildAttentionBackwardDk(mlir::MLIRContext *context,
-                                   const AttentionOptions &options) {
-  return buildKeyBlockBackward(context, options, BackwardProgram::Dk);
-}
-
-mlir::OwningOpRef<mlir::ModuleOp>
-fa4::dsl::buildAttentionBackwardDv(mlir::MLIRContext *context,
-                                   const AttentionOptions &options) {
-  return buildKeyBlockBackward(context, options, BackwardProgram::Dv);
-}
-
-mlir::OwningOpRef<mlir::ModuleOp>
-fa4::dsl::buildAttentionBackward(mlir::MLIRContext *context,
-                                 const AttentionOptions &options) {
-  return buildKeyBlockBackward(context, options, BackwardProgram::Fused);
-}
-
-mlir::OwningOpRef<mlir::ModuleOp>
 fa4::dsl::buildAttentionBackwardProgram(mlir::MLIRContext *context,
                                         const AttentionOptions &options,
                                         BackwardProgram program) {
