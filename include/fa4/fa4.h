@@ -74,8 +74,7 @@ typedef struct fa4_attention_args {
   /* Any plan field by its name, as fa4-run --plan takes them
    * ("kv-stages=3,block-n=64"; fa4/KernelFormat/Plan.h lists the fields);
    * NULL or "": none. A field set here wins over kv_stages and block_n; the
-   * fields left unset are derived, some per launch (at head dim 256 the key
-   * block from the mask and the key length). */
+   * fields left unset are derived from the key. */
   const char *plan;
 } fa4_attention_args;
 
@@ -94,9 +93,10 @@ const char *fa4_version(void);
 /* The message of the last failure on this thread; "" when none. */
 const char *fa4_last_error(void);
 
-/* The name of the kernel `args` needs (e.g. "attention-hd128-varlen",
- * "attention-hd256-bn64": derived from its key, plan choices included),
- * written to `name` (at most `capacity` bytes with the terminating 0).
+/* The name of the kernel `args` needs (e.g. "attention-hd128-varlen", or
+ * "attention-hd256-bn64" with block_n 64: derived from its key, plan
+ * choices included), written to `name` (at most `capacity` bytes with the
+ * terminating 0).
  * Returns 0, or non-zero for options no shipped kernel has. */
 int fa4_attention_kernel_name(const fa4_attention_args *args, char *name,
                               int64_t capacity);

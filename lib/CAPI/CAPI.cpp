@@ -125,10 +125,6 @@ rt::Expected<fa4::KernelKey> kernelKey(const fa4_attention_args &args) {
     if (rt::Status s = key.plan.parse(args.plan); !s.ok())
       return rt::Status::error("plan '" + std::string(args.plan) +
                                "': " + s.message());
-  // The plan fields measured best for this launch's shape (k is
-  // [B, HKV, SK, D]), where the caller leaves them to fa4.
-  if (!varlen)
-    key = fa4::planForLaunch(key, args.k.shape[2], args.causal != 0);
   return key;
 }
 

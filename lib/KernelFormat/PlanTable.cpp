@@ -1,64 +1,13 @@
 //===- PlanTable.cpp - the plan chosen per launch -------------------------===//
 //
-// The rows of the per-launch plan table and the measurements behind them.
-// A row applies to dense attention without a window or softcap (the shapes
-// it was measured on) at its head dims, mask and sequence lengths, and
-// fills the plan fields the caller left unset.
+// The lengths at which the attention backward switches to five products,
+// and the measurements behind them.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fa4/KernelFormat/PlanTable.h"
 
-#include <limits>
-#include <optional>
-
 using namespace fa4;
-
-namespace {
-/// One row: where it applies and what it sets.
-struct Row {
-  int64_t headDim, headDimV;
-  /// The mask it was measured with; unset: either.
-  std::optional<bool> causal;
-  /// The longest key sequence it applies to.
-  int64_t maxSeqK;
-  /// The block rows it picks.
-  int64_t blockN;
-};
-
-/// Head dim 256, bf16, H = 16, B * S = 16384, two calls of the plan sweep
-/// on the H200 (bench/RESULTS.md, 2026-12-02, "Head dim 256"), TFLOP/s of
-/// 64-row against 80-row K/V blocks:
-///
-///   causal     S = 1024 486 / 443, 2048 583 / 558, 4096 643-648 / 593-611,
-///              8192 692 / 638, 16384 672 / 670 (level)
-///   not causal S = 1024 632-633 / 623-624, 2048 693 / 650; 4096 638-693 /
-///              677-727 (the calls disagree), 8192 657 / 667, 16384 666 /
-///              679-681 (80 rows ahead by 1.5-2 %)
-///
-/// and, since the 80-row kernel pins its descriptor bases
-/// (attentionPinDescriptors; bench/RESULTS.md, 2026-12-06, on an H100,
-/// fa4-run by turns, three rounds, not causal, 64 / 80 rows): S = 1024
-/// 629 / 655, 2048 676-689 / 683-719, 4096 645-671 / 677-753. So 64 rows
-/// with a causal mask, the derived (pinned) 80 rows otherwise. f16 has the
-/// same tiles and bytes.
-constexpr Row kRows[] = {
-    {256, 256, true, std::numeric_limits<int64_t>::max(), 64},
-};
-} // namespace
-
-KernelKey fa4::planForLaunch(KernelKey key, int64_t seqK, bool causal) {
-  if (key.family != Family::Attention || key.window || key.softcap ||
-      key.varlen || key.plan.blockN)
-    return key;
-  for (const Row &row : kRows)
-    if (row.headDim == key.headDim && row.headDimV == key.valueHeadDim() &&
-        (!row.causal || *row.causal == causal) && seqK <= row.maxSeqK) {
-      key.plan.blockN = row.blockN;
-      break;
-    }
-  return key;
-}
 
 /// The backward in five products against dQ by a kernel of its own, head
 /// dim 128, bf16, H = 16, B * S = 16384, on an H100 (bench/RESULTS.md,

@@ -536,7 +536,8 @@ def have_ptxas():
 
 class KernelNames(unittest.TestCase):
     """libfa4's kernel key, by the name it derives: head dims, options,
-    the plan text and the per-launch plan table (no compile, no GPU)."""
+    the plan text, and the plan a launch of a shape gets (no compile, no
+    GPU)."""
 
     def name(self, head_dim=128, head_dim_v=None, dtype=_lib.FA4_BF16, varlen=False,
              window=False, softcap=0.0, causal=False, seqlen_k=4096, plan=None):
@@ -566,12 +567,12 @@ class KernelNames(unittest.TestCase):
         self.assertEqual(self.name(80), "attention-hd80")
         self.assertEqual(self.name(plan="kv-stages=3,persistent=false"),
                          "attention-hd128-kv3-persistent0")
-        # The per-launch table: head dim 256 takes 64-row key blocks with a
-        # causal mask; a plan given wins.
-        self.assertEqual(self.name(256, causal=True), "attention-hd256-bn64")
+        # Head dim 256 takes the derived 80-row key blocks with a causal
+        # mask or without one, at every length; a plan given wins.
+        self.assertEqual(self.name(256, causal=True), "attention-hd256")
         self.assertEqual(self.name(256, seqlen_k=2048), "attention-hd256")
         self.assertEqual(self.name(256), "attention-hd256")
-        self.assertEqual(self.name(256, causal=True, plan="block-n=80"), "attention-hd256-bn80")
+        self.assertEqual(self.name(256, causal=True, plan="block-n=64"), "attention-hd256-bn64")
 
     def test_refusals(self):
         for kwargs, message in (

@@ -4,13 +4,11 @@
 // text of kernel keys (every combination of the attention options
 // with a few head dims and plans, and the GEMM), then checks that no two
 // differ in name or text; `plan` sets and parses plan fields and
-// prints each refusal; `plan-table` prints the kernels launches of several
-// shapes get from the per-launch plan table.
+// prints each refusal.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fa4/KernelFormat/KernelKey.h"
-#include "fa4/KernelFormat/PlanTable.h"
 
 #include <cstdio>
 #include <set>
@@ -196,38 +194,12 @@ static int runPlan() {
   return 0;
 }
 
-static int runPlanTable() {
-  struct Launch {
-    int64_t headDim, headDimV, seqK;
-    bool causal, window;
-    const char *plan;
-  };
-  for (const Launch &launch :
-       {Launch{256, 0, 1024, true, false, ""}, {256, 0, 16384, true, false, ""},
-        {256, 0, 2048, false, false, ""}, {256, 0, 4096, false, false, ""},
-        {256, 0, 1024, true, true, ""}, {256, 0, 1024, true, false, "block-n=80"},
-        {128, 0, 1024, true, false, ""}, {256, 128, 1024, true, false, ""}}) {
-    KernelKey key;
-    key.headDim = launch.headDim;
-    key.headDimV = launch.headDimV;
-    key.window = launch.window;
-    (void)key.plan.parse(launch.plan);
-    KernelKey chosen = planForLaunch(key, launch.seqK, launch.causal);
-    std::printf("%s sk=%lld %s: %s\n", key.name().c_str(),
-                (long long)launch.seqK, launch.causal ? "causal" : "not causal",
-                chosen.name().c_str());
-  }
-  return 0;
-}
-
 int main(int argc, char **argv) {
   std::string command = argc == 2 ? argv[1] : "";
   if (command == "key")
     return runKey();
   if (command == "plan")
     return runPlan();
-  if (command == "plan-table")
-    return runPlanTable();
-  std::fprintf(stderr, "usage: fa4-kernel-format-checks key|plan|plan-table\n");
+  std::fprintf(stderr, "usage: fa4-kernel-format-checks key|plan\n");
   return 2;
 }

@@ -187,11 +187,6 @@ static KernelKey kernelKey(const run::Arguments &args) {
   if (args.dtype == runtime::ElementType::F16)
     key.dtype = DType::F16;
   key.plan = args.plan;
-  // The plan fields measured best for this launch's shape, where the
-  // command line leaves them to fa4.
-  if (args.problem == run::ProblemKind::Attention)
-    key = planForLaunch(key, int64_t(args.attention.seqK),
-                        args.attention.causal);
   return key;
 }
 

@@ -1,13 +1,16 @@
 //===- PlanTable.h - the plan chosen per launch -----------------*- C++ -*-===//
 //
-// Some plan choices are best at one launch shape and not at another: at
-// head dim 256, 64-row K/V blocks win with a causal mask and at short
-// sequences, 80-row ones elsewhere. A kernel cannot choose at run time (the
-// block is its tiles' shape), so the caller does, before the key names a
-// kernel: the table in PlanTable.cpp maps (head dim, mask, sequence length)
-// to plan fields, with the measurements each row came from, and picks the
-// backward's kernels likewise. fa4-run and
-// libfa4 (and so the Python package) apply it alike. No MLIR, no CUDA.
+// Some choices are best at one launch shape and not at another, and a
+// kernel cannot make them at run time (they are its tiles' shapes or its
+// kernels), so the caller does, before the key names a kernel: whether the
+// attention backward runs in five products, with the measurements behind
+// the lengths it switches at (PlanTable.cpp). fa4-run and libfa4 (and so
+// the Python package) apply it alike. No MLIR, no CUDA.
+//
+// The forward has no such row since the d256 kernel over 80-row key blocks
+// pins its descriptor bases: it leads the 64-row kernel with a causal mask
+// too (bench/RESULTS.md, 2026-12-06), so the derived plan serves every
+// launch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,10 +22,6 @@
 #include <cstdint>
 
 namespace fa4 {
-
-/// `key` with the plan fields the table picks for a launch over `seqK` keys
-/// with or without a causal mask; fields the key's plan sets are kept.
-KernelKey planForLaunch(KernelKey key, int64_t seqK, bool causal);
 
 /// Whether an attention backward of `main`'s options over `seqK` keys runs
 /// in five products (KernelKey::backwardKernels with `fused`, dQ's parts
