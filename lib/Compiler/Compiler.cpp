@@ -184,8 +184,8 @@ static OwningOpRef<ModuleOp> buildAttentionBackwardProgram(
 }
 
 /// A decode program of `key`: the main kernel's plan derived for its head
-/// dims (it stores through pointers), the combine's for V's (it stores O by
-/// TMA); the program written for its tiles.
+/// dims, the combine's for V's (both store through pointers); the program
+/// written for its tiles.
 static OwningOpRef<ModuleOp> buildAttentionDecodeProgram(MLIRContext &context,
                                                          const ::fa4::KernelKey &key) {
   Type elementType;
@@ -193,9 +193,10 @@ static OwningOpRef<ModuleOp> buildAttentionDecodeProgram(MLIRContext &context,
       attentionOptions(context, key, elementType);
   bool combine = key.family == ::fa4::Family::AttentionDecodeCombine;
   ::fa4::Plan plan = key.plan;
-  // The combine's f32 parts (64 columns, 32 KiB a stage) three ahead (two
-  // over 128 columns of V, where the derived plan's accounting, made for
-  // attention's 16-bit K and V tiles, leaves no room for three).
+  // The combine's f32 parts three ahead (two over 128 columns of V, where
+  // the derived plan's accounting, made for attention's 16-bit K and V
+  // tiles, leaves no room for three; 6 and 12 were no faster,
+  // bench/RESULTS.md, 2026-12-06).
   if (combine && !plan.kvStages)
     plan.kvStages = key.valueHeadDim() <= 128 ? 3 : 2;
   // The combine's tiles of 64 rows, one consumer warpgroup: its loop's cost
@@ -208,7 +209,7 @@ static OwningOpRef<ModuleOp> buildAttentionDecodeProgram(MLIRContext &context,
     if (int64_t stages = ::fa4::dsl::attentionDecodeKvStages(*plan.blockN))
       plan.kvStages = stages;
   return buildWithPlan(
-      context, key, elementType, plan, combine, options,
+      context, key, elementType, plan, /*tmaStore=*/false, options,
       [&](const ::fa4::dsl::AttentionOptions &tiles) {
         return combine ? ::fa4::dsl::buildAttentionDecodeCombine(&context, tiles)
                        : ::fa4::dsl::buildAttentionDecode(&context, tiles);

@@ -26,12 +26,15 @@
 
 using namespace fa4::dsl;
 
-/// The columns of O one combine program merges: one 128-byte row of the
-/// element type. A program's loop is a chain of its parts' loads and
-/// merges; narrow programs split the chain's work over more SMs (measured on
-/// the H200, 2026-12-04: 0.8 us a part with the whole head dim of 128 in
-/// one program, 0.45 with 64 columns, 0.3 with 64 columns of 64 rows).
-static constexpr int64_t kCombineColumns = 64;
+/// The columns of O one combine program merges (128 bytes of its f32
+/// parts), O stored through pointers. A program's loop is a chain of its
+/// parts' loads and merges; narrow programs split the chain's work over
+/// more SMs (measured on the H200, 2026-12-04: 0.8 us a part with the whole
+/// head dim of 128 in one program, 0.45 with 64 columns, 0.3 with 64
+/// columns of 64 rows; on an H100, 2026-12-06, a call at B = 1 and 4096
+/// keys 10.9 us with 64 columns (O stored by TMA), 9.8 with 32; more
+/// stages of the parts bought nothing).
+static constexpr int64_t kCombineColumns = 32;
 
 /// The columns of the LSE parts' rows (the most parts).
 static constexpr int64_t kMaxParts = fa4::KernelKey::kDecodeMaxSplits;
@@ -261,22 +264,26 @@ fa4::dsl::buildAttentionDecodeCombine(mlir::MLIRContext *context,
   // [P · B, Hkv, R, ...] read flat, contiguous) and the LSEs as [N, 64]
   // (a row's parts side by side), O [N, Dv] in the element type and the
   // LSE [N] f32 (natural log): a (B, H, Sq, Dv) and a (B, H, Sq) tensor,
-  // contiguous, read flat.
+  // contiguous, read flat. O's blocks of 32 columns go through pointers
+  // (a TMA store takes 64 16-bit columns), the grid over V's columns, not
+  // the parts' padded ones: the last block's columns past Dv are skipped.
   Desc oPart = p.desc("o_partial", {1, bm, kCombineColumns}, f32,
                       {any, any, dvp});
   Desc lsePart =
       p.desc("lse_partial", {bm, kMaxParts}, f32, {oPart.dim(1), kMaxParts});
-  Desc o = p.desc("o", {bm, kCombineColumns}, type, {oPart.dim(1), dv});
-  Ptr lse = p.ptr("lse", f32, {o.dim(0)});
-  Index rows = p.index("rows", o.dim(0));
+  Ptr oPtr = p.ptr("o", type, {oPart.dim(1), Extent(dv)});
+  Ptr lse = p.ptr("lse", f32, {oPart.dim(1)});
+  Index rows = p.index("rows", oPart.dim(1));
+  Desc o = p.makeDesc(oPtr, {rows, dv}, {dv, 1}, {bm, kCombineColumns});
   Index parts = p.index("parts", oPart.dim(0));
-  p.grid({cdiv(o.dim(0), bm), Extent(dvp / kCombineColumns)});
+  p.grid({cdiv(oPart.dim(1), bm),
+          Extent((dv + kCombineColumns - 1) / kCombineColumns)});
   p.programmaticLaunch();
   // One part is the main kernel's to write as O: it writes no part then.
   p.require(oPart.dim(0) >= 2);
   p.require(oPart.dim(0) <= kMaxParts);
 
-  // Program (m, c) merges columns [64 c, 64 c + 64) of rows
+  // Program (m, c) merges columns [32 c, 32 c + 32) of rows
   // [bm m, bm m + bm) over the parts: each part's O weighted by
   // 2^(LSE_p − max) / Σ_p 2^(LSE_p − max), all parts' weights known from
   // one tile of LSEs before the loop, so that the loop waits on nothing
