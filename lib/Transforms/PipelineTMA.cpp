@@ -610,67 +610,16 @@ static bool passable(Operation *op) {
   return isMemoryEffectFree(op);
 }
 
-/// The shared-memory tile a view is of: through `fa4.subtile` to the stage
-/// or buffer it cuts.
-static Value rootTile(Value tile) {
-  while (auto subtile = tile.getDefiningOp<SubtileOp>())
-    tile = subtile.getSource();
-  return tile;
-}
-
-/// The shared tile `op` writes registers into, if it does.
-static Value writtenTile(Operation *op) {
-  if (auto store = dyn_cast<SharedStoreOp>(op))
-    return rootTile(store.getBuffer());
-  if (auto store = dyn_cast<TmaStoreOp>(op))
-    return rootTile(store.getBuffer());
-  return {};
-}
-
 /// Each `fa4.mma.wait` (with the stage releases right after it, which must
 /// follow it) moves down past the ops that do not use its results and may
 /// run meanwhile, up to the first that does or that must not; its pending
-/// count grows by the MMA groups (one a `fa4.mma.async`) it passes.
-///
-/// Besides the `passable` ops, a wait moves past a named barrier and a
-/// store of registers into shared memory when no op of its block (its loop
-/// body, every iteration) stores into a tile that an MMA issued before it
-/// reads: the MMAs in flight then run on past the barrier, and neither
-/// this warpgroup nor one that the barrier let run ahead (each runs the
-/// same ops) writes what they read before the wait. So in the attention
-/// backward's key-block programs dK's and dV's MMAs run while dS goes to
-/// shared memory and dQ's MMA is issued.
-///
-/// The forward's waits stay where they are: each is followed by its
-/// results' first use, or by a release and the loop's end.
+/// count grows by the MMA groups (one a `fa4.mma.async`) it passes. The
+/// forward's waits stay where they are: each is followed by its results'
+/// first use, or by a release and the loop's end.
 void Pipelining::sinkWaits() {
   SmallVector<MmaWaitOp> waits;
   function.walk([&](MmaWaitOp wait) { waits.push_back(wait); });
-  // The last first: a wait moved down does not stop the one before it
-  // (whose releases could not pass it otherwise).
-  for (MmaWaitOp wait : llvm::reverse(waits)) {
-    // The shared tiles the MMAs still in flight at the wait may read: those
-    // of every MMA before it, in its block and the blocks around it.
-    DenseSet<Value> read;
-    for (Operation *at = wait; at && !isa<func::FuncOp>(at);
-         at = at->getParentOp())
-      for (Operation *op = at->getPrevNode(); op; op = op->getPrevNode())
-        op->walk([&](MmaAsyncOp mma) {
-          for (Value operand : mma->getOperands())
-            if (isa<MemRefType>(operand.getType()))
-              read.insert(rootTile(operand));
-        });
-    bool writesRead = false;
-    for (Operation &op : *wait->getBlock())
-      op.walk([&](Operation *inner) {
-        if (Value tile = writtenTile(inner); tile && read.contains(tile))
-          writesRead = true;
-      });
-    auto mayPass = [&](Operation *op) {
-      if (isa<NamedBarrierSyncOp, SharedStoreOp>(op))
-        return !writesRead;
-      return passable(op);
-    };
+  for (MmaWaitOp wait : waits) {
     SmallVector<Operation *> group = {wait};
     Operation *next = wait->getNextNode();
     while (isa_and_nonnull<ConsumerReleaseOp>(next)) {
@@ -691,7 +640,7 @@ void Pipelining::sinkWaits() {
     };
     int64_t passed = 0;
     Operation *stop = next;
-    for (; stop && mayPass(stop) && !uses(stop); stop = stop->getNextNode())
+    for (; stop && passable(stop) && !uses(stop); stop = stop->getNextNode())
       if (isa<MmaAsyncOp>(stop))
         ++passed;
     // Only past an MMA: a wait with nothing more in flight stays where the

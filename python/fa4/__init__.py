@@ -743,8 +743,9 @@ def prepare(head_dim=128, dtype=torch.bfloat16, varlen=False, window=False,
     """Gets the kernel of these options ahead of the first call (compiled, or
     from the compile cache; no GPU needed): head_dim of q and k, head_dim_v
     of v and out where it differs (None: head_dim); causal and seqlen_k, the
-    key length, as the calls will have them (some plan fields are chosen per
-    launch from them); plan, any plan field by name ("kv-stages=3,block-n=64",
+    key length, as the calls will have them (no plan field of the forward
+    depends on them today: every launch takes its key's derived plan); plan,
+    any plan field by name ("kv-stages=3,block-n=64",
     as fa4-run --plan). Returns (source, seconds), source one of
     "compiled", "cache", "process", "kernel-dir"."""
     args = _prepare_args(_lib.AttentionArgs(), ("q", "k", "v", "o"), head_dim, dtype,
