@@ -289,8 +289,8 @@ fa4::dsl::buildAttentionDecodeCombine(mlir::MLIRContext *context,
   // one tile of LSEs before the loop, so that the loop waits on nothing
   // but its O loads; parts that saw no key weigh 0. The rows are every
   // head's and sequence's, packed: a program's loads hold whole rows of
-  // output, whatever the group. Each column block writes the rows' LSE
-  // (the same values).
+  // output, whatever the group. The first column block writes the rows'
+  // LSE (the others store it over no rows).
   Index m = p.programId(0), c = p.programId(1);
   Tile partIds = p.iota({bm, kMaxParts}, 1);
   Tile lseRows = where(partIds < parts, load(lsePart, {m, 0}), -inf);
@@ -307,7 +307,7 @@ fa4::dsl::buildAttentionDecodeCombine(mlir::MLIRContext *context,
                   return {acc + load(oPart, {j, m, c}) * weight.col()};
                 });
   store(o, {m, c}, accF.to(type));
-  Desc lseOut = p.makeDesc(lse, {rows}, {1}, {bm});
+  Desc lseOut = p.makeDesc(lse, {select(c == 0, rows, 0)}, {1}, {bm});
   store(lseOut, {m}, (mMax + log2(lSafe)) * kLn2);
   return p.finish();
 }
