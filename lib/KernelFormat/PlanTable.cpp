@@ -7,34 +7,33 @@
 
 #include "fa4/KernelFormat/PlanTable.h"
 
+#include <optional>
+
 using namespace fa4;
 
-/// The backward in five products against dQ by a kernel of its own, head
-/// dim 128, bf16, H = 16, B * S = 16384, on an H100 (bench/RESULTS.md,
-/// 2026-12-05), the time of the two ways' backward (fa4.attention's op)
-/// interleaved in alternating order, the median of 6 rounds each; five
-/// products over three kernels, TFLOP/s:
+/// The backward in five products against dQ by a kernel of its own, bf16,
+/// H = 16, B * S = 16384, on an H100 (bench/RESULTS.md, 2026-12-06, main's
+/// kernels of c53dedf), each way's backward (fa4's op, libfa4 built
+/// to take the five products at every length) timed by turns in one
+/// process, 5 calls queued between CUDA events, the median of 6 rounds;
+/// the five products' time over the two kernels':
 ///
-///   not causal S = 1024 330 / 341, 2048 368 / 383, 4096 394 / 396,
-///              8192 424 / 413, 16384 430 / 413
-///   causal     S = 1024 229 / 259, 2048 285 / 324, 4096 343 / 372,
-///              8192 386 / 397, 16384 422 / 415
+///   head dim 128, not causal S = 1024 1.04, 2048 1.07, 4096 1.07,
+///                            8192 1.07, 16384 0.97
+///   head dim 128, causal     S = 1024 1.13, 2048 1.11, 4096 1.09,
+///                            8192 1.12, 16384 1.08
 ///
-/// so five products from 8192 keys on without a causal mask, from 16384
-/// with one (where the key blocks' loops differ most in length, and the
-/// longest CTAs, whose steps do more, finish last). Timed kernel by kernel
-/// (`fa4-run --kernel --bench`, inputs of another distribution) the
-/// five-product kernel and the postprocess were ahead at 4096 keys too
-/// (3.17 against 3.34 ms at B = 4, not causal); why they are not end to
-/// end is open.
-constexpr int64_t kBackwardFusedMinSeqK = 8192;
-constexpr int64_t kBackwardFusedMinSeqKCausal = 16384;
+/// so five products from 16384 keys without a causal mask, and with one at
+/// no length measured (the kernel of the longest key block runs longest;
+/// the two kernels' loops have caught up with the five products since the
+/// lengths of 2026-12-05, 8192 and 16384 causal, were measured).
+constexpr int64_t kBackwardFusedMinSeqK = 16384;
+constexpr std::optional<int64_t> kBackwardFusedMinSeqKCausal = std::nullopt;
 /// At head dim 64 the five products (dQ's product split by rows over 128
-/// queries) ran level with the two kernels on an H100 (bench/RESULTS.md,
-/// 2026-12-06: 273.6 / 276.4 TFLOP/s at B = 4, S = 4096 causal; 252 / 249
-/// at B = 16, S = 1024; 176 / 189 causal), their 356 B of spills a thread
-/// taking what the one exp a pair saves: so dQ by its own kernel up to 64
-/// columns of head dim.
+/// queries) are behind the two kernels at every length on an H100 (the
+/// run above: 1.00-1.10 of their time, 1.03-1.10 causal), their 356 B of
+/// spills a thread taking what the one exp a pair saves: so dQ by its own
+/// kernel up to 64 columns of head dim.
 constexpr int64_t kBackwardOwnDqMaxColumns = 64;
 
 bool fa4::backwardFusedForLaunch(const KernelKey &main, int64_t seqK,
@@ -43,8 +42,8 @@ bool fa4::backwardFusedForLaunch(const KernelKey &main, int64_t seqK,
     return false;
   KernelKey fused = main;
   fused.family = Family::AttentionBackwardFused;
+  std::optional<int64_t> minSeqK =
+      causal ? kBackwardFusedMinSeqKCausal : kBackwardFusedMinSeqK;
   return KernelKey::paddedHeadDim(main.headDim) > kBackwardOwnDqMaxColumns &&
-         seqK >=
-             (causal ? kBackwardFusedMinSeqKCausal : kBackwardFusedMinSeqK) &&
-         fused.verify().ok();
+         minSeqK && seqK >= *minSeqK && fused.verify().ok();
 }

@@ -155,7 +155,7 @@ class ArgumentChecks(unittest.TestCase):
 
     def test_backward_dq_accum_columns(self):
         # Whether a backward adds dQ's parts into dq_accum, and its width:
-        # libfa4's table (five products from 8192 keys without a causal
+        # libfa4's table (five products from 16384 keys without a causal
         # mask, at head dims over 64), never when deterministic.
         try:
             library = _lib.library()
@@ -178,12 +178,12 @@ class ArgumentChecks(unittest.TestCase):
                                                                ctypes.byref(out)))
             return out.value
 
-        self.assertEqual(columns(128, 8192), 128)
-        self.assertEqual(columns(96, 8192), 128)
-        self.assertEqual(columns(128, 8192, deterministic=True), 0)
-        self.assertEqual(columns(128, 8192, causal=True), 0)
-        self.assertEqual(columns(128, 16384, causal=True), 128)
-        self.assertEqual(columns(128, 4096), 0)
+        self.assertEqual(columns(128, 16384), 128)
+        self.assertEqual(columns(96, 16384), 128)
+        self.assertEqual(columns(128, 16384, deterministic=True), 0)
+        self.assertEqual(columns(128, 8192), 0)
+        self.assertEqual(columns(128, 16384, causal=True), 0)
+        self.assertEqual(columns(128, 1 << 20, causal=True), 0)
         self.assertEqual(columns(64, 16384), 0)
         # Packed sequences take dQ's own kernel.
         self.assertEqual(columns(128, 16384, varlen=True), 0)

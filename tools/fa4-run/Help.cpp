@@ -198,8 +198,10 @@ OPTIONS
                          postprocess that scales that sum into dQ. Head
                          dims up to 128. Without it or
                          --deterministic, --backward takes the way libfa4
-                         takes for the launch: five products at head dims
-                         over 64 from 8192 keys (16384 with a causal mask)
+                         takes for the launch (its table in
+                         fa4/KernelFormat/PlanTable.h): five products at
+                         head dims over 64 from 16384 keys without a
+                         causal mask
   --deterministic        with --backward: dQ by a kernel of its own (no sum
                          across CTAs, the same bits every run), as
                          fa4.attention(deterministic=True)
