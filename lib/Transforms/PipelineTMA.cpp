@@ -107,9 +107,12 @@ LogicalResult Pipelining::classify(Load &load) {
                                "kernel argument: TMA needs a host-built map";
   Operation *parent = op->getParentOp();
   if (auto loop = dyn_cast<scf::ForOp>(parent)) {
-    if (loop->getParentOp() != function)
-      return op.emitOpError() << "loads in a nested loop: fa4 pipelines the "
-                                 "loads of one loop";
+    for (Operation *outer = loop->getParentOp(); outer != function;
+         outer = outer->getParentOp())
+      if (!isa<scf::ForOp>(outer))
+        return op.emitOpError()
+               << "loads in a loop inside '" << outer->getName()
+               << "': fa4 pipelines the loads of loops nested in loops only";
     load.loop = loop;
   } else if (parent != function) {
     return op.emitOpError()
@@ -284,9 +287,40 @@ void Pipelining::createPipeline(Load &load) {
     load.partner->pipeline = load.pipeline;
 }
 
+/// Carries the pipeline states that `starts` begin right before `loop`
+/// through the loops around it instead, started before the outermost: each
+/// of those loops takes them as iteration arguments and yields what the
+/// loop inside it leaves, so that the states go on from one run of the
+/// inner loop to the next.
+static void carryThroughOuterLoops(scf::ForOp loop,
+                                   SmallVector<Value> starts) {
+  IRRewriter rewriter(loop.getContext());
+  while (auto outer = dyn_cast<scf::ForOp>(loop->getParentOp())) {
+    SmallVector<Value> inits;
+    OpBuilder b(outer);
+    for (Value start : starts)
+      inits.push_back(b.clone(*start.getDefiningOp())->getResult(0));
+    ValueRange ends = loop.getResults().take_back(starts.size());
+    auto grown = cast<scf::ForOp>(*outer.replaceWithAdditionalYields(
+        rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+          return SmallVector<Value>(ends);
+        }));
+    for (auto [start, arg] :
+         llvm::zip(starts, grown.getRegionIterArgs().take_back(inits.size()))) {
+      Operation *op = start.getDefiningOp();
+      start.replaceAllUsesWith(arg);
+      op->erase();
+    }
+    loop = grown;
+    starts = inits;
+  }
+}
+
 /// Gives each load's pipeline a producer and a consumer state where the
 /// load is: started before the kernel body, or carried by the loop (all the
-/// loop's pipelines at once, since growing a loop replaces it).
+/// loop's pipelines at once, since growing a loop replaces it) and by the
+/// loops around it.
 void Pipelining::threadStates() {
   DenseMap<Operation *, SmallVector<Load *>> byLoop;
   SmallVector<scf::ForOp> loops;
@@ -325,6 +359,7 @@ void Pipelining::threadStates() {
                 yb, loc, carried[i / 2]->pipeline, arg));
           return next;
         }));
+    carryThroughOuterLoops(grown, inits);
     ArrayRef<BlockArgument> args =
         grown.getRegionIterArgs().take_back(inits.size());
     for (auto [i, load] : llvm::enumerate(carried)) {

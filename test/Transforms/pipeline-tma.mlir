@@ -187,3 +187,58 @@ func.func @once_for_a_dot(%a: !tile.desc<128x128xbf16>, %bias: !tile.desc<16x128
   tile.store %o, %od[%c0, %c0] : tensor<128x128xbf16>, !tile.desc<128x128xbf16>
   return
 }
+
+// -----
+
+// A load in a loop in a loop (the attention backward's heads of a group,
+// each over its query blocks): the states start before the outer loop,
+// which carries them and yields what the inner loop leaves, so they go on
+// from one run of the inner loop to the next.
+// TWICE-LABEL: func.func @nested
+// TWICE: %[[P:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<k, kv = 2, qk = 1, memref<128x128xbf16, 3>>
+// TWICE: %[[PS:.*]] = fa4.pipeline.start %[[P]] producer
+// TWICE-NEXT: %[[CS:.*]] = fa4.pipeline.start %[[P]] consumer
+// TWICE-NEXT: %[[OUT:.*]]:3 = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[OP:.*]] = %[[PS]], %[[OC:.*]] = %[[CS]])
+// TWICE-NOT: fa4.pipeline.start
+// TWICE: %[[IN:.*]]:3 = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[ACC]], %[[IP:.*]] = %[[OP]], %[[IC:.*]] = %[[OC]])
+// TWICE: fa4.producer.acquire %[[P]][%[[IP]]]
+// TWICE: fa4.consumer.wait %[[P]][%[[IC]]]
+// TWICE: fa4.pipeline.step %[[P]][%[[IP]]]
+// TWICE: fa4.pipeline.step %[[P]][%[[IC]]]
+// TWICE: scf.yield
+// TWICE: scf.yield %[[IN]]#0, %[[IN]]#1, %[[IN]]#2
+func.func @nested(%k: !tile.desc<1x128x128xbf16>, %qd: !tile.desc<1x128x128xbf16>, %m: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %q = tile.load %qd[%c0, %c0, %c0] : !tile.desc<1x128x128xbf16> -> tensor<128x128xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %r = scf.for %h = %c0 to %m step %c1 iter_args(%acc = %zero) -> tensor<128x128xf32> {
+    %inner = scf.for %j = %c0 to %n step %c1 iter_args(%a = %acc) -> tensor<128x128xf32> {
+      %kt = tile.load %k[%h, %j, %c0] : !tile.desc<1x128x128xbf16> -> tensor<128x128xbf16>
+      %ktt = tile.trans %kt : tensor<128x128xbf16> -> tensor<128x128xbf16>
+      %s = tile.dot %q, %ktt, %a : tensor<128x128xbf16>, tensor<128x128xbf16>, tensor<128x128xf32>
+      scf.yield %s : tensor<128x128xf32>
+    }
+    scf.yield %inner : tensor<128x128xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @loop_in_if(%k: !tile.desc<1x128x128xbf16>, %qd: !tile.desc<1x128x128xbf16>, %n: index, %c: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %q = tile.load %qd[%c0, %c0, %c0] : !tile.desc<1x128x128xbf16> -> tensor<128x128xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  scf.if %c {
+    %r = scf.for %j = %c0 to %n step %c1 iter_args(%a = %zero) -> tensor<128x128xf32> {
+      // expected-error @below {{'tile.load' op loads in a loop inside 'scf.if': fa4 pipelines the loads of loops nested in loops only}}
+      %kt = tile.load %k[%c0, %j, %c0] : !tile.desc<1x128x128xbf16> -> tensor<128x128xbf16>
+      %ktt = tile.trans %kt : tensor<128x128xbf16> -> tensor<128x128xbf16>
+      %s = tile.dot %q, %ktt, %a : tensor<128x128xbf16>, tensor<128x128xbf16>, tensor<128x128xf32>
+      scf.yield %s : tensor<128x128xf32>
+    }
+  }
+  return
+}

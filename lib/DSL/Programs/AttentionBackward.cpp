@@ -526,10 +526,11 @@ buildKeyBlockBackward(mlir::MLIRContext *context,
   // Past the end of its sequence's keys a program visits no query block.
   if (options.varlen)
     count = select(n0 < seqK, count, 0);
-  // A step: query block mq of head h, its parts of dK and dV (those the
-  // program computes) added to dkI and dvI.
-  auto step = [&](Index i, Tile dkI, Tile dvI) -> std::pair<Tile, Tile> {
-    Index h = hk * group + i / count, mq = first + i % count;
+  // A step: query block first + i of the group's head j, its parts of dK
+  // and dV (those the program computes) added to dkI and dvI.
+  auto step = [&](Index j, Index i, Tile dkI,
+                  Tile dvI) -> std::pair<Tile, Tile> {
+    Index h = hk * group + j, mq = first + i;
     Tile qTile = args.loadBlock(args.q, b, h, mq, bn, /*keys=*/false);
     Tile doTile = args.loadBlock(args.dout, b, h, mq, bn, /*keys=*/false);
     // The columns' LSE and D first: their loads' latency passes under
@@ -599,25 +600,36 @@ buildKeyBlockBackward(mlir::MLIRContext *context,
                 dot(trans(ds), kTile, p.zeros({bn, dp}, f32)));
     return {dkNext, dvNext};
   };
+  // The group's heads, each over its query blocks: a loop in a loop, so
+  // that a step finds its head and query block without dividing one
+  // loop's index (a 64-bit division on the way to the step's loads).
   Tile dkAcc, dvAcc;
-  Index steps = group * count;
   if (withDk && withDv) {
     auto [dkLast, dvLast] = p.forLoop(
-        0, steps, 1, {p.zeros({bm, dp}, f32), p.zeros({bm, dvp}, f32)},
-        [&](Index i, Tile dkI, Tile dvI) -> Tiles<2> {
-          auto [dkNext, dvNext] = step(i, dkI, dvI);
+        0, group, 1, {p.zeros({bm, dp}, f32), p.zeros({bm, dvp}, f32)},
+        [&](Index j, Tile dkJ, Tile dvJ) -> Tiles<2> {
+          auto [dkNext, dvNext] = p.forLoop(
+              0, count, 1, {dkJ, dvJ},
+              [&](Index i, Tile dkI, Tile dvI) -> Tiles<2> {
+                auto [dk, dv] = step(j, i, dkI, dvI);
+                return {dk, dv};
+              });
           return {dkNext, dvNext};
         });
     dkAcc = dkLast;
     dvAcc = dvLast;
   } else {
-    auto [last] =
-        p.forLoop(0, steps, 1, {p.zeros({bm, withDk ? dp : dvp}, f32)},
-                  [&](Index i, Tile acc) -> Tiles<1> {
-                    auto [dkNext, dvNext] =
-                        step(i, withDk ? acc : Tile(), withDv ? acc : Tile());
-                    return {withDk ? dkNext : dvNext};
-                  });
+    auto [last] = p.forLoop(
+        0, group, 1, {p.zeros({bm, withDk ? dp : dvp}, f32)},
+        [&](Index j, Tile accJ) -> Tiles<1> {
+          auto [next] = p.forLoop(
+              0, count, 1, {accJ}, [&](Index i, Tile acc) -> Tiles<1> {
+                auto [dkNext, dvNext] = step(j, i, withDk ? acc : Tile(),
+                                             withDv ? acc : Tile());
+                return {withDk ? dkNext : dvNext};
+              });
+          return {next};
+        });
     (withDk ? dkAcc : dvAcc) = last;
   }
   if (withDk)
