@@ -159,7 +159,9 @@ def FA4PipelineTMA : Pass<"fa4-pipeline-tma", "ModuleOp"> {
     reads it and its release after that dot's MMA completes (a tile read
     into registers, `fa4.shared_load`, reads the stage's buffer and, in the
     loop, releases it right after the read; an `operand` pipeline); pipeline states
-    ride the loop as iteration arguments. The A and B operands of one dot,
+    ride the loop as iteration arguments, and the loops around it when it
+    is nested in loops (started before the outermost, each outer loop
+    yielding what the one inside leaves). The A and B operands of one dot,
     both loaded in its loop (a GEMM's k-step), share one pipeline whose
     stage holds both tiles: one acquire, one wait and one release for the
     two. A descriptor loaded more than once (two loops reading one row)
