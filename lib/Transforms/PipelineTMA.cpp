@@ -292,8 +292,7 @@ void Pipelining::createPipeline(Load &load) {
 /// of those loops takes them as iteration arguments and yields what the
 /// loop inside it leaves, so that the states go on from one run of the
 /// inner loop to the next.
-static void carryThroughOuterLoops(scf::ForOp loop,
-                                   SmallVector<Value> starts) {
+static void carryThroughOuterLoops(scf::ForOp loop, SmallVector<Value> starts) {
   IRRewriter rewriter(loop.getContext());
   while (auto outer = dyn_cast<scf::ForOp>(loop->getParentOp())) {
     SmallVector<Value> inits;

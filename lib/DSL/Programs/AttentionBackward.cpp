@@ -608,12 +608,12 @@ buildKeyBlockBackward(mlir::MLIRContext *context,
     auto [dkLast, dvLast] = p.forLoop(
         0, group, 1, {p.zeros({bm, dp}, f32), p.zeros({bm, dvp}, f32)},
         [&](Index j, Tile dkJ, Tile dvJ) -> Tiles<2> {
-          auto [dkNext, dvNext] = p.forLoop(
-              0, count, 1, {dkJ, dvJ},
-              [&](Index i, Tile dkI, Tile dvI) -> Tiles<2> {
-                auto [dk, dv] = step(j, i, dkI, dvI);
-                return {dk, dv};
-              });
+          auto [dkNext, dvNext] =
+              p.forLoop(0, count, 1, {dkJ, dvJ},
+                        [&](Index i, Tile dkI, Tile dvI) -> Tiles<2> {
+                          auto [dk, dv] = step(j, i, dkI, dvI);
+                          return {dk, dv};
+                        });
           return {dkNext, dvNext};
         });
     dkAcc = dkLast;
@@ -624,8 +624,8 @@ buildKeyBlockBackward(mlir::MLIRContext *context,
         [&](Index j, Tile accJ) -> Tiles<1> {
           auto [next] = p.forLoop(
               0, count, 1, {accJ}, [&](Index i, Tile acc) -> Tiles<1> {
-                auto [dkNext, dvNext] = step(j, i, withDk ? acc : Tile(),
-                                             withDv ? acc : Tile());
+                auto [dkNext, dvNext] =
+                    step(j, i, withDk ? acc : Tile(), withDv ? acc : Tile());
                 return {withDk ? dkNext : dvNext};
               });
           return {next};
