@@ -29,6 +29,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <numeric>
+
 namespace mlir::fa4 {
 #define GEN_PASS_DEF_FA4PIPELINETMA
 #include "fa4/Transforms/Passes.h.inc"
@@ -291,8 +293,11 @@ void Pipelining::createPipeline(Load &load) {
 /// through the loops around it instead, started before the outermost: each
 /// of those loops takes them as iteration arguments and yields what the
 /// loop inside it leaves, so that the states go on from one run of the
-/// inner loop to the next.
-static void carryThroughOuterLoops(scf::ForOp loop, SmallVector<Value> starts) {
+/// inner loop to the next. `replaced` hears of each loop grown in place of
+/// another.
+static void
+carryThroughOuterLoops(scf::ForOp loop, SmallVector<Value> starts,
+                       function_ref<void(scf::ForOp, scf::ForOp)> replaced) {
   IRRewriter rewriter(loop.getContext());
   while (auto outer = dyn_cast<scf::ForOp>(loop->getParentOp())) {
     SmallVector<Value> inits;
@@ -305,6 +310,7 @@ static void carryThroughOuterLoops(scf::ForOp loop, SmallVector<Value> starts) {
         [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
           return SmallVector<Value>(ends);
         }));
+    replaced(outer, grown);
     for (auto [start, arg] :
          llvm::zip(starts, grown.getRegionIterArgs().take_back(inits.size()))) {
       Operation *op = start.getDefiningOp();
@@ -316,13 +322,24 @@ static void carryThroughOuterLoops(scf::ForOp loop, SmallVector<Value> starts) {
   }
 }
 
+/// How many loops hold `loop`.
+static int64_t loopDepth(scf::ForOp loop) {
+  int64_t depth = 0;
+  for (Operation *op = loop->getParentOp(); isa<scf::ForOp>(op);
+       op = op->getParentOp())
+    ++depth;
+  return depth;
+}
+
 /// Gives each load's pipeline a producer and a consumer state where the
 /// load is: started before the kernel body, or carried by the loop (all the
 /// loop's pipelines at once, since growing a loop replaces it) and by the
-/// loops around it.
+/// loops around it. The deepest loops go first: a loop is grown again only
+/// for the loops inside it, so that the states taken from a loop stay its
+/// own.
 void Pipelining::threadStates() {
-  DenseMap<Operation *, SmallVector<Load *>> byLoop;
   SmallVector<scf::ForOp> loops;
+  SmallVector<SmallVector<Load *>> carriedBy;
   for (Load &load : loads) {
     // A pair's B rides on A's states.
     if (load.tile != 0)
@@ -336,13 +353,31 @@ void Pipelining::threadStates() {
                                                    PipelineSide::consumer);
       continue;
     }
-    if (!byLoop.count(load.loop))
+    auto *at = llvm::find(loops, load.loop);
+    if (at == loops.end()) {
       loops.push_back(load.loop);
-    byLoop[load.loop].push_back(&load);
+      carriedBy.emplace_back();
+      at = loops.end() - 1;
+    }
+    carriedBy[at - loops.begin()].push_back(&load);
   }
+  SmallVector<size_t> order(loops.size());
+  std::iota(order.begin(), order.end(), 0);
+  llvm::stable_sort(order, [&](size_t a, size_t b) {
+    return loopDepth(loops[a]) > loopDepth(loops[b]);
+  });
+  auto replaced = [&](scf::ForOp old, scf::ForOp grown) {
+    for (scf::ForOp &loop : loops)
+      if (loop == old)
+        loop = grown;
+    for (Load &load : loads)
+      if (load.loop == old)
+        load.loop = grown;
+  };
   IRRewriter rewriter(function.getContext());
-  for (scf::ForOp loop : loops) {
-    ArrayRef<Load *> carried = byLoop[loop];
+  for (size_t index : order) {
+    scf::ForOp loop = loops[index];
+    ArrayRef<Load *> carried = carriedBy[index];
     SmallVector<Value> inits;
     OpBuilder b(loop);
     for (Load *load : carried)
@@ -358,19 +393,18 @@ void Pipelining::threadStates() {
                 yb, loc, carried[i / 2]->pipeline, arg));
           return next;
         }));
-    carryThroughOuterLoops(grown, inits);
+    replaced(loop, grown);
     ArrayRef<BlockArgument> args =
         grown.getRegionIterArgs().take_back(inits.size());
     for (auto [i, load] : llvm::enumerate(carried)) {
-      load->loop = grown;
       load->producerState = args[2 * i];
       load->consumerState = args[2 * i + 1];
       if (Load *partner = load->partner) {
-        partner->loop = grown;
         partner->producerState = load->producerState;
         partner->consumerState = load->consumerState;
       }
     }
+    carryThroughOuterLoops(grown, inits, replaced);
   }
 }
 

@@ -226,6 +226,39 @@ func.func @nested(%k: !tile.desc<1x128x128xbf16>, %qd: !tile.desc<1x128x128xbf16
 
 // -----
 
+// Loads at two depths: the inner loop's states are threaded first, then
+// the outer loop's own, so that each keeps the states it was given.
+// TWICE-LABEL: func.func @two_depths
+// TWICE: %[[KP:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<k, kv = 2, qk = 1, memref<128x128xbf16, 3>>
+// TWICE: %[[VP:.*]] = fa4.pipeline.create consumers(256) : !fa4.pipeline<k, kv = 2, qk = 1, memref<128x128xbf16, 3>>
+// TWICE: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[KOP:.*]] = %{{.*}}, %[[KOC:.*]] = %{{.*}}, %[[VOP:.*]] = %{{.*}}, %[[VOC:.*]] = %{{.*}})
+// TWICE: fa4.producer.acquire %[[VP]][%[[VOP]]]
+// TWICE: fa4.consumer.wait %[[VP]][%[[VOC]]]
+// TWICE: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[KIP:.*]] = %[[KOP]], %[[KIC:.*]] = %[[KOC]])
+// TWICE: fa4.producer.acquire %[[KP]][%[[KIP]]]
+// TWICE: fa4.consumer.wait %[[KP]][%[[KIC]]]
+func.func @two_depths(%k: !tile.desc<1x128x128xbf16>, %v: !tile.desc<1x128x128xbf16>, %qd: !tile.desc<1x128x128xbf16>, %m: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %q = tile.load %qd[%c0, %c0, %c0] : !tile.desc<1x128x128xbf16> -> tensor<128x128xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %r = scf.for %h = %c0 to %m step %c1 iter_args(%acc = %zero) -> tensor<128x128xf32> {
+    %vt = tile.load %v[%h, %c0, %c0] : !tile.desc<1x128x128xbf16> -> tensor<128x128xbf16>
+    %vtt = tile.trans %vt : tensor<128x128xbf16> -> tensor<128x128xbf16>
+    %s0 = tile.dot %q, %vtt, %acc : tensor<128x128xbf16>, tensor<128x128xbf16>, tensor<128x128xf32>
+    %inner = scf.for %j = %c0 to %n step %c1 iter_args(%a = %s0) -> tensor<128x128xf32> {
+      %kt = tile.load %k[%h, %j, %c0] : !tile.desc<1x128x128xbf16> -> tensor<128x128xbf16>
+      %ktt = tile.trans %kt : tensor<128x128xbf16> -> tensor<128x128xbf16>
+      %s = tile.dot %q, %ktt, %a : tensor<128x128xbf16>, tensor<128x128xbf16>, tensor<128x128xf32>
+      scf.yield %s : tensor<128x128xf32>
+    }
+    scf.yield %inner : tensor<128x128xf32>
+  }
+  return
+}
+
+// -----
+
 func.func @loop_in_if(%k: !tile.desc<1x128x128xbf16>, %qd: !tile.desc<1x128x128xbf16>, %n: index, %c: i1) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
