@@ -31,7 +31,7 @@ constexpr int64_t kBackwardFusedMinSeqK = 16384;
 constexpr std::optional<int64_t> kBackwardFusedMinSeqKCausal = std::nullopt;
 /// At head dim 64 the five products (dQ's product split by rows over 128
 /// queries) are behind the two kernels at every length on an H100 (the
-/// run above: 1.00-1.10 of their time, 1.03-1.10 causal), their 356 B of
+/// run above: 1.00-1.03 of their time, 1.03-1.10 causal), their 356 B of
 /// spills a thread taking what the one exp a pair saves: so dQ by its own
 /// kernel up to 64 columns of head dim.
 constexpr int64_t kBackwardOwnDqMaxColumns = 64;
