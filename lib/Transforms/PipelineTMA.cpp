@@ -361,11 +361,13 @@ void Pipelining::threadStates() {
     }
     carriedBy[at - loops.begin()].push_back(&load);
   }
+  SmallVector<int64_t> depths;
+  for (scf::ForOp loop : loops)
+    depths.push_back(loopDepth(loop));
   SmallVector<size_t> order(loops.size());
   std::iota(order.begin(), order.end(), 0);
-  llvm::stable_sort(order, [&](size_t a, size_t b) {
-    return loopDepth(loops[a]) > loopDepth(loops[b]);
-  });
+  llvm::stable_sort(order,
+                    [&](size_t a, size_t b) { return depths[a] > depths[b]; });
   auto replaced = [&](scf::ForOp old, scf::ForOp grown) {
     for (scf::ForOp &loop : loops)
       if (loop == old)

@@ -259,6 +259,48 @@ func.func @two_depths(%k: !tile.desc<1x128x128xbf16>, %v: !tile.desc<1x128x128xb
 
 // -----
 
+// Three levels, two sibling loops with loads in the middle one, which has
+// a load of its own: each inner loop takes the states the middle loop
+// carries for it, and the middle loop yields each one's final states and
+// its own stepped ones; the outermost passes them all through.
+// TWICE-LABEL: func.func @siblings
+// TWICE: scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[A1:[a-z0-9]+]] = %{{.*}}, %[[A2:[a-z0-9]+]] = %{{.*}}, %[[B1:[a-z0-9]+]] = %{{.*}}, %[[B2:[a-z0-9]+]] = %{{.*}}, %[[C1:[a-z0-9]+]] = %{{.*}}, %[[C2:[a-z0-9]+]] = %{{.*}})
+// TWICE-NEXT: %[[MID:.*]]:7 = scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[MA1:[a-z0-9]+]] = %[[A1]], %[[MA2:[a-z0-9]+]] = %[[A2]], %[[MB1:[a-z0-9]+]] = %[[B1]], %[[MB2:[a-z0-9]+]] = %[[B2]], %{{.*}} = %[[C1]], %{{.*}} = %[[C2]])
+// TWICE-NEXT: %[[FIRST:.*]]:3 = scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[MA1]], %{{.*}} = %[[MA2]])
+// TWICE: %[[SECOND:.*]]:3 = scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[MB1]], %{{.*}} = %[[MB2]])
+// TWICE: scf.yield %[[SECOND]]#0, %[[FIRST]]#1, %[[FIRST]]#2, %[[SECOND]]#1, %[[SECOND]]#2, %{{.*}}, %{{.*}} :
+// TWICE: scf.yield %[[MID]]#0, %[[MID]]#1, %[[MID]]#2, %[[MID]]#3, %[[MID]]#4, %[[MID]]#5, %[[MID]]#6 :
+func.func @siblings(%k: !tile.desc<1x128x128xbf16>, %v: !tile.desc<1x128x128xbf16>, %w: !tile.desc<1x128x128xbf16>, %qd: !tile.desc<1x128x128xbf16>, %l: index, %m: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %q = tile.load %qd[%c0, %c0, %c0] : !tile.desc<1x128x128xbf16> -> tensor<128x128xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %top = scf.for %g = %c0 to %l step %c1 iter_args(%acc0 = %zero) -> tensor<128x128xf32> {
+    %r = scf.for %h = %c0 to %m step %c1 iter_args(%acc = %acc0) -> tensor<128x128xf32> {
+    %i1 = scf.for %j = %c0 to %n step %c1 iter_args(%a = %acc) -> tensor<128x128xf32> {
+      %kt = tile.load %k[%h, %j, %c0] : !tile.desc<1x128x128xbf16> -> tensor<128x128xbf16>
+      %ktt = tile.trans %kt : tensor<128x128xbf16> -> tensor<128x128xbf16>
+      %s = tile.dot %q, %ktt, %a : tensor<128x128xbf16>, tensor<128x128xbf16>, tensor<128x128xf32>
+      scf.yield %s : tensor<128x128xf32>
+    }
+    %vt = tile.load %v[%h, %c0, %c0] : !tile.desc<1x128x128xbf16> -> tensor<128x128xbf16>
+    %vtt = tile.trans %vt : tensor<128x128xbf16> -> tensor<128x128xbf16>
+    %s0 = tile.dot %q, %vtt, %i1 : tensor<128x128xbf16>, tensor<128x128xbf16>, tensor<128x128xf32>
+    %i2 = scf.for %j = %c0 to %n step %c1 iter_args(%a = %s0) -> tensor<128x128xf32> {
+      %wt = tile.load %w[%h, %j, %c0] : !tile.desc<1x128x128xbf16> -> tensor<128x128xbf16>
+      %wtt = tile.trans %wt : tensor<128x128xbf16> -> tensor<128x128xbf16>
+      %s = tile.dot %q, %wtt, %a : tensor<128x128xbf16>, tensor<128x128xbf16>, tensor<128x128xf32>
+      scf.yield %s : tensor<128x128xf32>
+    }
+    scf.yield %i2 : tensor<128x128xf32>
+  }
+  scf.yield %r : tensor<128x128xf32>
+  }
+  return
+}
+
+// -----
+
 func.func @loop_in_if(%k: !tile.desc<1x128x128xbf16>, %qd: !tile.desc<1x128x128xbf16>, %n: index, %c: i1) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
