@@ -47,3 +47,17 @@ bool fa4::backwardFusedForLaunch(const KernelKey &main, int64_t seqK,
   return KernelKey::paddedHeadDim(main.headDim) > kBackwardOwnDqMaxColumns &&
          minSeqK && seqK >= *minSeqK && fused.verify().ok();
 }
+
+std::string fa4::backwardFusedRule() {
+  std::string rule = "five products at head dims over " +
+                     std::to_string(kBackwardOwnDqMaxColumns);
+  auto from = [](int64_t keys) {
+    return " from " + std::to_string(keys) + " keys";
+  };
+  if (kBackwardFusedMinSeqK == kBackwardFusedMinSeqKCausal)
+    return rule + from(kBackwardFusedMinSeqK);
+  rule += from(kBackwardFusedMinSeqK) + " without a causal mask";
+  if (kBackwardFusedMinSeqKCausal)
+    rule += " and" + from(*kBackwardFusedMinSeqKCausal) + " with one";
+  return rule;
+}

@@ -11,11 +11,13 @@
 #include "Arguments.h"
 
 #include "fa4/KernelFormat/Plan.h"
+#include "fa4/KernelFormat/PlanTable.h"
 
 #include <algorithm>
 #include <string>
 
-/// The fixed text; @PLAN_FIELDS@ stands for the plan fields' lines.
+/// The fixed text; @PLAN_FIELDS@ stands for the plan fields' lines and
+/// @FUSED_DQ@ for --fused-dq's, which name the plan table's rule.
 static const char *const kHelp =
     R"(fa4-run: runs a compiled fa4 kernel on the GPU, checks its output against a
 float64 CPU reference, and times it; or runs any fa4 kernel file on the
@@ -190,19 +192,7 @@ OPTIONS
                          dQ and dK/dV by kernels of their own), with
                          --window, --softcap and --head-dim-v (V up to
                          Q's head dim)
-  --fused-dq             with --backward: the backward in FlashAttention's
-                         five products: D, then one kernel for dK, dV and
-                         dQ (S and dP computed once; dQ's parts summed
-                         across its CTAs into an f32 buffer by TMA
-                         reduce-add, in no fixed order), then a
-                         postprocess that scales that sum into dQ. Head
-                         dims up to 128. Without it or
-                         --deterministic, --backward takes the way libfa4
-                         takes for the launch (its table in
-                         fa4/KernelFormat/PlanTable.h): five products at
-                         head dims over 64 from 16384 keys without a
-                         causal mask
-  --deterministic        with --backward: dQ by a kernel of its own (no sum
+@FUSED_DQ@  --deterministic        with --backward: dQ by a kernel of its own (no sum
                          across CTAs, the same bits every run), as
                          fa4.attention(deterministic=True)
   --decode               attention: decode's two kernels instead (attention
@@ -425,37 +415,59 @@ EXIT STATUS
   4  a CUDA error while loading, launching, copying or timing
 )";
 
-/// The lines of the plan fields, from the plan type's table: each name and
-/// its value, then its help wrapped to the option column.
-static std::string planFieldLines() {
+/// An option's lines: `line` (the option as written), then `help` wrapped
+/// to the option column, starting on the option's line if it fits.
+static std::string optionLines(std::string line, std::string_view help) {
   constexpr size_t kColumn = 25, kWidth = 79;
   std::string lines;
-  for (const fa4::Plan::Field &field : fa4::Plan::fields()) {
-    std::string line = std::string("      ") + field.name +
-                       (field.integer ? " N" : " true|false");
-    // The help starts at the option column, on the name's line if it fits.
-    if (line.size() + 1 > kColumn) {
-      lines += line + "\n";
-      line.clear();
-    }
-    std::string_view help = field.help;
-    while (!help.empty()) {
-      line.resize(kColumn, ' ');
-      size_t room = kWidth - kColumn;
-      size_t cut = help.size() <= room ? help.size()
-                                       : help.substr(0, room + 1).rfind(' ');
-      line += help.substr(0, cut);
-      help.remove_prefix(std::min(help.size(), cut + 1));
-      lines += line + "\n";
-      line.clear();
-    }
+  if (line.size() + 1 > kColumn) {
+    lines += line + "\n";
+    line.clear();
+  }
+  while (!help.empty()) {
+    line.resize(kColumn, ' ');
+    size_t room = kWidth - kColumn;
+    size_t cut =
+        help.size() <= room ? help.size() : help.substr(0, room + 1).rfind(' ');
+    line += help.substr(0, cut);
+    help.remove_prefix(std::min(help.size(), cut + 1));
+    lines += line + "\n";
+    line.clear();
   }
   return lines;
 }
 
+/// The lines of the plan fields, from the plan type's table: each name and
+/// its value, then its help.
+static std::string planFieldLines() {
+  std::string lines;
+  for (const fa4::Plan::Field &field : fa4::Plan::fields())
+    lines += optionLines(std::string("      ") + field.name +
+                             (field.integer ? " N" : " true|false"),
+                         field.help);
+  return lines;
+}
+
+/// --fused-dq's lines, with the rule libfa4's plan table applies.
+static std::string fusedDqLines() {
+  return optionLines(
+      "  --fused-dq",
+      "with --backward: the backward in FlashAttention's five products: D, "
+      "then one kernel for dK, dV and dQ (S and dP computed once; dQ's "
+      "parts summed across its CTAs into an f32 buffer by TMA reduce-add, "
+      "in no fixed order), then a postprocess that scales that sum into "
+      "dQ. Head dims up to 128. Without it or --deterministic, --backward "
+      "takes the way libfa4 takes for the launch (its table in "
+      "fa4/KernelFormat/PlanTable.h): " +
+          fa4::backwardFusedRule());
+}
+
 std::string fa4::run::helpText() {
   std::string text = kHelp;
-  const std::string marker = "@PLAN_FIELDS@";
-  text.replace(text.find(marker), marker.size(), planFieldLines());
+  auto substitute = [&](const std::string &marker, const std::string &lines) {
+    text.replace(text.find(marker), marker.size(), lines);
+  };
+  substitute("@PLAN_FIELDS@", planFieldLines());
+  substitute("@FUSED_DQ@", fusedDqLines());
   return text;
 }

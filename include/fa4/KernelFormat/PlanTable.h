@@ -20,6 +20,7 @@
 #include "fa4/KernelFormat/KernelKey.h"
 
 #include <cstdint>
+#include <string>
 
 namespace fa4 {
 
@@ -31,6 +32,11 @@ namespace fa4 {
 /// says (libfa4, and fa4-run unless --fused-dq says).
 bool backwardFusedForLaunch(const KernelKey &main, int64_t seqK, bool causal,
                             bool deterministic);
+
+/// The table's rule for the backward in words, from the constants it
+/// applies ("five products at head dims over 64 from 16384 keys without a
+/// causal mask"), for fa4-run's --help: one owner of the figures.
+std::string backwardFusedRule();
 
 } // namespace fa4
 
