@@ -437,6 +437,28 @@ static std::optional<SmallVector<Value>> getValues(ArrayRef<Tile> tiles) {
   return values;
 }
 
+SmallVector<Tile> Program::forLoop(
+    IndexArg lo, IndexArg hi, IndexArg step, ArrayRef<Tile> init,
+    llvm::function_ref<SmallVector<Tile>(const Index &, ArrayRef<Tile>)> body,
+    SourceLoc loc) {
+  SmallVector<Tile> results(init.size());
+  buildFor(
+      lo, hi, step, init, results,
+      [&](const Index &iv, ArrayRef<Tile> carried,
+          llvm::MutableArrayRef<Tile> next) {
+        SmallVector<Tile> yielded = body(iv, carried);
+        if (yielded.size() != next.size()) {
+          emitError(loc) << "the loop body gives " << yielded.size()
+                         << (yielded.size() == 1 ? " tile" : " tiles")
+                         << " for " << next.size() << " carried tiles";
+          return;
+        }
+        llvm::copy(yielded, next.begin());
+      },
+      loc);
+  return results;
+}
+
 void Program::buildFor(const IndexArg &lo, const IndexArg &hi,
                        const IndexArg &step, ArrayRef<Tile> init,
                        llvm::MutableArrayRef<Tile> results, LoopBody body,

@@ -138,6 +138,17 @@ static int runErrors(mlir::MLIRContext *context) {
     ok &= refused(p, "loop-types");
   }
   {
+    Program p(context, "loop_count");
+    Index n = p.index("n");
+    llvm::SmallVector<Tile> accs = {p.zeros({128}, f32), p.zeros({64}, f32)};
+    // ERR: dsl-programs.cpp:[[@LINE+1]]:{{[0-9]+}}: error: the loop body gives 1 tile for 2 carried tiles
+    p.forLoop(0, n, 1, accs, [&](const Index &, llvm::ArrayRef<Tile> carried) {
+      return llvm::SmallVector<Tile>{carried.front()};
+    });
+    // ERR: loop-count: no module
+    ok &= refused(p, "loop-count");
+  }
+  {
     Program p(context, "math_type");
     // ERR: dsl-programs.cpp:[[@LINE+1]]:{{[0-9]+}}: error: rsqrt takes a float tile, got 'tensor<128x64xi32>'; convert it first (`t.to(f32)`)
     Tile r = rsqrt(p.iota({128, 64}, 1));

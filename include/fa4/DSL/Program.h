@@ -190,6 +190,21 @@ public:
     return results;
   }
 
+  /// A counted loop carrying as many tiles as `init` holds, a number the
+  /// program decides as it builds (say, the accumulators it needs):
+  /// `body` takes the induction variable and the carried tiles and returns
+  /// their next values, one per carried tile; the loop gives their final
+  /// values.
+  ///
+  ///   SmallVector<Tile> accs = p.forLoop(0, n, 1, inits,
+  ///       [&](const Index &j, ArrayRef<Tile> accs) { ... return next; });
+  llvm::SmallVector<Tile>
+  forLoop(IndexArg lo, IndexArg hi, IndexArg step, llvm::ArrayRef<Tile> init,
+          llvm::function_ref<llvm::SmallVector<Tile>(const Index &,
+                                                     llvm::ArrayRef<Tile>)>
+              body,
+          SourceLoc loc = SourceLoc::current());
+
   /// A counted loop that carries no tile, for what its body stores:
   /// `body` takes the induction variable and returns nothing.
   ///

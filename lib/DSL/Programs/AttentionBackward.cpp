@@ -602,36 +602,30 @@ buildKeyBlockBackward(mlir::MLIRContext *context,
   };
   // The group's heads, each over its query blocks: a loop in a loop, so
   // that a step finds its head and query block without dividing one
-  // loop's index (a 64-bit division on the way to the step's loads).
-  Tile dkAcc, dvAcc;
-  if (withDk && withDv) {
-    auto [dkLast, dvLast] = p.forLoop(
-        0, group, 1, {p.zeros({bm, dp}, f32), p.zeros({bm, dvp}, f32)},
-        [&](Index j, Tile dkJ, Tile dvJ) -> Tiles<2> {
-          auto [dkNext, dvNext] =
-              p.forLoop(0, count, 1, {dkJ, dvJ},
-                        [&](Index i, Tile dkI, Tile dvI) -> Tiles<2> {
-                          auto [dk, dv] = step(j, i, dkI, dvI);
-                          return {dk, dv};
-                        });
-          return {dkNext, dvNext};
-        });
-    dkAcc = dkLast;
-    dvAcc = dvLast;
-  } else {
-    auto [last] = p.forLoop(
-        0, group, 1, {p.zeros({bm, withDk ? dp : dvp}, f32)},
-        [&](Index j, Tile accJ) -> Tiles<1> {
-          auto [next] = p.forLoop(
-              0, count, 1, {accJ}, [&](Index i, Tile acc) -> Tiles<1> {
-                auto [dkNext, dvNext] =
-                    step(j, i, withDk ? acc : Tile(), withDv ? acc : Tile());
-                return {withDk ? dkNext : dvNext};
-              });
-          return {next};
-        });
-    (withDk ? dkAcc : dvAcc) = last;
-  }
+  // loop's index (a 64-bit division on the way to the step's loads),
+  // carrying the accumulators this program keeps: dK's, dV's or both.
+  llvm::SmallVector<Tile> zeros;
+  if (withDk)
+    zeros.push_back(p.zeros({bm, dp}, f32));
+  if (withDv)
+    zeros.push_back(p.zeros({bm, dvp}, f32));
+  llvm::SmallVector<Tile> accs = p.forLoop(
+      0, group, 1, zeros, [&](const Index &j, llvm::ArrayRef<Tile> accsJ) {
+        return p.forLoop(0, count, 1, accsJ,
+                         [&](const Index &i, llvm::ArrayRef<Tile> accsI) {
+                           auto [dkNext, dvNext] =
+                               step(j, i, withDk ? accsI.front() : Tile(),
+                                    withDv ? accsI.back() : Tile());
+                           llvm::SmallVector<Tile> next;
+                           if (withDk)
+                             next.push_back(dkNext);
+                           if (withDv)
+                             next.push_back(dvNext);
+                           return next;
+                         });
+      });
+  Tile dkAcc = withDk ? accs.front() : Tile();
+  Tile dvAcc = withDv ? accs.back() : Tile();
   if (withDk)
     args.storeBlock(p, dk, b, hk, n, bm, dp, d, /*keys=*/true,
                     (dkAcc * scale).to(type));
