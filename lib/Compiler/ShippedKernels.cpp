@@ -39,7 +39,8 @@ std::string describeRequest(const ShippedKernelRequest &request) {
      << " ptxas=" << target.ptxasPath;
   for (const std::string &flag : target.ptxasFlags)
     os << " " << flag;
-  os << " cache=" << request.cacheDirectory;
+  os << " loop-invariants=" << stringifyLoopInvariants(target.loopInvariants)
+     << " cache=" << request.cacheDirectory;
   return text;
 }
 
@@ -73,7 +74,8 @@ std::string cacheKey(const ::fa4::KernelKey &key, const TargetOptions &target,
      << target.optLevel << "\nptxas flags";
   for (const std::string &flag : target.ptxasFlags)
     os << " " << flag;
-  os << "\nkernel " << key.str() << "\n";
+  os << "\nloop invariants " << stringifyLoopInvariants(target.loopInvariants)
+     << "\nkernel " << key.str() << "\n";
   std::array<uint8_t, 32> digest = llvm::SHA256::hash(
       ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(text.data()),
                         text.size()));

@@ -15,10 +15,36 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <mutex>
 
 using namespace mlir;
 using namespace mlir::fa4;
+
+/// Add the NVPTX backend's passes to `codegen`, with or without its
+/// machine-level hoisting of loop invariants, which would hoist again what
+/// `LoopInvariants::Recompute` put in the loops. LLVM reads that choice from
+/// its `-disable-machine-licm` option as the passes are added, so the
+/// option is set and restored around that, under a lock: compiles on other
+/// threads see it as it was. Returns false when the target cannot emit.
+static bool addCodegenPasses(llvm::TargetMachine &machine,
+                             llvm::legacy::PassManager &codegen,
+                             llvm::raw_pwrite_stream &os, bool hoist) {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto *disable = static_cast<llvm::cl::opt<bool> *>(
+      llvm::cl::getRegisteredOptions().lookup("disable-machine-licm"));
+  bool previous = disable && disable->getValue();
+  if (disable && !hoist)
+    disable->setValue(true);
+  bool failed = machine.addPassesToEmitFile(
+      codegen, os, /*DwoOut=*/nullptr, llvm::CodeGenFileType::AssemblyFile);
+  if (disable)
+    disable->setValue(previous);
+  return !failed;
+}
 
 FailureOr<std::string> mlir::fa4::emitPTX(llvm::Module &llvmModule,
                                           const TargetOptions &options,
@@ -35,8 +61,8 @@ FailureOr<std::string> mlir::fa4::emitPTX(llvm::Module &llvmModule,
   SmallString<0> ptx;
   llvm::raw_svector_ostream os(ptx);
   llvm::legacy::PassManager codegen;
-  if ((*machine)->addPassesToEmitFile(codegen, os, /*DwoOut=*/nullptr,
-                                      llvm::CodeGenFileType::AssemblyFile))
+  if (!addCodegenPasses(**machine, codegen, os,
+                        options.loopInvariants != LoopInvariants::Recompute))
     return emitError(loc) << "the NVPTX backend cannot emit PTX for "
                           << options.arch;
   // The backend's errors (an inline asm operand it cannot lower, say) come

@@ -389,24 +389,17 @@ mlir::fa4::emitKernelFile(ModuleOp module, const TargetOptions &options,
   if (failed(llvmModule))
     return failure();
   spent.llvmIR = since(start);
-  if (llvmIR) {
-    llvmIR->clear();
-    llvm::raw_string_ostream os(*llvmIR);
-    (*llvmModule)->print(os, /*AAW=*/nullptr);
-  }
-  start = Clock::now();
-  FailureOr<std::string> ptx = emitPTX(**llvmModule, options, module.getLoc());
-  if (failed(ptx))
+  FailureOr<Assembly> assembly =
+      assemble(**llvmModule, options, module.getLoc(), llvmIR != nullptr);
+  if (failed(assembly))
     return failure();
-  spent.backend = since(start);
+  spent.backend = assembly->backendSeconds;
+  spent.ptxas = assembly->ptxasSeconds;
+  report = assembly->report;
+  if (llvmIR)
+    *llvmIR = std::move(assembly->llvmIR);
   if (ptxText)
-    *ptxText = *ptx;
-  start = Clock::now();
-  FailureOr<std::string> cubin =
-      assembleCubin(module.getLoc(), *ptx, options, report);
-  if (failed(cubin))
-    return failure();
-  spent.ptxas = since(start);
-  file->binary = std::move(*cubin);
+    *ptxText = assembly->ptx;
+  file->binary = std::move(assembly->cubin);
   return file;
 }

@@ -1,7 +1,8 @@
 //===- TargetOptions.cpp - accepted architectures and PTX versions --------===//
 //
-// The architectures and PTX versions fa4 generates code for, and the check of
-// a `TargetOptions` against them that runs before any code generation.
+// The architectures and PTX versions fa4 generates code for, the names of
+// the loop-invariant choices, and the check of a `TargetOptions` against
+// them that runs before any code generation.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,18 @@ ArrayRef<unsigned> mlir::fa4::getSupportedPtxVersions() {
   // the TMA copy intrinsics it selects and sm_100a; ptxas 13.0 reads up to 9.0.
   static const unsigned versions[] = {86, 87, 88, 90};
   return versions;
+}
+
+StringRef mlir::fa4::stringifyLoopInvariants(LoopInvariants value) {
+  switch (value) {
+  case LoopInvariants::Hoist:
+    return "hoist";
+  case LoopInvariants::Recompute:
+    return "recompute";
+  case LoopInvariants::Auto:
+    return "auto";
+  }
+  llvm_unreachable("a LoopInvariants value");
 }
 
 LogicalResult mlir::fa4::verifyTargetOptions(const TargetOptions &options,

@@ -3,13 +3,15 @@
 // Turns a module in the LLVM and NVVM dialects into optimized LLVM IR for the
 // NVPTX target: checks the target, lowers the NVVM ops that only exist as
 // inline PTX, translates, sets the triple and data layout, and runs LLVM's
-// default optimization pipeline, then widens what the NVPTX backend would
+// default optimization pipeline (then, when asked, recomputes cheap loop
+// invariants in their loops), then widens what the NVPTX backend would
 // print as PTX that ptxas refuses (bf16 compares).
 //
 //===----------------------------------------------------------------------===//
 
 #include "fa4/Target/Target.h"
 
+#include "LoopInvariants.h"
 #include "NVPTXTargetMachine.h"
 
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
@@ -133,6 +135,8 @@ mlir::fa4::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
   llvmModule->setTargetTriple((*machine)->getTargetTriple());
   llvmModule->setDataLayout((*machine)->createDataLayout());
   optimize(*llvmModule, **machine, options.optLevel);
+  if (options.loopInvariants == LoopInvariants::Recompute)
+    recomputeLoopInvariants(*llvmModule);
   widenBF16Compares(*llvmModule);
   return llvmModule;
 }

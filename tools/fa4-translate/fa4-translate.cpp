@@ -95,6 +95,24 @@ static cl::list<std::string>
                         "(repeatable, e.g. --ptxas-flag=-lineinfo)"),
                cl::value_desc("flag"), cl::cat(category));
 
+static cl::opt<mlir::fa4::LoopInvariants> loopInvariants(
+    "loop-invariants",
+    cl::desc("Where cheap loop-invariant values (index arithmetic, shuffle "
+             "lanes, wgmma descriptors) live (default: auto)"),
+    cl::values(
+        clEnumValN(mlir::fa4::LoopInvariants::Hoist, "hoist",
+                   "hoisted out of their loops, a register each across the "
+                   "loop (LLVM's default)"),
+        clEnumValN(mlir::fa4::LoopInvariants::Recompute, "recompute",
+                   "recomputed where the loop uses them, the backend's "
+                   "hoisting off: fewer registers, a few more instructions"),
+        clEnumValN(mlir::fa4::LoopInvariants::Auto, "auto",
+                   "hoisted; when ptxas reports spills, recomputed too, "
+                   "kept when that spills at least 16 bytes and a quarter "
+                   "fewer (--emit=llvm and ptx, which run no ptxas: "
+                   "hoisted)")),
+    cl::init(mlir::fa4::LoopInvariants::Auto), cl::cat(category));
+
 static cl::opt<std::string>
     ptxasReport("ptxas-report",
                 cl::desc("With --emit=cubin or kernel, write ptxas's -v report "
@@ -149,21 +167,20 @@ static LogicalResult translate(llvm::SourceMgr &sourceMgr, MLIRContext &context,
   }
 
   Location loc = module->getLoc();
-  FailureOr<std::string> ptx = mlir::fa4::emitPTX(**llvmModule, options, loc);
-  if (failed(ptx))
-    return failure();
   if (emitKind == EmitKind::PTX) {
+    FailureOr<std::string> ptx = mlir::fa4::emitPTX(**llvmModule, options, loc);
+    if (failed(ptx))
+      return failure();
     os << *ptx;
     return success();
   }
 
-  std::string chunkReport;
-  FailureOr<std::string> cubin =
-      mlir::fa4::assembleCubin(loc, *ptx, options, chunkReport);
-  report += chunkReport;
-  if (failed(cubin))
+  FailureOr<mlir::fa4::Assembly> assembly =
+      mlir::fa4::assemble(**llvmModule, options, loc);
+  if (failed(assembly))
     return failure();
-  os << *cubin;
+  report += assembly->report;
+  os << assembly->cubin;
   return success();
 }
 
@@ -233,6 +250,7 @@ int main(int argc, char **argv) {
   options.optLevel = optLevel;
   options.ptxasPath = ptxasPath;
   options.ptxasFlags.assign(ptxasFlags.begin(), ptxasFlags.end());
+  options.loopInvariants = loopInvariants;
 
   DialectRegistry registry;
   mlir::fa4::registerAllDialects(registry);

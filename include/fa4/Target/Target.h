@@ -30,6 +30,23 @@ class DialectRegistry;
 
 namespace mlir::fa4 {
 
+/// Where cheap loop-invariant values live (integer arithmetic, shifts,
+/// casts and address arithmetic out of values a loop has anyway: a mask's
+/// column indices, shuffle lanes, wgmma descriptors of tiles that stay in
+/// shared memory).
+enum class LoopInvariants {
+  /// Hoisted out of their loops (LLVM's default), each held in a register
+  /// across the loop.
+  Hoist,
+  /// Recomputed where a loop uses them, and the backend's machine-level
+  /// hoisting off: fewer registers, a few more instructions a step.
+  Recompute,
+  /// Hoisted, and when ptxas reports spills, recomputed too: the
+  /// recomputed cubin is kept when it spills at least 16 bytes and a
+  /// quarter fewer.
+  Auto,
+};
+
 /// What the NVPTX backend and ptxas are asked to produce.
 struct TargetOptions {
   /// The GPU architecture: `sm_90a` (Hopper with wgmma and setmaxnreg),
@@ -47,7 +64,14 @@ struct TargetOptions {
   std::string ptxasPath;
   /// Flags passed to ptxas after `-arch=<arch> -v`.
   std::vector<std::string> ptxasFlags;
+  /// Where cheap loop invariants live; Auto needs ptxas's report, so where
+  /// only LLVM IR or PTX is made it hoists.
+  LoopInvariants loopInvariants = LoopInvariants::Auto;
 };
+
+/// The name of `value` on command lines and in cache keys: "hoist",
+/// "recompute" or "auto".
+StringRef stringifyLoopInvariants(LoopInvariants value);
 
 /// The accepted values of `TargetOptions::arch`.
 ArrayRef<StringRef> getSupportedArchs();
@@ -87,13 +111,16 @@ void registerTargetTranslations(DialectRegistry &registry);
 /// ops that have no intrinsic to inline PTX (`convert-nvvm-to-llvm`, then
 /// `reconcile-unrealized-casts`; this rewrites `module` in place), translate
 /// to LLVM IR with the NVPTX triple and data layout, and run LLVM's default
-/// optimization pipeline at `options.optLevel`.
+/// optimization pipeline at `options.optLevel`; with
+/// `LoopInvariants::Recompute`, then recompute cheap invariants in loops.
 FailureOr<std::unique_ptr<llvm::Module>>
 translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
                   const TargetOptions &options);
 
 /// Generate PTX for `llvmModule` with LLVM's NVPTX backend for
-/// `options.arch` and `options.ptxVersion`; report failures at `loc`.
+/// `options.arch` and `options.ptxVersion` (without machine-level hoisting
+/// of loop invariants for `LoopInvariants::Recompute`); report failures at
+/// `loc`.
 FailureOr<std::string> emitPTX(llvm::Module &llvmModule,
                                const TargetOptions &options, Location loc);
 
@@ -112,6 +139,31 @@ FailureOr<std::string> findPtxas(const TargetOptions &options, Location loc);
 FailureOr<std::string> assembleCubin(Location loc, StringRef ptx,
                                      const TargetOptions &options,
                                      std::string &report);
+
+/// What code generation and ptxas made of one LLVM module.
+struct Assembly {
+  std::string ptx;
+  std::string cubin;
+  /// ptxas's `-v` report.
+  std::string report;
+  /// The LLVM IR the PTX was generated from, when asked for.
+  std::string llvmIR;
+  /// Seconds in the NVPTX backend and in ptxas, all attempts together.
+  double backendSeconds = 0, ptxasSeconds = 0;
+};
+
+/// PTX and a cubin for `llvmModule` (as `translateToLLVMIR` left it; code
+/// generation rewrites it): `emitPTX`, then `assembleCubin`. With
+/// `LoopInvariants::Auto`, when ptxas reports spills, a copy of the module
+/// goes through again with the invariants recomputed, kept when it saves
+/// enough spills (see LoopInvariants::Auto). `keepLLVMIR` sets
+/// `Assembly::llvmIR`.
+FailureOr<Assembly> assemble(llvm::Module &llvmModule,
+                             const TargetOptions &options, Location loc,
+                             bool keepLLVMIR = false);
+
+/// The bytes of spill stores over the functions of ptxas's `-v` report.
+uint64_t spillStoreBytes(StringRef report);
 
 } // namespace mlir::fa4
 
