@@ -5,9 +5,9 @@
 For every shape of the standard sweep (head dims 64 and 128, sequence 1024
 to 16384 with batch * sequence = 16384, 16 heads, causal or not, bf16) this
 times the backward alone, the forward's O and LSE kept: fa4's kernels
-(fa4.attention's backward op; by default dK, dV and dQ's parts in one
-kernel above head dim 64, and with deterministic=True dQ by a kernel of its
-own) and `out.backward(dout)` of SDPA's graph with each backend, in one
+(fa4.attention's backward op; by default the way libfa4's table takes for
+the shape, fa4/KernelFormat/PlanTable.h, and with deterministic=True dQ by
+a kernel of its own) and `out.backward(dout)` of SDPA's graph with each backend, in one
 run, by turns: six rounds, each timing every contender once in an order
 rotated by one from the last round's (so that none always runs first,
 after the others have heated the card), each timing 5 untimed calls and

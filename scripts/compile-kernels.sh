@@ -117,9 +117,11 @@ compile_family() {
 }
 
 # The attention backward's kernels (D, dQ, dK/dV) at the head dims it
-# takes, with a window and a softcap.
-compile_family backward 3 "64" "96" "128" "128 --dtype f16" "64 --window 64,0" \
-  "128 --window 64,0" "128 --softcap 30" "128 --window 64,0 --softcap 30"
+# takes, with a window and a softcap (at head dim 64 libfa4 takes the five
+# products below unless deterministic).
+compile_family backward 3 "64 --deterministic" "96" "128" "128 --dtype f16" \
+  "64 --window 64,0 --deterministic" "128 --window 64,0" "128 --softcap 30" \
+  "128 --window 64,0 --softcap 30"
 # Over 128 columns of head dim, four: D, dQ, dV and dK (one consumer
 # warpgroup over key blocks).
 compile_family backward 4 "160 --dtype f16" "192" "256" \
@@ -133,13 +135,14 @@ compile_family backward 4 "256 --seqlens 128" "192 --head-dim-v 128 --seqlens 12
 compile_family backward 3 "128 --head-dim-v 64"
 compile_family backward 4 "192 --head-dim-v 128"
 # The backward in five products (--fused-dq: D, the main kernel, dQ's
-# postprocess), libfa4's default above head dim 64.
+# postprocess), libfa4's way from 16384 keys without a causal mask.
 compile_family backward 3 "96 --fused-dq" "128 --fused-dq" \
   "128 --dtype f16 --fused-dq" "128 --window 64,0 --fused-dq" \
   "128 --softcap 30 --fused-dq" "128 --window 64,0 --softcap 30 --fused-dq"
-# At head dim 64, dQ's product split by rows (fa4-run --fused-dq; libfa4
-# keeps dQ's own kernel there, as fast).
+# At head dim 64, dQ's product split by rows; libfa4's way there at every
+# length.
 compile_family backward 3 "64 --fused-dq" "64 --dtype f16 --fused-dq" \
+  "64 --window 64,0 --fused-dq" "64 --softcap 30 --fused-dq" \
   "64 --window 64,0 --softcap 30 --fused-dq"
 
 # Decode's two kernels (over a KV cache, and the combine of its parts) at

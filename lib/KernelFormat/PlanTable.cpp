@@ -11,30 +11,42 @@
 
 using namespace fa4;
 
+namespace {
+/// A row of the table: padded head dims up to `maxColumns` (over the row
+/// before's) take the five products from `minSeqK` keys without a causal
+/// mask and from `minSeqKCausal` with one; none: at no length.
+struct FusedRow {
+  int64_t maxColumns;
+  std::optional<int64_t> minSeqK, minSeqKCausal;
+};
+} // namespace
+
 /// The backward in five products against dQ by a kernel of its own, bf16,
-/// H = 16, B * S = 16384, on an H100 (bench/RESULTS.md, 2026-12-06, main's
-/// kernels of c53dedf), each way's backward (fa4's op, libfa4 built
-/// to take the five products at every length) timed by turns in one
-/// process, 5 calls queued between CUDA events, the median of 6 rounds;
-/// the five products' time over the two kernels':
+/// H = 16, B * S = 16384, on an H100 (bench/RESULTS.md, 2026-12-06, the
+/// kernels whose cheap loop invariants are recomputed where that saves
+/// spills), libfa4 built to take the five products at every length and
+/// head dim, each way timed by turns in one process, 5 calls queued between
+/// CUDA events, the median of 6 rounds; the five products' time over the
+/// two kernels':
 ///
-///   head dim 128, not causal S = 1024 1.04, 2048 1.07, 4096 1.07,
-///                            8192 1.07, 16384 0.97
-///   head dim 128, causal     S = 1024 1.13, 2048 1.11, 4096 1.09,
-///                            8192 1.12, 16384 1.08
+///   head dim 64, not causal  S = 1024 0.92, 2048 0.89, 4096 0.87,
+///                            8192 0.86, 16384 0.86
+///   head dim 64, causal      S = 1024 0.95, 2048 0.91, 4096 0.88,
+///                            8192 0.86, 16384 0.84
+///   head dim 128, not causal S = 1024 1.02, 2048 1.02, 4096 1.04,
+///                            8192 1.04, 16384 0.99
+///   head dim 128, causal     S = 1024 1.09, 2048 1.06, 4096 1.07,
+///                            8192 1.08, 16384 1.05
 ///
-/// so five products from 16384 keys without a causal mask, and with one at
-/// no length measured (the kernel of the longest key block runs longest;
-/// the two kernels' loops have caught up with the five products since the
-/// lengths of 2026-12-05, 8192 and 16384 causal, were measured).
-constexpr int64_t kBackwardFusedMinSeqK = 16384;
-constexpr std::optional<int64_t> kBackwardFusedMinSeqKCausal = std::nullopt;
-/// At head dim 64 the five products (dQ's product split by rows over 128
-/// queries) are behind the two kernels at every length on an H100 (the
-/// run above: 1.00-1.03 of their time, 1.03-1.10 causal), their 356 B of
-/// spills a thread taking what the one exp a pair saves: so dQ by its own
-/// kernel up to 64 columns of head dim.
-constexpr int64_t kBackwardOwnDqMaxColumns = 64;
+/// so the five products at head dim 64 at every length (before, with the
+/// invariants hoisted, they spilled 368 bytes a thread and ran 1.00-1.10 of
+/// the two kernels' time), and from 128 columns from 16384 keys without a
+/// causal mask, never with one (the kernel of the longest key block runs
+/// longest).
+constexpr FusedRow kBackwardFusedRows[] = {
+    {64, 0, 0},
+    {128, 16384, std::nullopt},
+};
 
 bool fa4::backwardFusedForLaunch(const KernelKey &main, int64_t seqK,
                                  bool causal, bool deterministic) {
@@ -42,22 +54,39 @@ bool fa4::backwardFusedForLaunch(const KernelKey &main, int64_t seqK,
     return false;
   KernelKey fused = main;
   fused.family = Family::AttentionBackwardFused;
-  std::optional<int64_t> minSeqK =
-      causal ? kBackwardFusedMinSeqKCausal : kBackwardFusedMinSeqK;
-  return KernelKey::paddedHeadDim(main.headDim) > kBackwardOwnDqMaxColumns &&
-         minSeqK && seqK >= *minSeqK && fused.verify().ok();
+  int64_t columns = KernelKey::paddedHeadDim(main.headDim);
+  for (const FusedRow &row : kBackwardFusedRows) {
+    if (columns > row.maxColumns)
+      continue;
+    std::optional<int64_t> minSeqK = causal ? row.minSeqKCausal : row.minSeqK;
+    return minSeqK && seqK >= *minSeqK && fused.verify().ok();
+  }
+  return false;
 }
 
 std::string fa4::backwardFusedRule() {
-  std::string rule = "five products at head dims over " +
-                     std::to_string(kBackwardOwnDqMaxColumns);
-  auto from = [](int64_t keys) {
-    return " from " + std::to_string(keys) + " keys";
+  auto lengths = [](const FusedRow &row) -> std::string {
+    auto from = [](int64_t keys) {
+      return keys ? "from " + std::to_string(keys) + " keys"
+                  : std::string("at every length");
+    };
+    if (row.minSeqK == row.minSeqKCausal)
+      return row.minSeqK ? from(*row.minSeqK) : "at no length";
+    std::string text;
+    if (row.minSeqK)
+      text = from(*row.minSeqK) + " without a causal mask";
+    if (row.minSeqKCausal)
+      text += (text.empty() ? "" : " and ") + from(*row.minSeqKCausal) +
+              " with one";
+    return text;
   };
-  if (kBackwardFusedMinSeqK == kBackwardFusedMinSeqKCausal)
-    return rule + from(kBackwardFusedMinSeqK);
-  rule += from(kBackwardFusedMinSeqK) + " without a causal mask";
-  if (kBackwardFusedMinSeqKCausal)
-    rule += " and" + from(*kBackwardFusedMinSeqKCausal) + " with one";
+  std::string rule = "five products";
+  int64_t below = 0;
+  for (const FusedRow &row : kBackwardFusedRows) {
+    rule += below ? "; at head dims over " + std::to_string(below) + " up to "
+                  : " at head dims up to ";
+    rule += std::to_string(row.maxColumns) + " " + lengths(row);
+    below = row.maxColumns;
+  }
   return rule;
 }

@@ -155,8 +155,9 @@ class ArgumentChecks(unittest.TestCase):
 
     def test_backward_dq_accum_columns(self):
         # Whether a backward adds dQ's parts into dq_accum, and its width:
-        # libfa4's table (five products from 16384 keys without a causal
-        # mask, at head dims over 64), never when deterministic.
+        # libfa4's table (five products at head dim 64 at every length, over
+        # 64 from 16384 keys without a causal mask), never when
+        # deterministic.
         try:
             library = _lib.library()
         except _lib.Fa4Error as error:
@@ -184,7 +185,10 @@ class ArgumentChecks(unittest.TestCase):
         self.assertEqual(columns(128, 8192), 0)
         self.assertEqual(columns(128, 16384, causal=True), 0)
         self.assertEqual(columns(128, 1 << 20, causal=True), 0)
-        self.assertEqual(columns(64, 16384), 0)
+        self.assertEqual(columns(64, 1024), 64)
+        self.assertEqual(columns(64, 1024, causal=True), 64)
+        self.assertEqual(columns(64, 1024, deterministic=True), 0)
+        self.assertEqual(columns(256, 16384), 0)
         # Packed sequences take dQ's own kernel.
         self.assertEqual(columns(128, 16384, varlen=True), 0)
 
