@@ -33,13 +33,8 @@ namespace {
 std::string describeRequest(const ShippedKernelRequest &request) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  const TargetOptions &target = request.target;
-  os << request.key.str() << " arch=" << target.arch
-     << " ptx=" << target.ptxVersion << " opt=" << target.optLevel
-     << " ptxas=" << target.ptxasPath;
-  for (const std::string &flag : target.ptxasFlags)
-    os << " " << flag;
-  os << " loop-invariants=" << stringifyLoopInvariants(target.loopInvariants)
+  os << request.key.str() << " " << describeCodegen(request.target)
+     << " ptxas=" << request.target.ptxasPath
      << " cache=" << request.cacheDirectory;
   return text;
 }
@@ -68,14 +63,9 @@ std::string cacheKey(const ::fa4::KernelKey &key, const TargetOptions &target,
                      StringRef ptxas) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << "fa4 compile cache key 2\nbuild " << getCompilerBuildId()
-     << "\nllvm " << LLVM_VERSION_STRING << "\nptxas " << ptxas << "\narch "
-     << target.arch << " ptx " << target.ptxVersion << " opt "
-     << target.optLevel << "\nptxas flags";
-  for (const std::string &flag : target.ptxasFlags)
-    os << " " << flag;
-  os << "\nloop invariants " << stringifyLoopInvariants(target.loopInvariants)
-     << "\nkernel " << key.str() << "\n";
+  os << "fa4 compile cache key 3\nbuild " << getCompilerBuildId() << "\nllvm "
+     << LLVM_VERSION_STRING << "\nptxas " << ptxas << "\n"
+     << describeCodegen(target) << "\nkernel " << key.str() << "\n";
   std::array<uint8_t, 32> digest = llvm::SHA256::hash(
       ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(text.data()),
                         text.size()));

@@ -91,15 +91,13 @@ FailureOr<Assembly> mlir::fa4::assemble(llvm::Module &llvmModule,
   recompute.loopInvariants = LoopInvariants::Recompute;
   recomputeLoopInvariants(*copy);
   Assembly recomputed;
-  recomputed.backendSeconds = hoisted.backendSeconds;
-  recomputed.ptxasSeconds = hoisted.ptxasSeconds;
   if (failed(generate(*copy, recompute, loc, keepLLVMIR, recomputed)))
     return failure();
   uint64_t saved =
       spilled - std::min(spilled, spillStoreBytes(recomputed.report));
-  if (saved >= kMinSavedBytes && 4 * saved >= spilled)
-    return recomputed;
-  hoisted.backendSeconds = recomputed.backendSeconds;
-  hoisted.ptxasSeconds = recomputed.ptxasSeconds;
-  return hoisted;
+  bool keepRecomputed = saved >= kMinSavedBytes && 4 * saved >= spilled;
+  Assembly &kept = keepRecomputed ? recomputed : hoisted;
+  kept.backendSeconds = hoisted.backendSeconds + recomputed.backendSeconds;
+  kept.ptxasSeconds = hoisted.ptxasSeconds + recomputed.ptxasSeconds;
+  return std::move(kept);
 }

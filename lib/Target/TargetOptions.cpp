@@ -1,8 +1,9 @@
 //===- TargetOptions.cpp - accepted architectures and PTX versions --------===//
 //
 // The architectures and PTX versions fa4 generates code for, the names of
-// the loop-invariant choices, and the check of a `TargetOptions` against
-// them that runs before any code generation.
+// the loop-invariant choices, the options' description for requests and
+// cache keys, and the check of a `TargetOptions` against them that runs
+// before any code generation.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +38,15 @@ StringRef mlir::fa4::stringifyLoopInvariants(LoopInvariants value) {
     return "auto";
   }
   llvm_unreachable("a LoopInvariants value");
+}
+
+std::string mlir::fa4::describeCodegen(const TargetOptions &options) {
+  std::string text = "arch=" + options.arch +
+                     " ptx=" + std::to_string(options.ptxVersion) +
+                     " opt=" + std::to_string(options.optLevel) +
+                     " ptxas-flags=" + llvm::join(options.ptxasFlags, ",");
+  return text + " loop-invariants=" +
+         stringifyLoopInvariants(options.loopInvariants).str();
 }
 
 LogicalResult mlir::fa4::verifyTargetOptions(const TargetOptions &options,

@@ -95,22 +95,29 @@ static cl::list<std::string>
                         "(repeatable, e.g. --ptxas-flag=-lineinfo)"),
                cl::value_desc("flag"), cl::cat(category));
 
+/// A --loop-invariants value under the name the target gives it.
+static cl::OptionEnumValue loopInvariantsValue(mlir::fa4::LoopInvariants value,
+                                               StringRef help) {
+  return {mlir::fa4::stringifyLoopInvariants(value), int(value), help};
+}
+
 static cl::opt<mlir::fa4::LoopInvariants> loopInvariants(
     "loop-invariants",
     cl::desc("Where cheap loop-invariant values (index arithmetic, shuffle "
              "lanes, wgmma descriptors) live (default: auto)"),
     cl::values(
-        clEnumValN(mlir::fa4::LoopInvariants::Hoist, "hoist",
-                   "hoisted out of their loops, a register each across the "
-                   "loop (LLVM's default)"),
-        clEnumValN(mlir::fa4::LoopInvariants::Recompute, "recompute",
-                   "recomputed where the loop uses them, the backend's "
-                   "hoisting off: fewer registers, a few more instructions"),
-        clEnumValN(mlir::fa4::LoopInvariants::Auto, "auto",
-                   "hoisted; when ptxas reports spills, recomputed too, "
-                   "kept when that spills at least 16 bytes and a quarter "
-                   "fewer (--emit=llvm and ptx, which run no ptxas: "
-                   "hoisted)")),
+        loopInvariantsValue(mlir::fa4::LoopInvariants::Hoist,
+                            "hoisted out of their loops, a register each "
+                            "across the loop (LLVM's default)"),
+        loopInvariantsValue(mlir::fa4::LoopInvariants::Recompute,
+                            "recomputed where the loop uses them, the "
+                            "backend's hoisting off: fewer registers, a few "
+                            "more instructions"),
+        loopInvariantsValue(mlir::fa4::LoopInvariants::Auto,
+                            "hoisted; when ptxas reports spills, recomputed "
+                            "too, kept when that spills at least 16 bytes "
+                            "and a quarter fewer (--emit=llvm and ptx, which "
+                            "run no ptxas: hoisted)")),
     cl::init(mlir::fa4::LoopInvariants::Auto), cl::cat(category));
 
 static cl::opt<std::string>

@@ -33,9 +33,8 @@ namespace fa4 {
 bool backwardFusedForLaunch(const KernelKey &main, int64_t seqK, bool causal,
                             bool deterministic);
 
-/// The table's rule for the backward in words, from the constants it
-/// applies ("five products at head dims over 64 from 16384 keys without a
-/// causal mask"), for fa4-run's --help: one owner of the figures.
+/// The table's rule for the backward in words, from the rows it applies,
+/// for fa4-run's --help: one owner of the figures.
 std::string backwardFusedRule();
 
 } // namespace fa4

@@ -73,6 +73,12 @@ struct TargetOptions {
 /// "recompute" or "auto".
 StringRef stringifyLoopInvariants(LoopInvariants value);
 
+/// The options that decide what code generation makes, as one line
+/// ("arch=sm_90a ptx=86 opt=3 ptxas-flags= loop-invariants=auto"): the part
+/// of a compile request's and of a cache key's text that the target owns
+/// (which ptxas runs is the caller's to name: its path, or its identity).
+std::string describeCodegen(const TargetOptions &options);
+
 /// The accepted values of `TargetOptions::arch`.
 ArrayRef<StringRef> getSupportedArchs();
 
