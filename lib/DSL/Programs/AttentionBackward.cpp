@@ -582,8 +582,13 @@ buildKeyBlockBackward(mlir::MLIRContext *context,
     Tile pt = exp2(st * scaleLog2 - lse2.row());
     Tile ds, dkNext, dvNext;
     if (withDk) {
-      Tile dpt = dot(vTile, trans(doTile), p.zeros({bm, bn}, f32));
-      Tile dst = pt * (dpt - deltaCol.row());
+      // dPᵀ − D as one MMA started from −D in each column: D's broadcast
+      // is written into the accumulator's registers, not held beside Pᵀ
+      // and dPᵀ (dK/dV's spills at head dim 64 112 -> 0 B, 6-9 % faster;
+      // the same for the LSE and Sᵀ, whose MMA then waits for the LSE's
+      // load, is 4-12 % slower: bench/RESULTS.md, 2026-12-06).
+      Tile dptd = dot(vTile, trans(doTile), broadcast(-deltaCol, 0, {bm, bn}));
+      Tile dst = pt * dptd;
       if (options.softcap)
         dst = dst * (1.0 - t * t);
       ds = dst.to(type);
