@@ -680,16 +680,91 @@ static bool passable(Operation *op) {
   return isMemoryEffectFree(op);
 }
 
+/// The buffer a shared-memory view is part of: through subtiles to the
+/// stage or staging buffer.
+static Value rootBuffer(Value view) {
+  while (auto subtile = view.getDefiningOp<SubtileOp>())
+    view = subtile.getSource();
+  return view;
+}
+
+/// Whether two shared-memory views may share memory: views of one buffer,
+/// or stages of one pipeline (two waits may hand out the same stage).
+static bool mayAlias(Value a, Value b) {
+  a = rootBuffer(a);
+  b = rootBuffer(b);
+  if (a == b)
+    return true;
+  auto waitA = a.getDefiningOp<ConsumerWaitOp>();
+  auto waitB = b.getDefiningOp<ConsumerWaitOp>();
+  return waitA && waitB && waitA.getPipeline() == waitB.getPipeline();
+}
+
+namespace {
+/// What a wait may let run before it of the ops that write shared memory or
+/// meet at a barrier: those that touch nothing an MMA issued before the
+/// wait in its block (in flight, as far as the pass knows) reads. The PTX
+/// ISA leaves undefined any access to an in-flight `wgmma`'s register A
+/// operand or accumulator before `wgmma.wait_group`, and a store into a
+/// tile it reads races with it.
+class InFlight {
+public:
+  explicit InFlight(MmaWaitOp wait) : block(wait->getBlock()) {
+    for (Operation &op : *block) {
+      if (&op == wait.getOperation())
+        break;
+      if (auto mma = dyn_cast<MmaAsyncOp>(op))
+        mmas.push_back(mma);
+    }
+  }
+
+  /// Whether a store of register `tile` into shared `buffer` leaves the
+  /// MMAs in flight alone.
+  bool storeAllowed(Value tile, Value buffer) const {
+    return llvm::none_of(mmas, [&](MmaAsyncOp mma) {
+      bool readsTile = tile == mma.getA() || tile == mma.getAcc();
+      bool readsBuffer = mayAlias(buffer, mma.getB()) ||
+                         (isa<MemRefType>(mma.getA().getType()) &&
+                          mayAlias(buffer, mma.getA()));
+      return readsTile || readsBuffer;
+    });
+  }
+
+  /// Whether `op`, a store into shared memory or a barrier, may run while
+  /// the MMAs are in flight. A barrier may when every store of the block
+  /// may: a warpgroup that passes it then writes nothing that the other's
+  /// MMAs, in flight past their own wait, read.
+  bool allows(Operation *op) const {
+    if (auto store = dyn_cast<SharedStoreOp>(op))
+      return storeAllowed(store.getTile(), store.getBuffer());
+    if (auto store = dyn_cast<TmaStoreOp>(op))
+      return storeAllowed(store.getTile(), store.getBuffer());
+    if (isa<NamedBarrierSyncOp>(op))
+      return llvm::all_of(*block, [&](Operation &other) {
+        return !isa<SharedStoreOp, TmaStoreOp>(other) || allows(&other);
+      });
+    return false;
+  }
+
+private:
+  Block *block;
+  SmallVector<MmaAsyncOp> mmas;
+};
+} // namespace
+
 /// Each `fa4.mma.wait` (with the stage releases right after it, which must
 /// follow it) moves down past the ops that do not use its results and may
 /// run meanwhile, up to the first that does or that must not; its pending
-/// count grows by the MMA groups (one a `fa4.mma.async`) it passes. The
+/// count grows by the MMA groups (one a `fa4.mma.async`) it passes. Stores
+/// into shared memory and barriers it passes only as InFlight allows (the
+/// backward's dV MMA runs while dS is staged, dK's while dQ is stored). The
 /// forward's waits stay where they are: each is followed by its results'
 /// first use, or by a release and the loop's end.
 void Pipelining::sinkWaits() {
   SmallVector<MmaWaitOp> waits;
   function.walk([&](MmaWaitOp wait) { waits.push_back(wait); });
   for (MmaWaitOp wait : waits) {
+    InFlight inFlight(wait);
     SmallVector<Operation *> group = {wait};
     Operation *next = wait->getNextNode();
     while (isa_and_nonnull<ConsumerReleaseOp>(next)) {
@@ -709,15 +784,19 @@ void Pipelining::sinkWaits() {
           .wasInterrupted();
     };
     int64_t passed = 0;
+    bool passesTmaStore = false;
     Operation *stop = next;
-    for (; stop && passable(stop) && !uses(stop); stop = stop->getNextNode())
-      if (isa<MmaAsyncOp>(stop))
-        ++passed;
-    // Only past an MMA: a wait with nothing more in flight stays where the
-    // program put it (measured on the H200, bench/RESULTS.md, 2026-12-04:
-    // dQ's dP wait moved past P's exponentials is 15 % slower at head dim
-    // 128, 3 % faster at 64).
-    if (!passed || !stop)
+    for (; stop && (passable(stop) || inFlight.allows(stop)) && !uses(stop);
+         stop = stop->getNextNode()) {
+      passed += isa<MmaAsyncOp>(stop);
+      passesTmaStore |= isa<TmaStoreOp>(stop);
+    }
+    // Only past an MMA, or a TMA store (its barriers and copies run under
+    // the MMA): a wait with nothing more in flight stays where the program
+    // put it (measured on the H200, bench/RESULTS.md, 2026-12-04: dQ's dP
+    // wait moved past P's exponentials is 15 % slower at head dim 128, 3 %
+    // faster at 64).
+    if ((!passed && !passesTmaStore) || !stop)
       continue;
     // It lands before the first use of its results, or the first op it
     // may not pass.

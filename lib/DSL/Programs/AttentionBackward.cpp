@@ -592,17 +592,22 @@ buildKeyBlockBackward(mlir::MLIRContext *context,
       if (options.softcap)
         dst = dst * (1.0 - t * t);
       ds = dst.to(type);
-      dkNext = dot(ds, qTile, dkI);
+      if (!withDq)
+        dkNext = dot(ds, qTile, dkI);
     }
     if (withDv)
       dvNext = dot(pt.to(type), doTile, dvI);
-    // This block's part of dQ of the query block, dS · K, last: dK's
-    // and dV's MMAs run while dS goes to shared memory, where the MMA
-    // reads it transposed; the CTAs of the key blocks add their parts
-    // (by TMA).
-    if (withDq)
-      atomicAdd(dqAccum, {b, h, mq, 0},
-                dot(trans(ds), kTile, p.zeros({bn, dp}, f32)));
+    // This block's part of dQ of the query block, dS · K, with dS staged
+    // through shared memory, where the MMA reads it transposed; the CTAs
+    // of the key blocks add their parts (by TMA). FlashAttention-3's
+    // order: dV's MMA runs while dS is staged, and dK's (issued after the
+    // staging, which reads the registers it takes dS from) while dQ is
+    // stored.
+    if (withDq) {
+      Tile dq = dot(trans(ds), kTile, p.zeros({bn, dp}, f32));
+      dkNext = dot(ds, qTile, dkI);
+      atomicAdd(dqAccum, {b, h, mq, 0}, dq);
+    }
     return {dkNext, dvNext};
   };
   // The group's heads, each over its query blocks: a loop in a loop, so
