@@ -91,15 +91,16 @@ gemm --problem gemm --m 128 --n 128 --k 64
 LIST
 # A family of kernels fa4-run compiles together: `compile_family MODE
 # COUNT SPEC...` runs fa4-run --MODE for each SPEC (head dim and options),
-# each in a directory of its own, and copies the COUNT kernel files each
-# writes.
+# at the small sizes or those SIZES gives (libfa4's table picks some
+# kernels by length), each in a directory of its own, and copies the COUNT
+# kernel files each writes.
 compile_family() {
   local mode=$1 count=$2 spec name files file sizes
   shift 2
   for spec in "$@"; do
-    name="$mode-hd${spec//[ ,]/}"
+    name="$mode-hd${spec//[ ,]/}${SIZES:+-long}"
     # Packed sequences take their lengths instead of the small sizes.
-    sizes=$small
+    sizes=${SIZES:-$small}
     case "$spec" in *--seqlens*) sizes="--heads 1" ;; esac
     "$fa4run" --problem attention --"$mode" $sizes --head-dim $spec "${extra[@]}" \
       --dump-dir "$scratch/$name" > "$scratch/$name.log" 2>&1 || true
@@ -118,10 +119,15 @@ compile_family() {
 
 # The attention backward's kernels (D, dQ, dK/dV) at the head dims it
 # takes, with a window and a softcap (at head dim 64 libfa4 takes the five
-# products below unless deterministic).
-compile_family backward 3 "64 --deterministic" "96" "128" "128 --dtype f16" \
-  "64 --window 64,0 --deterministic" "128 --window 64,0" "128 --softcap 30" \
-  "128 --window 64,0 --softcap 30"
+# products below unless deterministic, and in bf16 on short sequences
+# these two persistent, as its table says: at the small sizes, and apart
+# at long ones).
+compile_family backward 3 "64 --deterministic" "64 --dtype f16 --deterministic" \
+  "96" "128" "128 --dtype f16" \
+  "64 --window 64,0 --deterministic" "64 --softcap 30 --deterministic" \
+  "64 --window 64,0 --softcap 30 --deterministic" "128 --window 64,0" \
+  "128 --softcap 30" "128 --window 64,0 --softcap 30"
+SIZES=$long compile_family backward 3 "64 --deterministic"
 # Over 128 columns of head dim, four: D, dQ, dV and dK (one consumer
 # warpgroup over key blocks).
 compile_family backward 4 "160 --dtype f16" "192" "256" \
@@ -139,8 +145,8 @@ compile_family backward 4 "192 --head-dim-v 128"
 compile_family backward 3 "96 --fused-dq" "128 --fused-dq" \
   "128 --dtype f16 --fused-dq" "128 --window 64,0 --fused-dq" \
   "128 --softcap 30 --fused-dq" "128 --window 64,0 --softcap 30 --fused-dq"
-# At head dim 64, dQ's product split by rows; libfa4's way there at every
-# length.
+# At head dim 64, dQ's product split by rows; libfa4's way there (in bf16
+# without a window or softcap from 2048 keys, 4096 with a causal mask).
 compile_family backward 3 "64 --fused-dq" "64 --dtype f16 --fused-dq" \
   "64 --window 64,0 --fused-dq" "64 --softcap 30 --fused-dq" \
   "64 --window 64,0 --softcap 30 --fused-dq"

@@ -360,19 +360,31 @@ backwardKeys(const fa4_attention_backward_args &args,
                                "': " + s.message());
   key.plan = plan;
   // The five products where the table picks them, unless the caller wants
-  // the same bits every run.
-  std::vector<bool> choices;
-  if (sets == BackwardSets::Launch)
-    choices = {fa4::backwardFusedForLaunch(key, args.k.shape[rank - 2],
-                                           args.causal, args.deterministic)};
-  else
-    choices = {false, fa4::backwardFusedForLaunch(
-                          key, std::numeric_limits<int64_t>::max(), false,
-                          args.deterministic)};
+  // the same bits every run; else dQ's own kernel, and with the dK/dV
+  // kernel persistent where the table says. Preparing takes every way a
+  // launch of these options may take.
+  struct Way {
+    bool fused, persistent;
+  };
+  std::vector<Way> ways;
+  int64_t seqK = args.k.shape[rank - 2];
+  if (sets == BackwardSets::Launch) {
+    bool fused =
+        fa4::backwardFusedForLaunch(key, seqK, args.causal, args.deterministic);
+    ways = {{fused, !fused && fa4::backwardPersistentForLaunch(key, seqK,
+                                                               args.causal)}};
+  } else {
+    ways = {
+        {false, false},
+        {false, fa4::backwardPersistentForLaunch(key, 0, false)},
+        {fa4::backwardFusedForLaunch(key, std::numeric_limits<int64_t>::max(),
+                                     false, args.deterministic),
+         false}};
+  }
   std::vector<fa4::KernelKey> keys;
-  for (bool fused : choices)
-    for (const fa4::KernelKey &kernel :
-         fa4::KernelKey::backwardKernels(key, fused)) {
+  for (const Way &way : ways)
+    for (const fa4::KernelKey &kernel : fa4::KernelKey::backwardKernels(
+             way.persistent ? fa4::persistentBackward(key) : key, way.fused)) {
       if ((kernel.family == fa4::Family::AttentionBackwardPreprocess &&
            args.delta_ready) ||
           std::any_of(keys.begin(), keys.end(),

@@ -1,12 +1,13 @@
 //===- PlanTable.cpp - the plan chosen per launch -------------------------===//
 //
-// The lengths at which the attention backward switches to five products,
-// and the measurements behind them.
+// The lengths at which the attention backward switches to five products
+// and to persistent kernels, and the measurements behind them.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fa4/KernelFormat/PlanTable.h"
 
+#include <algorithm>
 #include <optional>
 
 using namespace fa4;
@@ -42,11 +43,79 @@ struct FusedRow {
 /// invariants hoisted, they spilled 368 bytes a thread and ran 1.00-1.10 of
 /// the two kernels' time), and from 128 columns from 16384 keys without a
 /// causal mask, never with one (the kernel of the longest key block runs
-/// longest).
+/// longest). Where the two kernels run persistent (the table below) they
+/// lead the five products on short sequences.
 constexpr FusedRow kBackwardFusedRows[] = {
     {64, 0, 0},
     {128, 16384, std::nullopt},
 };
+
+namespace {
+/// A row of the persistent table: padded head dims up to `maxColumns` (over
+/// the row before's) run the dQ and dK/dV kernels persistent below
+/// `belowSeqK` keys without a causal mask and below `belowSeqKCausal` with
+/// one, and take them over the five products below `overFusedSeqK` and
+/// `overFusedSeqKCausal`.
+struct PersistentRow {
+  int64_t maxColumns, belowSeqK, belowSeqKCausal, overFusedSeqK,
+      overFusedSeqKCausal;
+};
+} // namespace
+
+/// The dQ and dK/dV kernels persistent (`persistent`, `o_in_q`) against
+/// one CTA a tile, bf16, H = 16, B * S = 16384, on an H100
+/// (bench/RESULTS.md, 2026-12-06, kernels of 1e20e7b, the deterministic
+/// way, two rounds, TFLOP/s):
+///
+///   head dim 64, not causal  S = 1024 265 / 300, 2048 306 / 327,
+///                            4096 333 / 329, 8192 346 / 336
+///   head dim 64, causal      S = 1024 199 / 226, 2048 254 / 284,
+///                            4096 296 / 318, 8192 327 / 332,
+///                            16384 352 / 333
+///   head dim 128 (one K/V stage fits) level to 6 % slower at every length
+///
+/// Short sequences give each CTA few query blocks, and every CTA loads its
+/// K and V with no MMA to hide the loads under; a persistent CTA loads the
+/// next tile's while it finishes this one. Longer ones lose to the
+/// persistent kernels' spills (48 and 36 bytes a thread, none before).
+/// Against the five products in FlashAttention-3's order (same call,
+/// TFLOP/s, five products / persistent pair): not causal S = 1024 281 /
+/// 300, 2048 337 / 327; causal S = 1024 203 / 226, 2048 272 / 284, 4096
+/// 330 / 318.
+constexpr PersistentRow kBackwardPersistentRows[] = {
+    {64, 4096, 8192, 2048, 4096},
+};
+
+namespace {
+/// The persistent table's row for `main`'s options, if they are those it
+/// was measured on: bf16, plain or causal (no window or packing, whose
+/// tiles carry uneven work, no softcap), a plan that leaves `persistent`
+/// to the table.
+const PersistentRow *persistentRow(const KernelKey &main) {
+  if (main.plan.persistent || main.window || main.varlen || main.softcap ||
+      main.dtype != DType::BF16)
+    return nullptr;
+  int64_t columns =
+      KernelKey::paddedHeadDim(std::max(main.headDim, main.valueHeadDim()));
+  for (const PersistentRow &row : kBackwardPersistentRows)
+    if (columns <= row.maxColumns)
+      return &row;
+  return nullptr;
+}
+} // namespace
+
+bool fa4::backwardPersistentForLaunch(const KernelKey &main, int64_t seqK,
+                                      bool causal) {
+  const PersistentRow *row = persistentRow(main);
+  return row && seqK < (causal ? row->belowSeqKCausal : row->belowSeqK);
+}
+
+KernelKey fa4::persistentBackward(KernelKey main) {
+  main.plan.persistent = true;
+  if (!main.plan.oInQ)
+    main.plan.oInQ = true;
+  return main;
+}
 
 bool fa4::backwardFusedForLaunch(const KernelKey &main, int64_t seqK,
                                  bool causal, bool deterministic) {
@@ -59,12 +128,17 @@ bool fa4::backwardFusedForLaunch(const KernelKey &main, int64_t seqK,
     if (columns > row.maxColumns)
       continue;
     std::optional<int64_t> minSeqK = causal ? row.minSeqKCausal : row.minSeqK;
-    return minSeqK && seqK >= *minSeqK && fused.verify().ok();
+    if (!minSeqK || seqK < *minSeqK || !fused.verify().ok())
+      return false;
+    // The persistent pair, where it runs, leads on short sequences.
+    const PersistentRow *persistent = persistentRow(main);
+    return !persistent || seqK >= (causal ? persistent->overFusedSeqKCausal
+                                          : persistent->overFusedSeqK);
   }
   return false;
 }
 
-std::string fa4::backwardFusedRule() {
+std::string fa4::backwardLaunchRule() {
   auto lengths = [](const FusedRow &row) -> std::string {
     auto from = [](int64_t keys) {
       return keys ? "from " + std::to_string(keys) + " keys"
@@ -86,6 +160,20 @@ std::string fa4::backwardFusedRule() {
     rule += below ? "; at head dims over " + std::to_string(below) + " up to "
                   : " at head dims up to ";
     rule += std::to_string(row.maxColumns) + " " + lengths(row);
+    below = row.maxColumns;
+  }
+  rule += "; else dQ by a kernel of its own";
+  below = 0;
+  for (const PersistentRow &row : kBackwardPersistentRows) {
+    rule += below ? "; at head dims over " + std::to_string(below) + " up to "
+                  : ", dQ's and dK/dV's kernels persistent (bf16, no window, "
+                    "softcap or packing) at head dims up to ";
+    rule += std::to_string(row.maxColumns) + " below " +
+            std::to_string(row.belowSeqK) + " keys without a causal mask and " +
+            std::to_string(row.belowSeqKCausal) +
+            " with one, taken over the five products below " +
+            std::to_string(row.overFusedSeqK) + " and " +
+            std::to_string(row.overFusedSeqKCausal);
     below = row.maxColumns;
   }
   return rule;

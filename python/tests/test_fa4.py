@@ -155,9 +155,10 @@ class ArgumentChecks(unittest.TestCase):
 
     def test_backward_dq_accum_columns(self):
         # Whether a backward adds dQ's parts into dq_accum, and its width:
-        # libfa4's table (five products at head dim 64 at every length, over
-        # 64 from 16384 keys without a causal mask), never when
-        # deterministic.
+        # libfa4's table (five products at head dim 64, in bf16 without a
+        # window or softcap from 2048 keys without a causal mask and 4096
+        # with one, where the persistent pair leads below; over 64 from 16384
+        # keys without a causal mask), never when deterministic.
         try:
             library = _lib.library()
         except _lib.Fa4Error as error:
@@ -185,9 +186,11 @@ class ArgumentChecks(unittest.TestCase):
         self.assertEqual(columns(128, 8192), 0)
         self.assertEqual(columns(128, 16384, causal=True), 0)
         self.assertEqual(columns(128, 1 << 20, causal=True), 0)
-        self.assertEqual(columns(64, 1024), 64)
-        self.assertEqual(columns(64, 1024, causal=True), 64)
-        self.assertEqual(columns(64, 1024, deterministic=True), 0)
+        self.assertEqual(columns(64, 2048), 64)
+        self.assertEqual(columns(64, 2047), 0)
+        self.assertEqual(columns(64, 4096, causal=True), 64)
+        self.assertEqual(columns(64, 4095, causal=True), 0)
+        self.assertEqual(columns(64, 4096, deterministic=True), 0)
         self.assertEqual(columns(256, 16384), 0)
         # Packed sequences take dQ's own kernel.
         self.assertEqual(columns(128, 16384, varlen=True), 0)

@@ -459,7 +459,7 @@ static std::string fusedDqLines() {
       "dQ. Head dims up to 128. Without it or --deterministic, --backward "
       "takes the way libfa4 takes for the launch (its table in "
       "fa4/KernelFormat/PlanTable.h): " +
-          fa4::backwardFusedRule());
+          fa4::backwardLaunchRule());
 }
 
 std::string fa4::run::helpText() {

@@ -299,9 +299,12 @@ static int runBackwardKernels(const run::Arguments &args) {
     key.dtype = DType::F16;
   key.plan = args.plan;
   // The way libfa4 takes for this launch unless told.
-  bool fused = args.fusedDq || backwardFusedForLaunch(
-                                   key, int64_t(args.attention.seqK),
-                                   args.attention.causal, args.deterministic);
+  int64_t seqK = int64_t(args.attention.seqK);
+  bool fused =
+      args.fusedDq || backwardFusedForLaunch(key, seqK, args.attention.causal,
+                                             args.deterministic);
+  if (!fused && backwardPersistentForLaunch(key, seqK, args.attention.causal))
+    key = persistentBackward(key);
   std::vector<KernelKey> keys = KernelKey::backwardKernels(key, fused);
   std::vector<runtime::KernelFile> compiled;
   if (int status = compileKeys(keys, args, "--backward", compiled);

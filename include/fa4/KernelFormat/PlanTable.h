@@ -3,8 +3,9 @@
 // Some choices are best at one launch shape and not at another, and a
 // kernel cannot make them at run time (they are its tiles' shapes or its
 // kernels), so the caller does, before the key names a kernel: whether the
-// attention backward runs in five products, with the measurements behind
-// the lengths it switches at (PlanTable.cpp). fa4-run and libfa4 (and so
+// attention backward runs in five products, and whether its dQ and dK/dV
+// kernels run persistent, with the measurements behind the lengths it
+// switches at (PlanTable.cpp). fa4-run and libfa4 (and so
 // the Python package) apply it alike. No MLIR, no CUDA.
 //
 // The forward has no such row since the d256 kernel over 80-row key blocks
@@ -33,9 +34,23 @@ namespace fa4 {
 bool backwardFusedForLaunch(const KernelKey &main, int64_t seqK, bool causal,
                             bool deterministic);
 
+/// Whether the dQ and dK/dV kernels of an attention backward of `main`'s
+/// options over `seqK` keys run persistent (fa4-persistent's folded order,
+/// each tile's dK and dV staged in its K and V stages: persistentBackward),
+/// where the table says: short bf16 sequences without a window, a softcap
+/// or packing, and only when `main`'s plan leaves `persistent` to the
+/// table. Where it says so below shorter lengths, backwardFusedForLaunch
+/// leaves the five products to the persistent pair.
+bool backwardPersistentForLaunch(const KernelKey &main, int64_t seqK,
+                                 bool causal);
+
+/// `main` with the plan of its persistent dQ and dK/dV kernels
+/// (`persistent`, `o_in_q`).
+KernelKey persistentBackward(KernelKey main);
+
 /// The table's rule for the backward in words, from the rows it applies,
 /// for fa4-run's --help: one owner of the figures.
-std::string backwardFusedRule();
+std::string backwardLaunchRule();
 
 } // namespace fa4
 
