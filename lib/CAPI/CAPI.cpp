@@ -359,43 +359,34 @@ backwardKeys(const fa4_attention_backward_args &args,
       return rt::Status::error("plan '" + std::string(args.plan) +
                                "': " + s.message());
   key.plan = plan;
-  // The five products where the table picks them, unless the caller wants
-  // the same bits every run; else dQ's own kernel, and with the dK/dV
-  // kernel persistent where the table says. Preparing takes every way a
-  // launch of these options may take.
-  struct Way {
-    bool fused, persistent;
-  };
-  std::vector<Way> ways;
+  // The kernels the table picks for the launch; preparing takes every way
+  // a launch of these options may take (the table's choices change once
+  // with the length, so its ends, either mask, deterministic or not).
   int64_t seqK = args.k.shape[rank - 2];
+  std::vector<fa4::KernelKey> ways;
   if (sets == BackwardSets::Launch) {
-    bool fused =
-        fa4::backwardFusedForLaunch(key, seqK, args.causal, args.deterministic);
-    ways = {{fused, !fused && fa4::backwardPersistentForLaunch(key, seqK,
-                                                               args.causal)}};
+    ways = fa4::backwardKernelsForLaunch(key, seqK, args.causal,
+                                         args.deterministic);
   } else {
-    ways = {
-        {false, false},
-        {false, fa4::backwardPersistentForLaunch(key, 0, false)},
-        {fa4::backwardFusedForLaunch(key, std::numeric_limits<int64_t>::max(),
-                                     false, args.deterministic),
-         false}};
+    for (int64_t length : {int64_t(0), std::numeric_limits<int64_t>::max()})
+      for (bool causal : {false, true})
+        for (bool deterministic : {bool(args.deterministic), true})
+          for (const fa4::KernelKey &kernel : fa4::backwardKernelsForLaunch(
+                   key, length, causal, deterministic))
+            ways.push_back(kernel);
   }
   std::vector<fa4::KernelKey> keys;
-  for (const Way &way : ways)
-    for (const fa4::KernelKey &kernel : fa4::KernelKey::backwardKernels(
-             way.persistent ? fa4::persistentBackward(key) : key, way.fused)) {
-      if ((kernel.family == fa4::Family::AttentionBackwardPreprocess &&
-           args.delta_ready) ||
-          std::any_of(keys.begin(), keys.end(),
-                      [&](const fa4::KernelKey &taken) {
-                        return taken.str() == kernel.str();
-                      }))
-        continue;
-      if (rt::Status s = kernel.verify(); !s.ok())
-        return s;
-      keys.push_back(kernel);
-    }
+  for (const fa4::KernelKey &kernel : ways) {
+    if ((kernel.family == fa4::Family::AttentionBackwardPreprocess &&
+         args.delta_ready) ||
+        std::any_of(keys.begin(), keys.end(), [&](const fa4::KernelKey &taken) {
+          return taken.str() == kernel.str();
+        }))
+      continue;
+    if (rt::Status s = kernel.verify(); !s.ok())
+      return s;
+    keys.push_back(kernel);
+  }
   return keys;
 }
 

@@ -110,11 +110,18 @@ bool fa4::backwardPersistentForLaunch(const KernelKey &main, int64_t seqK,
   return row && seqK < (causal ? row->belowSeqKCausal : row->belowSeqK);
 }
 
-KernelKey fa4::persistentBackward(KernelKey main) {
-  main.plan.persistent = true;
-  if (!main.plan.oInQ)
-    main.plan.oInQ = true;
-  return main;
+std::vector<KernelKey> fa4::backwardKernelsForLaunch(const KernelKey &main,
+                                                     int64_t seqK, bool causal,
+                                                     bool deterministic,
+                                                     bool fused) {
+  fused = fused || backwardFusedForLaunch(main, seqK, causal, deterministic);
+  KernelKey key = main;
+  if (!fused && backwardPersistentForLaunch(main, seqK, causal)) {
+    key.plan.persistent = true;
+    if (!key.plan.oInQ)
+      key.plan.oInQ = true;
+  }
+  return KernelKey::backwardKernels(key, fused);
 }
 
 bool fa4::backwardFusedForLaunch(const KernelKey &main, int64_t seqK,

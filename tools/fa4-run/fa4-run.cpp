@@ -299,13 +299,9 @@ static int runBackwardKernels(const run::Arguments &args) {
     key.dtype = DType::F16;
   key.plan = args.plan;
   // The way libfa4 takes for this launch unless told.
-  int64_t seqK = int64_t(args.attention.seqK);
-  bool fused =
-      args.fusedDq || backwardFusedForLaunch(key, seqK, args.attention.causal,
-                                             args.deterministic);
-  if (!fused && backwardPersistentForLaunch(key, seqK, args.attention.causal))
-    key = persistentBackward(key);
-  std::vector<KernelKey> keys = KernelKey::backwardKernels(key, fused);
+  std::vector<KernelKey> keys = backwardKernelsForLaunch(
+      key, int64_t(args.attention.seqK), args.attention.causal,
+      args.deterministic, args.fusedDq);
   std::vector<runtime::KernelFile> compiled;
   if (int status = compileKeys(keys, args, "--backward", compiled);
       status != kPassed)

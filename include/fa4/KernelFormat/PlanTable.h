@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace fa4 {
 
@@ -44,9 +45,15 @@ bool backwardFusedForLaunch(const KernelKey &main, int64_t seqK, bool causal,
 bool backwardPersistentForLaunch(const KernelKey &main, int64_t seqK,
                                  bool causal);
 
-/// `main` with the plan of its persistent dQ and dK/dV kernels
-/// (`persistent`, `o_in_q`).
-KernelKey persistentBackward(KernelKey main);
+/// The kernels of an attention backward of `main`'s options for a launch
+/// over `seqK` keys: the five products where backwardFusedForLaunch says
+/// or `fused` asks, else dQ's own kernel and dK's and dV's, persistent
+/// (`persistent`, `o_in_q`) where backwardPersistentForLaunch says. The
+/// one place fa4-run and libfa4 turn the table into keys.
+std::vector<KernelKey> backwardKernelsForLaunch(const KernelKey &main,
+                                                int64_t seqK, bool causal,
+                                                bool deterministic,
+                                                bool fused = false);
 
 /// The table's rule for the backward in words, from the rows it applies,
 /// for fa4-run's --help: one owner of the figures.
