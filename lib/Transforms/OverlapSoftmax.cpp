@@ -22,6 +22,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Remarks.h"
 
 namespace mlir::fa4 {
 #define GEN_PASS_DEF_FA4OVERLAPSOFTMAX
@@ -54,7 +55,16 @@ struct AttentionLoop {
 };
 } // namespace
 
-/// Recognizes the attention loop in `loop`, or fails.
+/// The pass's optimization remarks (MLIR's remark engine, off unless a
+/// tool enables it: `fa4-opt --remarks-filter=fa4-overlap-softmax`).
+static constexpr remark::RemarkOpts kRemarks =
+    remark::RemarkOpts::name("OverlapSoftmax").category("fa4-overlap-softmax");
+
+/// Recognizes the attention loop in `loop`, or fails. A loop with one MMA
+/// whose A operand is a register tile (a P·V) that the schedule cannot take
+/// says why in a missed remark at the loop (the DSL author's line); other
+/// loops (a GEMM's, a backward's with two such MMAs) are left alone
+/// silently.
 static FailureOr<AttentionLoop> match(scf::ForOp loop) {
   AttentionLoop m;
   m.loop = loop;
@@ -67,19 +77,33 @@ static FailureOr<AttentionLoop> match(scf::ForOp loop) {
       return failure();
     m.pv = mma;
   }
-  if (!m.pv || !m.pv.getAcc() || !m.pv.getResult().hasOneUse())
+  if (!m.pv || !m.pv.getAcc())
     return failure();
+  auto reject = [&](const Twine &why) {
+    remark::missed(loop.getLoc(), kRemarks)
+        << remark::reason("the loop keeps its order: {0}", why.str());
+    return failure();
+  };
+  if (!m.pv.getResult().hasOneUse())
+    return reject(
+        "P·V's product (the loop's one MMA with A in registers) has " +
+        Twine(llvm::range_size(m.pv.getResult().getUses())) +
+        " uses, not one wait");
   m.vWait = m.pv.getB().getDefiningOp<ConsumerWaitOp>();
   m.pvWait = dyn_cast<MmaWaitOp>(*m.pv.getResult().getUsers().begin());
-  if (!m.vWait || m.vWait->getBlock() != body || !m.pvWait ||
-      m.pvWait.getNumResults() != 1 || !m.pvWait.getResult(0).hasOneUse() ||
+  if (!m.vWait || m.vWait->getBlock() != body)
+    return reject("P·V's B operand is not a stage waited for in the loop");
+  if (!m.pvWait || m.pvWait.getNumResults() != 1 ||
+      !m.pvWait.getResult(0).hasOneUse() ||
       *m.pvWait.getResult(0).getUsers().begin() != yield)
-    return failure();
+    return reject("P·V is not completed by a wait of its own whose result "
+                  "the loop carries and nothing else reads");
   m.accIndex = m.pvWait.getResult(0).getUses().begin()->getOperandNumber();
   auto vState = dyn_cast<BlockArgument>(m.vWait.getState().front());
   if (m.vWait.getState().size() != 1 || !vState ||
       vState.getOwner() != body || vState.getArgNumber() == 0)
-    return failure();
+    return reject("the wait for P·V's B operand does not take a pipeline "
+                  "state the loop carries");
   m.vIndex = vState.getArgNumber() - 1;
   for (Operation *user : vState.getUsers()) {
     if (auto release = dyn_cast<ConsumerReleaseOp>(user))
@@ -87,24 +111,28 @@ static FailureOr<AttentionLoop> match(scf::ForOp loop) {
     else if (auto step = dyn_cast<PipelineStepOp>(user))
       m.vStep = step;
     else if (user != m.vWait)
-      return failure();
+      return reject("the pipeline state of P·V's B operand is also used by '" +
+                    user->getName().getStringRef() +
+                    "' (its wait, release and step only)");
   }
   if (!m.vRelease || !m.vStep ||
       yield.getOperand(m.vIndex) != m.vStep.getResult())
-    return failure();
+    return reject("the stage of P·V's B operand is not released and stepped "
+                  "in the loop, its next state carried");
 
   // S: the other MMAs, completed by one wait.
   for (auto wait : body->getOps<MmaWaitOp>())
     if (wait != m.pvWait) {
       if (m.sWait || wait.getAccs().size() != 1)
-        return failure();
+        return reject("the MMAs other than P·V (the schedule's S) are not "
+                      "completed by one wait of one accumulator");
       m.sWait = wait;
     }
   if (!m.sWait)
-    return failure();
+    return reject("no MMA but P·V is waited for in the loop (no S)");
   m.lastS = m.sWait.getAccs().front().getDefiningOp<MmaAsyncOp>();
   if (!m.lastS || m.lastS->getBlock() != body)
-    return failure();
+    return reject("S's wait does not complete an MMA of the loop");
   for (Operation &op : *body)
     if (isa<ConsumerWaitOp, MmaAsyncOp>(op) && &op != m.vWait) {
       m.firstS = &op;
@@ -122,7 +150,10 @@ static FailureOr<AttentionLoop> match(scf::ForOp loop) {
         continue;
       if (user->getBlock() != body || isa<scf::YieldOp>(user) ||
           !isPure(user))
-        return failure();
+        return reject("the carried accumulator reaches '" +
+                      user->getName().getStringRef() +
+                      "', which is not a pure op of the loop's body on its "
+                      "way to P·V");
       if (rescale.insert(user).second)
         llvm::append_range(worklist, user->getResults());
     }
@@ -131,7 +162,8 @@ static FailureOr<AttentionLoop> match(scf::ForOp loop) {
     if (rescale.contains(&op))
       m.rescale.push_back(&op);
   if (m.rescale.empty() || m.pv.getAcc().getDefiningOp() != m.rescale.back())
-    return failure();
+    return reject("P·V does not accumulate onto the carried accumulator "
+                  "(rescaled or not)");
   return m;
 }
 
@@ -331,8 +363,13 @@ struct OverlapSoftmaxPass
           scf::YieldOp::create(tb, tloc);
         });
       }
-      for (AttentionLoop &m : loops)
+      for (AttentionLoop &m : loops) {
+        remark::passed(m.loop.getLoc(), kRemarks) << remark::reason(
+            "P·V of each key block issued with the next block's S and waited "
+            "for after its softmax; {0} consumer warpgroup(s) taking turns",
+            turns.groups);
         schedule(m, turns);
+      }
     });
   }
 };

@@ -3,9 +3,18 @@
 // block's S and completes after its softmax; the consumer warpgroups take
 // turns issuing MMAs, round robin, warpgroup w waiting at named barrier
 // 1 + w. The GEMM's loop
-// has no P·V and is left alone.
+// has no P·V and is left alone. With MLIR's remarks on, the pass says what it
+// scheduled, and why it left a loop with a P·V (an MMA with A in registers)
+// as it was: here the attention loop without the release of V's stage.
 // RUN: fa4-opt %S/Inputs/attention-tile.mlir --fa4-attach-config=head-dim=128 --fa4-assign-layouts --fa4-pipeline-tma --fa4-split-qk --fa4-warp-specialize --fa4-overlap-softmax | FileCheck %s
 // RUN: fa4-opt %S/Inputs/gemm-tile.mlir --fa4-attach-config="head-dim=64 kv-stages=4" --fa4-assign-layouts --fa4-pipeline-tma --fa4-warp-specialize --fa4-overlap-softmax | FileCheck %s --check-prefix=GEMM
+// RUN: fa4-opt %S/Inputs/attention-tile.mlir --fa4-attach-config=head-dim=128 --fa4-assign-layouts --fa4-pipeline-tma --fa4-split-qk --fa4-warp-specialize --fa4-overlap-softmax --remarks-filter=fa4-overlap-softmax --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=PASSED
+// RUN: fa4-opt %S/Inputs/attention-tile.mlir --fa4-attach-config=head-dim=128 --fa4-assign-layouts --fa4-pipeline-tma --fa4-split-qk --fa4-warp-specialize | sed '/consumer.release %[0-9]*\[%arg14\] : !fa4.pipeline<v,/d' | fa4-opt --fa4-overlap-softmax --remarks-filter=fa4-overlap-softmax --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=MISSED
+// RUN: fa4-opt %S/Inputs/gemm-tile.mlir --fa4-attach-config="head-dim=64 kv-stages=4" --fa4-assign-layouts --fa4-pipeline-tma --fa4-warp-specialize --fa4-overlap-softmax --remarks-filter=fa4-overlap-softmax --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=GEMM-REMARKS --allow-empty
+
+// PASSED: attention-tile.mlir:30:10: remark: [Passed] OverlapSoftmax | Category:fa4-overlap-softmax | Reason="P·V of each key block issued with the next block's S and waited for after its softmax; 2 consumer warpgroup(s) taking turns"
+// MISSED: remark: [Missed] OverlapSoftmax | Category:fa4-overlap-softmax | Reason="the loop keeps its order: the stage of P·V's B operand is not released and stepped in the loop, its next state carried"
+// GEMM-REMARKS-NOT: remark
 
 // CHECK: fa4.role consumer warps(8) regs(240) {
 // CHECK: %[[WG:.*]] = fa4.warpgroup_id

@@ -257,7 +257,11 @@ def FA4OverlapSoftmax : Pass<"fa4-overlap-softmax", "ModuleOp"> {
     warpgroup 0 the first turn, once, before the first of them), so one
     warpgroup's softmax overlaps the others' MMAs. Attention loops are found
     at any depth (in a persistent kernel's tile loop too); loops of another
-    shape (a GEMM) are left as they are.
+    shape (a GEMM) are left as they are. With MLIR's remarks on
+    (`--remarks-filter=fa4-overlap-softmax`), each scheduled loop gets a
+    passed remark, and a loop with one MMA whose A is in registers (a P·V)
+    that the schedule cannot take a missed one saying which part of the
+    shape it lacks.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
