@@ -22,7 +22,6 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
-#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -360,28 +359,16 @@ backwardKeys(const fa4_attention_backward_args &args,
                                "': " + s.message());
   key.plan = plan;
   // The kernels the table picks for the launch; preparing takes every way
-  // a launch of these options may take (the table's choices change once
-  // with the length, so its ends, either mask, deterministic or not).
-  int64_t seqK = args.k.shape[rank - 2];
-  std::vector<fa4::KernelKey> ways;
-  if (sets == BackwardSets::Launch) {
-    ways = fa4::backwardKernelsForLaunch(key, seqK, args.causal,
-                                         args.deterministic);
-  } else {
-    for (int64_t length : {int64_t(0), std::numeric_limits<int64_t>::max()})
-      for (bool causal : {false, true})
-        for (bool deterministic : {bool(args.deterministic), true})
-          for (const fa4::KernelKey &kernel : fa4::backwardKernelsForLaunch(
-                   key, length, causal, deterministic))
-            ways.push_back(kernel);
-  }
+  // a launch of these options may take.
+  std::vector<fa4::KernelKey> ways =
+      sets == BackwardSets::Launch
+          ? fa4::backwardKernelsForLaunch(key, args.k.shape[rank - 2],
+                                          args.causal, args.deterministic)
+          : fa4::backwardKernelsForAnyLaunch(key, args.deterministic);
   std::vector<fa4::KernelKey> keys;
   for (const fa4::KernelKey &kernel : ways) {
-    if ((kernel.family == fa4::Family::AttentionBackwardPreprocess &&
-         args.delta_ready) ||
-        std::any_of(keys.begin(), keys.end(), [&](const fa4::KernelKey &taken) {
-          return taken.str() == kernel.str();
-        }))
+    if (kernel.family == fa4::Family::AttentionBackwardPreprocess &&
+        args.delta_ready)
       continue;
     if (rt::Status s = kernel.verify(); !s.ok())
       return s;

@@ -124,6 +124,30 @@ std::vector<KernelKey> fa4::backwardKernelsForLaunch(const KernelKey &main,
   return KernelKey::backwardKernels(key, fused);
 }
 
+std::vector<KernelKey> fa4::backwardKernelsForAnyLaunch(const KernelKey &main,
+                                                        bool deterministic) {
+  std::vector<int64_t> lengths = {0};
+  for (const FusedRow &row : kBackwardFusedRows)
+    for (std::optional<int64_t> keys : {row.minSeqK, row.minSeqKCausal})
+      if (keys)
+        lengths.push_back(*keys);
+  for (const PersistentRow &row : kBackwardPersistentRows)
+    lengths.insert(lengths.end(), {row.belowSeqK, row.belowSeqKCausal,
+                                   row.overFusedSeqK, row.overFusedSeqKCausal});
+  std::vector<KernelKey> keys;
+  for (int64_t seqK : lengths)
+    for (bool causal : {false, true})
+      for (bool det : {deterministic, true})
+        for (const KernelKey &kernel :
+             backwardKernelsForLaunch(main, seqK, causal, det))
+          if (std::none_of(keys.begin(), keys.end(),
+                           [&](const KernelKey &taken) {
+                             return taken.str() == kernel.str();
+                           }))
+            keys.push_back(kernel);
+  return keys;
+}
+
 bool fa4::backwardFusedForLaunch(const KernelKey &main, int64_t seqK,
                                  bool causal, bool deterministic) {
   if (deterministic || main.varlen)

@@ -4,11 +4,14 @@
 // text of kernel keys (every combination of the attention options
 // with a few head dims and plans, and the GEMM), then checks that no two
 // differ in name or text; `plan` sets and parses plan fields and
-// prints each refusal.
+// prints each refusal; `table` prints the backward's kernels that libfa4
+// prepares (backwardKernelsForAnyLaunch) and checks that every launch's
+// kernels, at every length, are among them.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fa4/KernelFormat/KernelKey.h"
+#include "fa4/KernelFormat/PlanTable.h"
 
 #include <cstdio>
 #include <set>
@@ -194,12 +197,56 @@ static int runPlan() {
   return 0;
 }
 
+static int runTable() {
+  int missed = 0;
+  struct Options {
+    int d;
+    DType dtype;
+    bool window;
+  };
+  for (auto [d, dtype, window] :
+       {Options{64, DType::BF16, false}, Options{64, DType::F16, false},
+        Options{64, DType::BF16, true}, Options{96, DType::BF16, false},
+        Options{128, DType::BF16, false}, Options{256, DType::BF16, false}})
+    for (bool deterministic : {false, true}) {
+      KernelKey main;
+      main.headDim = d;
+      main.dtype = dtype;
+      main.window = window;
+      std::vector<KernelKey> any =
+          backwardKernelsForAnyLaunch(main, deterministic);
+      std::printf("d%d%s%s%s:", d, dtype == DType::F16 ? " f16" : "",
+                  window ? " window" : "",
+                  deterministic ? " deterministic" : "");
+      std::set<std::string> prepared;
+      for (const KernelKey &key : any) {
+        std::printf(" %s", key.name().c_str());
+        prepared.insert(key.str());
+      }
+      std::printf("\n");
+      for (int64_t seqK = 0; seqK <= 40000; ++seqK)
+        for (bool causal : {false, true})
+          for (const KernelKey &key :
+               backwardKernelsForLaunch(main, seqK, causal, deterministic))
+            if (!prepared.count(key.str())) {
+              std::printf("not prepared: %s at %lld keys%s\n",
+                          key.str().c_str(), static_cast<long long>(seqK),
+                          causal ? ", causal" : "");
+              ++missed;
+            }
+    }
+  std::printf("launches not prepared: %d\n", missed);
+  return missed != 0;
+}
+
 int main(int argc, char **argv) {
   std::string command = argc == 2 ? argv[1] : "";
   if (command == "key")
     return runKey();
   if (command == "plan")
     return runPlan();
-  std::fprintf(stderr, "usage: fa4-kernel-format-checks key|plan\n");
+  if (command == "table")
+    return runTable();
+  std::fprintf(stderr, "usage: fa4-kernel-format-checks key|plan|table\n");
   return 2;
 }

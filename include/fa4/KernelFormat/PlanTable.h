@@ -55,6 +55,14 @@ std::vector<KernelKey> backwardKernelsForLaunch(const KernelKey &main,
                                                 bool deterministic,
                                                 bool fused = false);
 
+/// Every kernel a launch of `main`'s options may take, at any length and
+/// either mask, deterministic or not as `deterministic` says (and always
+/// the deterministic way too), each once: what libfa4 prepares. The
+/// table's choices change only at its rows' lengths, so those lengths (and
+/// 0) stand for every launch.
+std::vector<KernelKey> backwardKernelsForAnyLaunch(const KernelKey &main,
+                                                   bool deterministic);
+
 /// The table's rule for the backward in words, from the rows it applies,
 /// for fa4-run's --help: one owner of the figures.
 std::string backwardLaunchRule();
