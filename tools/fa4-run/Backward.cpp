@@ -5,9 +5,11 @@
 // rowsum(dO ∘ O), then dQ, then dK and dV (by one kernel, or over 128
 // columns of head dim dV's and dK's); or, in five products, D, then dK, dV
 // and dQ's parts summed into a zeroed f32 dQaccum, then dQ scaled from it.
-// The reference is float64 attention, forward and backward (V of its own
-// head dim), a query row at a time. Packed sequences (--seqlens) run the
-// kernels over [H, T, D] tensors, D's over them as one sequence, and the
+// O and the LSE come from fa4's forward kernel, as a trainer's backward
+// gets them. The reference, unless --no-check, is float64 attention,
+// forward and backward (V of its own head dim), a query row at a time.
+// Packed sequences (--seqlens) run the kernels over [H, T, D] tensors
+// (the forward over [T, H, D]), D's over them as one sequence, and the
 // reference a sequence at a time.
 //
 //===----------------------------------------------------------------------===//
@@ -21,6 +23,7 @@
 #include "fa4/Runner/Element.h"
 #include "fa4/Runner/Npy.h"
 #include "fa4/Runner/Problem.h"
+#include "fa4/Runner/Run.h"
 
 #include <algorithm>
 #include <cmath>
@@ -185,10 +188,35 @@ Reference packedReference(const Sizes &n, const std::vector<double> &q,
   return r;
 }
 
+/// `outcome` with the backward's time and rate last, when timed: the
+/// forward's FLOPs (runner::flops: per sequence, halved when causal with SQ
+/// == SK, a window's pairs) times 2.5 for the backward's five products.
+RunOutcome withTime(RunOutcome outcome, const runner::AttentionProblem &a) {
+  if (outcome.totalMs > 0) {
+    double flops = 2.5 * runner::flops(a);
+    char text[128];
+    std::snprintf(text, sizeof text, "backward time=%.3f ms, %.1f TFLOP/s",
+                  outcome.totalMs, flops / (outcome.totalMs * 1e-3) / 1e12);
+    outcome.lines.push_back(text);
+  }
+  return outcome;
+}
+
+/// `words` of an [X, Y, D] tensor as [Y, X, D].
+std::vector<uint16_t> swapOuter(const std::vector<uint16_t> &words, int64_t x,
+                                int64_t y, int64_t d) {
+  std::vector<uint16_t> swapped(words.size());
+  for (int64_t i = 0; i < x; ++i)
+    for (int64_t j = 0; j < y; ++j)
+      std::copy_n(&words[(i * y + j) * d], d, &swapped[(j * x + i) * d]);
+  return swapped;
+}
+
 } // namespace
 
 Expected<RunOutcome>
 fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
+                      const runtime::KernelFile &forward,
                       const std::vector<runtime::KernelFile> &files,
                       const std::string &work) {
   const runner::AttentionProblem &a = args.attention;
@@ -221,14 +249,39 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
   draw(n.hkv, n.sk, n.d, kw, k);
   draw(n.hkv, n.sk, n.dv, vw, v);
   draw(n.h, n.sq, n.dv, dow, dout);
-  Reference ref = packed ? packedReference(n, q, k, v, dout, scale, a)
-                         : reference(n, q, k, v, dout, scale, a);
-  // The forward's outputs as the backward gets them: O in the element
-  // type, the LSE in f32.
-  std::vector<uint16_t> ow(ref.o.size());
-  for (size_t i = 0; i < ow.size(); ++i)
-    ow[i] = runner::toWord(type, float(ref.o[i]));
-  std::vector<float> lse(ref.lse.begin(), ref.lse.end());
+  // O and the LSE as a trainer's backward gets them: from fa4's forward
+  // (O in the element type, the natural LSE in f32). Its host tensors are
+  // (B, H, S, D), or (T, H, D) for packed sequences, whose O comes back
+  // so and their LSE as [H, T].
+  runner::AttentionInputs given;
+  given.q = packed ? swapOuter(qw, n.h, n.sq, n.d) : qw;
+  given.k = packed ? swapOuter(kw, n.hkv, n.sk, n.d) : kw;
+  given.v = packed ? swapOuter(vw, n.hkv, n.sk, n.dv) : vw;
+  if (Status s = runner::checkKernel(forward, a); !s.ok())
+    return Status::error("forward kernel '" + forward.entry +
+                         "': " + s.message());
+  Expected<runtime::Kernel> forwardKernel =
+      runtime::Kernel::load(driver, forward);
+  if (!forwardKernel.ok())
+    return forwardKernel.status();
+  runner::RunOptions forwardOptions;
+  forwardOptions.check = false;
+  forwardOptions.keepOutput = true;
+  Expected<runner::RunResult> forwardRun =
+      runner::run(*forwardKernel, forward, a, forwardOptions, &given);
+  if (!forwardRun.ok())
+    return forwardRun.status();
+  std::vector<uint16_t> ow =
+      packed ? swapOuter(forwardRun->output, n.sq, n.h, n.dv)
+             : std::move(forwardRun->output);
+  std::vector<float> lse = std::move(forwardRun->lse);
+  if (ow.size() != size_t(n.b * n.h * n.sq * n.dv) ||
+      lse.size() != size_t(n.b * n.h * n.sq))
+    return Status::error("forward kernel '" + forward.entry + "' gave " +
+                         std::to_string(ow.size()) + " values of O and " +
+                         std::to_string(lse.size()) + " of the LSE, not " +
+                         std::to_string(n.b * n.h * n.sq * n.dv) + " and " +
+                         std::to_string(n.b * n.h * n.sq));
 
   // [B, heads, rows(, columns)], or packed [heads, rows(, columns)].
   auto shape = [&](int64_t heads, int64_t rows, int64_t columns) {
@@ -359,6 +412,13 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
         return s;
     }
   }
+  if (!args.options.check) {
+    outcome.lines.push_back("gradients: not checked (--no-check)");
+    return withTime(outcome, a);
+  }
+  // The float64 gradients, forward and backward a query row at a time.
+  Reference ref = packed ? packedReference(n, q, k, v, dout, scale, a)
+                         : reference(n, q, k, v, dout, scale, a);
   std::string line = "gradients:";
   for (auto [name, got, want] :
        {std::tuple{"dq", &dq, &ref.dq}, {"dk", &dk, &ref.dk},
@@ -389,15 +449,5 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
   if (stray)
     outcome.passed = false;
   outcome.lines.push_back(line + (outcome.passed ? ": PASS" : ": FAIL"));
-  if (outcome.totalMs > 0) {
-    // The forward's FLOPs (runner::flops: per sequence, halved when causal
-    // with SQ == SK, a window's pairs) times 2.5 for the backward's five
-    // products.
-    double flops = 2.5 * runner::flops(a);
-    char text[128];
-    std::snprintf(text, sizeof text, "backward time=%.3f ms, %.1f TFLOP/s",
-                  outcome.totalMs, flops / (outcome.totalMs * 1e-3) / 1e12);
-    outcome.lines.push_back(text);
-  }
-  return outcome;
+  return withTime(outcome, a);
 }

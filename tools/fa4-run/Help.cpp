@@ -183,10 +183,13 @@ OPTIONS
                          or the five products below where libfa4
                          takes them, each written under
                          --dump-dir/<kernel> when given) run on random Q,
-                         K, V and dO, O and the LSE
-                         from a float64 forward; dQ, dK and dV checked
+                         K, V and dO, O and the LSE from fa4's forward
+                         kernel for the options (compiled too, its plan
+                         derived, untimed); dQ, dK and dV checked
                          against float64 gradients (relative error < 1e-2,
-                         zeros for rows that see no key); --bench times
+                         zeros for rows that see no key), or with
+                         --no-check not (no float64 reference: seconds at
+                         a benchmark's sizes); --bench times
                          each kernel and their sum. (B, H, S, D), or
                          packed sequences with --seqlens (and --seqlens-k;
                          dQ and dK/dV by kernels of their own), with

@@ -288,20 +288,17 @@ static int runBackwardKernels(const run::Arguments &args) {
   if (!args.kernelPath.empty())
     return fail(kRefused, "--backward compiles fa4's own kernels; it takes "
                           "no --kernel");
-  KernelKey key;
-  key.headDim = int64_t(args.attention.headDim);
-  if (args.attention.valueHeadDim() != args.attention.headDim)
-    key.headDimV = int64_t(args.attention.valueHeadDim());
-  key.window = args.attention.hasWindow();
-  key.softcap = args.attention.softcap > 0;
-  key.varlen = args.varlen();
-  if (args.dtype == runtime::ElementType::F16)
-    key.dtype = DType::F16;
-  key.plan = args.plan;
-  // The way libfa4 takes for this launch unless told.
-  std::vector<KernelKey> keys = backwardKernelsForLaunch(
-      key, int64_t(args.attention.seqK), args.attention.causal,
-      args.deterministic, args.fusedDq);
+  KernelKey key = kernelKey(args);
+  // The forward whose O and LSE the backward takes, as a trainer's does:
+  // fa4's own for these options, its plan derived (--plan is the
+  // backward's), then the way libfa4 takes for this launch unless told.
+  KernelKey forward = key;
+  forward.plan = Plan();
+  std::vector<KernelKey> keys = {forward};
+  for (const KernelKey &each : backwardKernelsForLaunch(
+           key, int64_t(args.attention.seqK), args.attention.causal,
+           args.deterministic, args.fusedDq))
+    keys.push_back(each);
   std::vector<runtime::KernelFile> compiled;
   if (int status = compileKeys(keys, args, "--backward", compiled);
       status != kPassed)
@@ -323,7 +320,10 @@ static int runBackwardKernels(const run::Arguments &args) {
   Expected<run::RunOutcome> outcome = Status::error("the backward did not run");
   std::error_code error;
   try {
-    outcome = run::runBackward(args, **driver, compiled, work->string());
+    outcome = run::runBackward(
+        args, **driver, compiled.front(),
+        std::vector<runtime::KernelFile>(compiled.begin() + 1, compiled.end()),
+        work->string());
   } catch (const std::bad_alloc &) {
     std::filesystem::remove_all(*work, error);
     return fail(kRefused, "out of host memory for the inputs and the "
