@@ -9,6 +9,9 @@
 
 #include "LoopInvariants.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -34,6 +37,25 @@ uint64_t mlir::fa4::spillStoreBytes(StringRef report) {
       bytes += value;
   }
   return bytes;
+}
+
+void mlir::fa4::warnOfLostOverlap(StringRef report, ModuleOp module) {
+  SmallVector<StringRef> lines;
+  report.split(lines, '\n');
+  for (StringRef line : lines) {
+    size_t code = line.find("(C75");
+    if (code == StringRef::npos ||
+        (!line.contains("warpgroup.wait is injected") &&
+         !line.contains("Potential Performance Loss")))
+      continue;
+    // "... in function 'name'": at that function when the module has it.
+    Location loc = module.getLoc();
+    StringRef name = line.rsplit("function '").second.split('\'').first;
+    if (auto function = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+      loc = function.getLoc();
+    emitWarning(loc) << "ptxas changed the MMA schedule: "
+                     << line.drop_front(code).trim();
+  }
 }
 
 /// The spills the recomputed invariants must save for their cubin to be

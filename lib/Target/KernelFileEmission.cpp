@@ -393,6 +393,7 @@ mlir::fa4::emitKernelFile(ModuleOp module, const TargetOptions &options,
       assemble(**llvmModule, options, module.getLoc(), llvmIR != nullptr);
   if (failed(assembly))
     return failure();
+  warnOfLostOverlap(assembly->report, module);
   spent.backend = assembly->backendSeconds;
   spent.ptxas = assembly->ptxasSeconds;
   report = assembly->report;

@@ -45,6 +45,9 @@ struct CompiledKernel {
   /// Where a compile's time went: `dsl` (the program built), then the
   /// compiler's phases.
   std::vector<std::pair<std::string, double>> phases;
+  /// The compiler's warnings of a kernel it compiled, a line each (ptxas
+  /// serialized its MMAs, say).
+  std::vector<std::string> warnings;
 };
 
 /// Gets fa4's own kernel of `key` (sm_90a): compiled, or read from the

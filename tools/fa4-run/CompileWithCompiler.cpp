@@ -62,6 +62,10 @@ fa4::run::compileShipped(const KernelKey &key, const std::string &dumpDir,
     compiled.cacheNotes.push_back(got->cacheRejected + "; compiled again");
   if (!got->cacheStoreError.empty())
     compiled.cacheNotes.push_back("not cached: " + got->cacheStoreError);
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(diagnostics.str()).split(lines, '\n', -1, false);
+  for (llvm::StringRef line : lines)
+    compiled.warnings.push_back(line.str());
   if (!compiled.fromCache) {
     compiled.phases.push_back({"dsl", got->buildSeconds});
     llvm::append_range(compiled.phases, got->artifacts.phases);

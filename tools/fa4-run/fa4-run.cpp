@@ -212,6 +212,8 @@ static Expected<runtime::KernelFile> compile(const KernelKey &key,
     return kernel.status();
   for (const std::string &note : kernel->cacheNotes)
     std::printf("fa4-run: %s\n", note.c_str());
+  for (const std::string &warning : kernel->warnings)
+    std::printf("fa4-run: warning: %s: %s\n", name.c_str(), warning.c_str());
   if (kernel->fromCache) {
     std::printf("%s for %s from cache %s in %.3f s\n", name.c_str(),
                 kernel->arch.c_str(), kernel->cacheEntry.c_str(),

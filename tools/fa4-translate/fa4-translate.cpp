@@ -186,6 +186,7 @@ static LogicalResult translate(llvm::SourceMgr &sourceMgr, MLIRContext &context,
       mlir::fa4::assemble(**llvmModule, options, loc);
   if (failed(assembly))
     return failure();
+  mlir::fa4::warnOfLostOverlap(assembly->report, *module);
   report += assembly->report;
   os << assembly->cubin;
   return success();

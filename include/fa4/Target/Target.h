@@ -171,6 +171,13 @@ FailureOr<Assembly> assemble(llvm::Module &llvmModule,
 /// The bytes of spill stores over the functions of ptxas's `-v` report.
 uint64_t spillStoreBytes(StringRef report);
 
+/// Warns, at the function of `module` ptxas names, of each note in ptxas's
+/// `-v` report that the cubin runs its MMAs otherwise than the PTX says: a
+/// wait it injected for MMAs in flight (C7517: the code before the wait no
+/// longer overlaps them) or MMAs it serialized ("Potential Performance
+/// Loss"). The cubin is right; the overlap a schedule counted on is gone.
+void warnOfLostOverlap(StringRef report, ModuleOp module);
+
 } // namespace mlir::fa4
 
 #endif // FA4_TARGET_TARGET_H
