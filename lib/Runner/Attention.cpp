@@ -24,11 +24,9 @@
 using namespace fa4::runner;
 using namespace fa4::runtime;
 
-/// `words` of a [B, X, Y, D] tensor as [B, Y, X, D]: (B, H, S, D) to
-/// (B, S, H, D) with X = H and Y = S, and back with X = S and Y = H.
-static std::vector<uint16_t> swapHeadsAndRows(const std::vector<uint16_t> &words,
-                                              uint64_t b, uint64_t x,
-                                              uint64_t y, uint64_t d) {
+std::vector<uint16_t>
+fa4::runner::swapHeadsAndRows(const std::vector<uint16_t> &words, uint64_t b,
+                              uint64_t x, uint64_t y, uint64_t d) {
   std::vector<uint16_t> swapped(words.size());
   for (uint64_t i = 0; i < b; ++i)
     for (uint64_t j = 0; j < x; ++j)

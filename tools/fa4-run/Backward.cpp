@@ -202,16 +202,6 @@ RunOutcome withTime(RunOutcome outcome, const runner::AttentionProblem &a) {
   return outcome;
 }
 
-/// `words` of an [X, Y, D] tensor as [Y, X, D].
-std::vector<uint16_t> swapOuter(const std::vector<uint16_t> &words, int64_t x,
-                                int64_t y, int64_t d) {
-  std::vector<uint16_t> swapped(words.size());
-  for (int64_t i = 0; i < x; ++i)
-    for (int64_t j = 0; j < y; ++j)
-      std::copy_n(&words[(i * y + j) * d], d, &swapped[(j * x + i) * d]);
-  return swapped;
-}
-
 } // namespace
 
 Expected<RunOutcome>
@@ -234,29 +224,23 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
   // Inputs uniform in [-1, 1), rounded to the element type.
   std::mt19937_64 rng(args.options.seed);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  auto draw = [&](int64_t heads, int64_t rows, int64_t columns,
-                  std::vector<uint16_t> &words, std::vector<double> &exact) {
-    words.resize(n.b * heads * rows * columns);
-    exact.resize(words.size());
-    for (size_t i = 0; i < words.size(); ++i) {
-      words[i] = runner::toWord(type, uniform(rng));
-      exact[i] = runner::fromWord(type, words[i]);
-    }
+  auto draw = [&](int64_t heads, int64_t rows, int64_t columns) {
+    std::vector<uint16_t> words(n.b * heads * rows * columns);
+    for (uint16_t &word : words)
+      word = runner::toWord(type, uniform(rng));
+    return words;
   };
-  std::vector<uint16_t> qw, kw, vw, dow;
-  std::vector<double> q, k, v, dout;
-  draw(n.h, n.sq, n.d, qw, q);
-  draw(n.hkv, n.sk, n.d, kw, k);
-  draw(n.hkv, n.sk, n.dv, vw, v);
-  draw(n.h, n.sq, n.dv, dow, dout);
+  std::vector<uint16_t> qw = draw(n.h, n.sq, n.d), kw = draw(n.hkv, n.sk, n.d),
+                        vw = draw(n.hkv, n.sk, n.dv),
+                        dow = draw(n.h, n.sq, n.dv);
   // O and the LSE as a trainer's backward gets them: from fa4's forward
   // (O in the element type, the natural LSE in f32). Its host tensors are
   // (B, H, S, D), or (T, H, D) for packed sequences, whose O comes back
   // so and their LSE as [H, T].
   runner::AttentionInputs given;
-  given.q = packed ? swapOuter(qw, n.h, n.sq, n.d) : qw;
-  given.k = packed ? swapOuter(kw, n.hkv, n.sk, n.d) : kw;
-  given.v = packed ? swapOuter(vw, n.hkv, n.sk, n.dv) : vw;
+  given.q = packed ? runner::swapHeadsAndRows(qw, 1, n.h, n.sq, n.d) : qw;
+  given.k = packed ? runner::swapHeadsAndRows(kw, 1, n.hkv, n.sk, n.d) : kw;
+  given.v = packed ? runner::swapHeadsAndRows(vw, 1, n.hkv, n.sk, n.dv) : vw;
   if (Status s = runner::checkKernel(forward, a); !s.ok())
     return Status::error("forward kernel '" + forward.entry +
                          "': " + s.message());
@@ -272,7 +256,7 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
   if (!forwardRun.ok())
     return forwardRun.status();
   std::vector<uint16_t> ow =
-      packed ? swapOuter(forwardRun->output, n.sq, n.h, n.dv)
+      packed ? runner::swapHeadsAndRows(forwardRun->output, 1, n.sq, n.h, n.dv)
              : std::move(forwardRun->output);
   std::vector<float> lse = std::move(forwardRun->lse);
   if (ow.size() != size_t(n.b * n.h * n.sq * n.dv) ||
@@ -416,7 +400,16 @@ fa4::run::runBackward(const Arguments &args, runtime::Driver &driver,
     outcome.lines.push_back("gradients: not checked (--no-check)");
     return withTime(outcome, a);
   }
-  // The float64 gradients, forward and backward a query row at a time.
+  // The float64 gradients of the inputs as the kernels read them, forward
+  // and backward a query row at a time.
+  auto exact = [&](const std::vector<uint16_t> &words) {
+    std::vector<double> values(words.size());
+    for (size_t i = 0; i < words.size(); ++i)
+      values[i] = runner::fromWord(type, words[i]);
+    return values;
+  };
+  std::vector<double> q = exact(qw), k = exact(kw), v = exact(vw),
+                      dout = exact(dow);
   Reference ref = packed ? packedReference(n, q, k, v, dout, scale, a)
                          : reference(n, q, k, v, dout, scale, a);
   std::string line = "gradients:";

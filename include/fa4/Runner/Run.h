@@ -54,6 +54,13 @@ struct AttentionInputs {
   std::vector<uint16_t> q, k, v;
 };
 
+/// `words` of a [B, X, Y, D] tensor as [B, Y, X, D]: (B, H, S, D) to
+/// (B, S, H, D) with X = H and Y = S, and back with X = S and Y = H; with
+/// B = 1, packed sequences' [H, T, D] to (T, H, D) and back.
+std::vector<uint16_t> swapHeadsAndRows(const std::vector<uint16_t> &words,
+                                       uint64_t b, uint64_t x, uint64_t y,
+                                       uint64_t d);
+
 /// What one run found.
 struct RunResult {
   /// The problem as `describe` prints it.
