@@ -41,13 +41,23 @@ struct FusedRow {
 ///
 /// so the five products at head dim 64 at every length (before, with the
 /// invariants hoisted, they spilled 368 bytes a thread and ran 1.00-1.10 of
-/// the two kernels' time), and from 128 columns from 16384 keys without a
-/// causal mask, never with one (the kernel of the longest key block runs
+/// the two kernels' time). At 128 columns the five products have gained
+/// since (FlashAttention-3's order: dV's MMA under the dS staging, dK's
+/// under dQ's store); measured again (2026-12-07, the same way, two
+/// rounds), their TFLOP/s over the two kernels' at head dim 128:
+///
+///   not causal  S = 1024 1.03, 2048 1.06-1.07, 4096 1.10, 8192 1.10-1.11,
+///               16384 1.09-1.11
+///   causal      S = 1024 0.98, 2048 1.01-1.02, 4096 1.05, 8192 1.12-1.13,
+///               16384 1.11-1.17
+///
+/// so up to 128 columns at every length without a causal mask and from
+/// 2048 keys with one (at 1024 the kernel of the longest key block runs
 /// longest). Where the two kernels run persistent (the table below) they
 /// lead the five products on short sequences.
 constexpr FusedRow kBackwardFusedRows[] = {
     {64, 0, 0},
-    {128, 16384, std::nullopt},
+    {128, 0, 2048},
 };
 
 namespace {

@@ -157,8 +157,9 @@ class ArgumentChecks(unittest.TestCase):
         # Whether a backward adds dQ's parts into dq_accum, and its width:
         # libfa4's table (five products at head dim 64, in bf16 without a
         # window or softcap from 2048 keys without a causal mask and 4096
-        # with one, where the persistent pair leads below; over 64 from 16384
-        # keys without a causal mask), never when deterministic.
+        # with one, where the persistent pair leads below; over 64 at every
+        # length without a causal mask and from 2048 keys with one), never
+        # when deterministic.
         try:
             library = _lib.library()
         except _lib.Fa4Error as error:
@@ -183,9 +184,12 @@ class ArgumentChecks(unittest.TestCase):
         self.assertEqual(columns(128, 16384), 128)
         self.assertEqual(columns(96, 16384), 128)
         self.assertEqual(columns(128, 16384, deterministic=True), 0)
-        self.assertEqual(columns(128, 8192), 0)
-        self.assertEqual(columns(128, 16384, causal=True), 0)
-        self.assertEqual(columns(128, 1 << 20, causal=True), 0)
+        self.assertEqual(columns(128, 8192), 128)
+        self.assertEqual(columns(128, 1024), 128)
+        self.assertEqual(columns(128, 16384, causal=True), 128)
+        self.assertEqual(columns(128, 2048, causal=True), 128)
+        self.assertEqual(columns(128, 2047, causal=True), 0)
+        self.assertEqual(columns(128, 1 << 20, causal=True), 128)
         self.assertEqual(columns(64, 2048), 64)
         self.assertEqual(columns(64, 2047), 0)
         self.assertEqual(columns(64, 4096, causal=True), 64)
