@@ -507,6 +507,9 @@ static Status readRunOptions(const Given &given, Arguments &args) {
     if (it->second != "bf16" && it->second != "f16")
       return Status::error("--dtype = '" + it->second + "' is not bf16 or f16");
     args.dtype = *fa4::runtime::parseElementType(it->second);
+    // The problem's element type: fa4's own kernels are compiled for it
+    // (--backward and --decode run them on it); a kernel file's must agree.
+    args.attention.elementType = args.gemm.elementType = *args.dtype;
   }
   // The plan choices shape fa4's own kernel; a kernel file has its plan.
   if (!args.kernelPath.empty()) {

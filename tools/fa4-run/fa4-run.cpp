@@ -318,20 +318,12 @@ static int runBackwardKernels(const run::Arguments &args) {
   Expected<std::filesystem::path> work = workDirectory("backward");
   if (!work.ok())
     return fail(kRefused, work.status().message());
-  // The problem's element type is the kernels' (--dtype chose them), as
-  // for the forward.
-  Expected<runtime::ElementType> type =
-      runner::kernelElementType(compiled.front());
-  if (!type.ok())
-    return fail(kRefused, type.status().message());
-  run::Arguments typed = args;
-  typed.attention.elementType = *type;
-  std::printf("backward of %s\n", runner::describe(typed.attention).c_str());
+  std::printf("backward of %s\n", runner::describe(args.attention).c_str());
   Expected<run::RunOutcome> outcome = Status::error("the backward did not run");
   std::error_code error;
   try {
     outcome = run::runBackward(
-        typed, **driver, compiled.front(),
+        args, **driver, compiled.front(),
         std::vector<runtime::KernelFile>(compiled.begin() + 1, compiled.end()),
         work->string());
   } catch (const std::bad_alloc &) {
