@@ -26,6 +26,7 @@
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::fa4 {
@@ -185,6 +186,90 @@ Value reductionScratch(OpBuilder &rewriter, Operation *op,
   return SharedBufferOp::create(rewriter, op->getLoc(), type, IntegerAttr());
 }
 
+/// The tile and column of `sum(where(iota(axis 1) == j, t, 0), 1)` on an
+/// #fa4.acc f32 tile t: column j of t picked out as a row vector (0 where no
+/// column is j), which a program writes to read a column chosen at run time.
+std::optional<std::pair<Value, Value>> matchColumnPick(tile::ReduceOp op) {
+  if (op.getKind() != tile::ReduceKind::sum || op.getAxis() != 1)
+    return std::nullopt;
+  auto select = op.getSrc().getDefiningOp<arith::SelectOp>();
+  if (!select || !isa<RankedTensorType>(select.getCondition().getType()) ||
+      !matchPattern(select.getFalseValue(), m_PosZeroFloat()))
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(select.getType());
+  if (!type.getElementType().isF32() ||
+      !isa_and_nonnull<AccLayoutAttr>(type.getEncoding()))
+    return std::nullopt;
+  auto compare = select.getCondition().getDefiningOp<arith::CmpIOp>();
+  if (!compare || compare.getPredicate() != arith::CmpIPredicate::eq)
+    return std::nullopt;
+  for (auto [lhs, rhs] : {std::pair(compare.getLhs(), compare.getRhs()),
+                          std::pair(compare.getRhs(), compare.getLhs())}) {
+    auto iota = lhs.getDefiningOp<tile::IotaOp>();
+    auto splat = rhs.getDefiningOp<tile::SplatOp>();
+    if (iota && splat && iota.getAxis() == 1 &&
+        splat.getValue().getType().isInteger(32))
+      return std::pair(select.getTrueValue(), splat.getValue());
+  }
+  return std::nullopt;
+}
+
+/// Column j of a thread's #fa4.acc values `tile` of `columns` columns, as
+/// its two rows' values (AccFragment.h): the lane of its quad that holds
+/// column j (j % 8 / 2) has it at value 4 (j / 8) + 2 h + j % 2 for row
+/// half h, picked by a tree of selects on j's bits (j is the warp's one
+/// value) and taken by one shuffle a row half. The sum it stands for adds
+/// +0 to the value (so -0 reads +0) and is 0 where no column is j.
+Value pickColumn(ImplicitLocOpBuilder &b, Type resultType, Value tile, Value j,
+                 int64_t columns) {
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, v, 32);
+  };
+  Type f32 = b.getF32Type();
+  Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0));
+  auto bit = [&](int64_t shift) -> Value {
+    Value shifted = shift ? arith::ShRUIOp::create(b, j, c(shift)) : j;
+    return arith::TruncIOp::create(b, b.getI1Type(),
+                                   arith::AndIOp::create(b, shifted, c(1)));
+  };
+  int64_t blocks = columns / kAccBlockColumns;
+  // A thread's candidates for row half h, (block, column) at 2 block +
+  // column, to a power of two: bit 0 of the index is j's bit 0, bit m >= 1
+  // is j's bit m + 2 (the block's bits above the 8 columns).
+  int64_t candidates = llvm::PowerOf2Ceil(2 * blocks);
+  auto [inGroup, warp, lane] = warpgroupThread(b);
+  Value quadBase = arith::AndIOp::create(b, lane, c(~(kAccQuadLanes - 1)));
+  Value inQuad = arith::AndIOp::create(b, arith::ShRUIOp::create(b, j, c(1)),
+                                       c(kAccQuadLanes - 1));
+  Value from = arith::OrIOp::create(b, quadBase, inQuad);
+  Value inRange =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, j, c(columns));
+  SmallVector<Value> halves;
+  for (int64_t h = 0; h < 2; ++h) {
+    SmallVector<Value> level;
+    for (int64_t i = 0; i < candidates; ++i)
+      level.push_back(i < 2 * blocks
+                          ? vector::ExtractOp::create(
+                                b, tile, accValueIndex(i / 2, h, i % 2))
+                                .getResult()
+                          : zero);
+    for (int64_t m = 0; level.size() > 1; ++m) {
+      Value taken = bit(m == 0 ? 0 : m + 2);
+      SmallVector<Value> next;
+      for (size_t i = 0; i < level.size(); i += 2)
+        next.push_back(
+            arith::SelectOp::create(b, taken, level[i + 1], level[i]));
+      level = std::move(next);
+    }
+    Value value =
+        NVVM::ShflOp::create(b, f32, c(-1), level.front(), from, c(0x1f),
+                             NVVM::ShflKind::idx, UnitAttr());
+    value = arith::SelectOp::create(b, inRange, value, zero);
+    halves.push_back(arith::AddFOp::create(b, value, zero));
+  }
+  return vector::FromElementsOp::create(b, resultType, halves);
+}
+
 /// Reduction of a register tile: of an #fa4.acc tile's rows, within the
 /// thread over its column blocks and parities as a tree, then across the
 /// four lanes of its quad; of a #fa4.coalesced tile's rows or columns,
@@ -214,6 +299,12 @@ struct ReduceLowering : public OpConversionPattern<tile::ReduceOp> {
     };
     Value src = adaptor.getSrc();
     Type resultType = getTypeConverter()->convertType(op.getType());
+    if (auto pick = matchColumnPick(op)) {
+      rewriter.replaceOp(op, pickColumn(b, resultType,
+                                        rewriter.getRemappedValue(pick->first),
+                                        pick->second, srcType.getDimSize(1)));
+      return success();
+    }
     SmallVector<Value> results;
     if (coalesced) {
       CoalescedGeometry layout = coalesced.getGeometry();

@@ -300,12 +300,24 @@ fa4::dsl::buildAttentionDecodeCombine(mlir::MLIRContext *context,
   Tile lSum = sum(weights, 1);
   Tile lSafe = where(lSum == 0.0, 1.0, lSum);
   weights = weights * (1.0 / lSafe).col();
-  auto [accF] =
-      p.forLoop(0, parts, 1, {p.zeros({bm, kCombineColumns}, f32)},
-                [&](Index j, Tile acc) -> Tiles<1> {
-                  Tile weight = sum(where(partIds == j, weights, 0.0), 1);
-                  return {acc + load(oPart, {j, m, c}) * weight.col()};
-                });
+  // Part j's weights, picked out of the tile by a row sum (which fa4 reads
+  // as column j: selects and a shuffle). Two parts a step, in order, their
+  // loads and merges side by side, and the next step's weights picked while
+  // they merge: a step's chain of waits and dependent instructions serves
+  // two parts. With an odd count the last step's second part lies past
+  // the parts' tensor: its load reads zeros and its weight is 0.
+  auto weightOf = [&](const auto &j) {
+    return sum(where(partIds == j, weights, 0.0), 1);
+  };
+  auto [accF, unusedEven, unusedOdd] = p.forLoop(
+      0, ceilDiv(parts, 2), 1,
+      {p.zeros({bm, kCombineColumns}, f32), weightOf(0), weightOf(1)},
+      [&](Index i, Tile acc, Tile even, Tile odd) -> Tiles<3> {
+        Index j = i * 2;
+        Tile merged = acc + load(oPart, {j, m, c}) * even.col();
+        merged = merged + load(oPart, {j + 1, m, c}) * odd.col();
+        return {merged, weightOf(j + 2), weightOf(j + 3)};
+      });
   store(o, {m, c}, accF.to(type));
   Desc lseOut = p.makeDesc(lse, {select(c == 0, rows, 0)}, {1}, {bm});
   store(lseOut, {m}, (mMax + log2(lSafe)) * kLn2);
