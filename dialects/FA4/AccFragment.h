@@ -115,6 +115,24 @@ buildAccThreadOrigin(ImplicitLocOpBuilder &b, Value warp, Value lane,
   return {row, col};
 }
 
+/// Where column `column` (a value of the type `constant` makes) of an
+/// #fa4.acc tile lies among a thread's values, as IR of one dialect's
+/// integer ops: the lane of its quad that holds it ((column % 8) / 2), its
+/// column block (column / 8) and its column within the lane's pair
+/// (column % 2); the thread's value is then at accValueIndex(block, h,
+/// pair column) for row half h.
+struct AccColumnPlace {
+  Value quadLane, block, pairColumn;
+};
+template <typename DivUOp, typename RemUOp>
+AccColumnPlace buildAccColumnPlace(ImplicitLocOpBuilder &b, Value column,
+                                   function_ref<Value(int64_t)> constant) {
+  Value inBlock = RemUOp::create(b, column, constant(kAccBlockColumns));
+  return {DivUOp::create(b, inBlock, constant(2)),
+          DivUOp::create(b, column, constant(kAccBlockColumns)),
+          RemUOp::create(b, column, constant(2))};
+}
+
 } // namespace mlir::fa4
 
 #endif // FA4_ACCFRAGMENT_H

@@ -215,11 +215,12 @@ std::optional<std::pair<Value, Value>> matchColumnPick(tile::ReduceOp op) {
 }
 
 /// Column j of a thread's #fa4.acc values `tile` of `columns` columns, as
-/// its two rows' values (AccFragment.h): the lane of its quad that holds
-/// column j (j % 8 / 2) has it at value 4 (j / 8) + 2 h + j % 2 for row
-/// half h, picked by a tree of selects on j's bits (j is the warp's one
-/// value) and taken by one shuffle a row half. The sum it stands for adds
-/// +0 to the value (so -0 reads +0) and is 0 where no column is j.
+/// its two rows' values: the lane of its quad that holds column j has it at
+/// accValueIndex(block, h, pair column) for row half h (AccFragment.h),
+/// picked by a tree of selects on the bits of (block, pair column) (j is
+/// the warp's one value) and taken by one shuffle a row half. The sum it
+/// stands for adds +0 to the value (so -0 reads +0) and is 0 where no
+/// column is j.
 Value pickColumn(ImplicitLocOpBuilder &b, Type resultType, Value tile, Value j,
                  int64_t columns) {
   auto c = [&](int64_t v) -> Value {
@@ -227,23 +228,25 @@ Value pickColumn(ImplicitLocOpBuilder &b, Type resultType, Value tile, Value j,
   };
   Type f32 = b.getF32Type();
   Value zero = arith::ConstantOp::create(b, b.getF32FloatAttr(0.0));
-  auto bit = [&](int64_t shift) -> Value {
-    Value shifted = shift ? arith::ShRUIOp::create(b, j, c(shift)) : j;
+  auto [inGroup, warp, lane] = warpgroupThread(b);
+  AccColumnPlace place =
+      buildAccColumnPlace<arith::DivUIOp, arith::RemUIOp>(b, j, c);
+  Value from = arith::AddIOp::create(
+      b, arith::SubIOp::create(b, lane, arith::RemUIOp::create(
+                                            b, lane, c(kAccQuadLanes))),
+      place.quadLane);
+  Value inRange =
+      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, j, c(columns));
+  // Candidate i (to a power of two, the rest 0) is (block i / 2, pair
+  // column i % 2): the tree's first level picks by the pair column, each
+  // next one by the block's next bit.
+  int64_t blocks = columns / kAccBlockColumns;
+  int64_t candidates = llvm::PowerOf2Ceil(2 * blocks);
+  auto isSet = [&](Value bits, int64_t bit) -> Value {
+    Value shifted = bit ? arith::ShRUIOp::create(b, bits, c(bit)) : bits;
     return arith::TruncIOp::create(b, b.getI1Type(),
                                    arith::AndIOp::create(b, shifted, c(1)));
   };
-  int64_t blocks = columns / kAccBlockColumns;
-  // A thread's candidates for row half h, (block, column) at 2 block +
-  // column, to a power of two: bit 0 of the index is j's bit 0, bit m >= 1
-  // is j's bit m + 2 (the block's bits above the 8 columns).
-  int64_t candidates = llvm::PowerOf2Ceil(2 * blocks);
-  auto [inGroup, warp, lane] = warpgroupThread(b);
-  Value quadBase = arith::AndIOp::create(b, lane, c(~(kAccQuadLanes - 1)));
-  Value inQuad = arith::AndIOp::create(b, arith::ShRUIOp::create(b, j, c(1)),
-                                       c(kAccQuadLanes - 1));
-  Value from = arith::OrIOp::create(b, quadBase, inQuad);
-  Value inRange =
-      arith::CmpIOp::create(b, arith::CmpIPredicate::ult, j, c(columns));
   SmallVector<Value> halves;
   for (int64_t h = 0; h < 2; ++h) {
     SmallVector<Value> level;
@@ -254,7 +257,8 @@ Value pickColumn(ImplicitLocOpBuilder &b, Type resultType, Value tile, Value j,
                                 .getResult()
                           : zero);
     for (int64_t m = 0; level.size() > 1; ++m) {
-      Value taken = bit(m == 0 ? 0 : m + 2);
+      Value taken = m == 0 ? isSet(place.pairColumn, 0)
+                           : isSet(place.block, m - 1);
       SmallVector<Value> next;
       for (size_t i = 0; i < level.size(); i += 2)
         next.push_back(

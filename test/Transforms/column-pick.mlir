@@ -1,10 +1,11 @@
 // fa4-distribute-register-tiles reads a column chosen at run time, the sum
 // of a one-hot select along the rows (`sum(where(iota(axis 1) == j, t, 0),
-// 1)`), as column j of t: a tree of selects on j's bits over the thread's
-// values of each row half (bit 0 picks the pair's column, bits 3 and up the
-// 8-column block), one shuffle from the lane of the quad that holds column
-// j, +0 added (as the sum adds it) and 0 where no column is j. Any other
-// reduction, or a select whose other side is not +0, stays a sum.
+// 1)`), as column j of t: a tree of selects over the thread's values of each
+// row half (first by the column in the lane's pair, j % 2, then by the bits
+// of the 8-column block, j / 8), one shuffle from the lane of the quad that
+// holds column j, +0 added (as the sum adds it) and 0 where no column is
+// j. Any other reduction, or a select whose other side is not +0, stays a
+// sum.
 // RUN: fa4-opt %s --fa4-distribute-register-tiles | FileCheck %s
 
 !Acc = tensor<64x32xf32, #fa4.acc>
@@ -19,11 +20,16 @@ func.func @pick(%t: !Acc, %j: i32) -> !Rows {
   %js = tile.splat %j : !Idx
   %hit = arith.cmpi eq, %cols, %js : !Idx
   %one = arith.select %hit, %t, %zero : tensor<64x32xi1, #fa4.acc>, !Acc
-  // The lane of the quad: lane & ~3 | (j >> 1) & 3.
-  // CHECK: %[[BASE:.*]] = arith.andi %{{.*}}, %{{.*}} : i32
-  // CHECK: %[[J1:.*]] = arith.shrui %[[J]], %{{.*}} : i32
-  // CHECK: %[[Q:.*]] = arith.andi %[[J1]], %{{.*}} : i32
-  // CHECK: %[[FROM:.*]] = arith.ori %[[BASE]], %[[Q]] : i32
+  // Where column j lies (AccFragment.h): the quad's lane (j % 8) / 2, the
+  // block j / 8 and the pair's column j % 2; the lane to read from is the
+  // thread's quad's first plus that lane.
+  // CHECK: %[[INBLOCK:.*]] = arith.remui %[[J]], %{{.*}} : i32
+  // CHECK-NEXT: arith.constant 2
+  // CHECK-NEXT: %[[QL:.*]] = arith.divui %[[INBLOCK]], %{{.*}} : i32
+  // CHECK: %[[BLOCK:.*]] = arith.divui %[[J]], %{{.*}} : i32
+  // CHECK: %[[PAIR:.*]] = arith.remui %[[J]], %{{.*}} : i32
+  // CHECK: %[[FIRST:.*]] = arith.subi %{{.*}}, %{{.*}} : i32
+  // CHECK-NEXT: %[[FROM:.*]] = arith.addi %[[FIRST]], %[[QL]] : i32
   // CHECK: %[[IN:.*]] = arith.cmpi ult, %[[J]], %{{.*}} : i32
   // Row half 0: values 0, 1 (block 0), 4, 5 (block 1), 8, 9, 12, 13.
   // CHECK: %[[V0:.*]] = vector.extract %[[T]][0]
@@ -34,15 +40,16 @@ func.func @pick(%t: !Acc, %j: i32) -> !Rows {
   // CHECK-NEXT: vector.extract %[[T]][9]
   // CHECK-NEXT: vector.extract %[[T]][12]
   // CHECK-NEXT: vector.extract %[[T]][13]
-  // CHECK: %[[B0:.*]] = arith.trunci %{{.*}} : i32 to i1
+  // CHECK: arith.andi %[[PAIR]], %{{.*}} : i32
+  // CHECK-NEXT: %[[B0:.*]] = arith.trunci %{{.*}} : i32 to i1
   // CHECK-NEXT: %[[S0:.*]] = arith.select %[[B0]], %[[V1]], %[[V0]] : f32
   // CHECK-NEXT: %[[S1:.*]] = arith.select %[[B0]], %[[V3]], %[[V2]] : f32
   // CHECK-COUNT-2: arith.select %[[B0]]
-  // CHECK: arith.shrui %[[J]], %{{.*}}
-  // CHECK: %[[B3:.*]] = arith.trunci %{{.*}} : i32 to i1
+  // CHECK: arith.andi %[[BLOCK]], %{{.*}} : i32
+  // CHECK-NEXT: %[[B3:.*]] = arith.trunci %{{.*}} : i32 to i1
   // CHECK-NEXT: %[[S4:.*]] = arith.select %[[B3]], %[[S1]], %[[S0]] : f32
   // CHECK-NEXT: arith.select %[[B3]]
-  // CHECK: arith.shrui %[[J]], %{{.*}}
+  // CHECK: arith.shrui %[[BLOCK]], %{{.*}}
   // CHECK: %[[B4:.*]] = arith.trunci %{{.*}} : i32 to i1
   // CHECK-NEXT: %[[S6:.*]] = arith.select %[[B4]], %{{.*}}, %[[S4]] : f32
   // CHECK: %[[W0:.*]] = nvvm.shfl.sync idx %{{.*}}, %[[S6]], %[[FROM]], %{{.*}} : f32 -> f32
