@@ -3,7 +3,8 @@
 // The `fa4-distribute-register-tiles` pass: a type conversion from tensors
 // with an fa4 layout (#fa4.acc, #fa4.rows, #fa4.cols, #fa4.blocked) to the
 // vector of values one thread holds, with the per-thread code of row reductions
-// (quad shuffles), broadcasts, iotas, splats and exp2, O's rescaling in a loop
+// (quad shuffles; a one-hot row sum read as the one column it picks),
+// broadcasts, iotas, splats and exp2, O's rescaling in a loop
 // skipped by the warps whose factors are all 1, and structural conversion of
 // loops; then positions converted to f32 once a thread where they are a
 // repeated scalar plus constants.

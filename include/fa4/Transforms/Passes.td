@@ -86,7 +86,10 @@ def FA4DistributeRegisterTiles
     `#fa4.rows` vector becomes `vector<2>` (the thread's two rows).
     Elementwise arith and math follow the types; `tile.reduce` along the
     columns is a reduction inside the thread plus two butterfly shuffles
-    across the quad; `tile.broadcast` along the columns, `tile.iota` (from
+    across the quad, except a one-hot sum of an f32 tile,
+    `sum(where(iota(axis 1) == j, t, 0), 1)`, which reads column j of t: a
+    tree of selects on j's bits and one `shfl.idx` a row half;
+    `tile.broadcast` along the columns, `tile.iota` (from
     the thread's position in the warpgroup), `tile.splat` and `tile.exp2`
     become vector code; loops carry the vectors; fa4 ops take them as their
     distributed operands. An accumulator's rescaling in the loop that
