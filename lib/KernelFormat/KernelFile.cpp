@@ -225,7 +225,8 @@ static Status checkTensor(const KernelTensor &tensor) {
   return Status::success();
 }
 
-Status fa4::runtime::verifyDescription(const KernelFile &file) {
+/// The entry, the target and the launch shape.
+static Status checkLaunch(const KernelFile &file) {
   if (Status s = checkToken("entry", file.entry); !s.ok())
     return s;
   if (Status s = checkToken("target", file.target); !s.ok())
@@ -251,7 +252,11 @@ Status fa4::runtime::verifyDescription(const KernelFile &file) {
   if (!file.grid.empty() && file.grid.size() != 3)
     return Status::error("the grid has " + std::to_string(file.grid.size()) +
                          " rules; it needs one each for x, y and z");
+  return Status::success();
+}
 
+/// Each tensor well formed, and declared once.
+static Status checkTensors(const KernelFile &file) {
   std::set<std::string> tensorNames;
   for (const KernelTensor &tensor : file.tensors) {
     if (Status s = checkTensor(tensor); !s.ok())
@@ -259,7 +264,69 @@ Status fa4::runtime::verifyDescription(const KernelFile &file) {
     if (!tensorNames.insert(tensor.name).second)
       return Status::error("tensor '" + tensor.name + "' is declared twice");
   }
+  return Status::success();
+}
 
+/// A tensor-map parameter: its box, its element type and rank those of
+/// the declared tensor it views, its dims an order of that tensor's.
+static Status checkTensorMap(const KernelFile &file, const KernelParam &param) {
+  if (!param.value.empty())
+    return Status::error("tensor map '" + param.name +
+                         "' cannot have a value rule");
+  if (Status s = checkToken("tensor of parameter '" + param.name + "'",
+                            param.tensor);
+      !s.ok())
+    return s;
+  if (param.boxDims.empty() || param.boxDims.size() > 5)
+    return Status::error("tensor map '" + param.name +
+                         "' has a box of rank " +
+                         std::to_string(param.boxDims.size()) +
+                         "; the rank must be in [1, 5]");
+  for (size_t d = 0; d < param.boxDims.size(); ++d)
+    if (param.boxDims[d] == 0)
+      return Status::error("box dim " + std::to_string(d) +
+                           " of tensor map '" + param.name + "' is 0");
+  if (Status s = checkTensorMapBox(param.elementType, param.boxDims,
+                                   param.swizzle);
+      !s.ok())
+    return Status::error("tensor map '" + param.name + "': " + s.message());
+  const KernelTensor *tensor = file.findTensor(param.tensor);
+  if (!tensor)
+    return Status::error("tensor map '" + param.name +
+                         "' views an undeclared tensor '" + param.tensor +
+                         "'");
+  if (tensor->elementType != param.elementType)
+    return Status::error("tensor map '" + param.name + "' of " +
+                         elementTypeName(param.elementType) +
+                         " views tensor '" + tensor->name + "' of " +
+                         elementTypeName(tensor->elementType));
+  if (tensor->rank != param.boxDims.size())
+    return Status::error(
+        "tensor map '" + param.name + "' has a box of rank " +
+        std::to_string(param.boxDims.size()) + " over tensor '" +
+        tensor->name + "' of rank " + std::to_string(tensor->rank));
+  if (!param.mapDims.empty()) {
+    std::vector<bool> seen(tensor->rank, false);
+    bool permutation = param.mapDims.size() == tensor->rank;
+    for (unsigned dim : param.mapDims) {
+      permutation = permutation && dim < tensor->rank && !seen[dim];
+      if (dim < tensor->rank)
+        seen[dim] = true;
+    }
+    if (!permutation)
+      return Status::error("the dims of tensor map '" + param.name +
+                           "' are not an order of the " +
+                           std::to_string(tensor->rank) +
+                           " dimensions of "
+                           "tensor '" +
+                           tensor->name + "'");
+  }
+  return Status::success();
+}
+
+/// Each parameter named once, at most one counter, and only the
+/// attributes its kind has.
+static Status checkParams(const KernelFile &file) {
   std::set<std::string> names;
   const KernelParam plain;
   const KernelParam *counter = nullptr;
@@ -306,59 +373,15 @@ Status fa4::runtime::verifyDescription(const KernelFile &file) {
                              "; only i32 and i64 parameters have a value rule");
       continue;
     }
-    if (!param.value.empty())
-      return Status::error("tensor map '" + param.name +
-                           "' cannot have a value rule");
-    if (Status s = checkToken("tensor of parameter '" + param.name + "'",
-                              param.tensor);
-        !s.ok())
+    if (Status s = checkTensorMap(file, param); !s.ok())
       return s;
-    if (param.boxDims.empty() || param.boxDims.size() > 5)
-      return Status::error("tensor map '" + param.name +
-                           "' has a box of rank " +
-                           std::to_string(param.boxDims.size()) +
-                           "; the rank must be in [1, 5]");
-    for (size_t d = 0; d < param.boxDims.size(); ++d)
-      if (param.boxDims[d] == 0)
-        return Status::error("box dim " + std::to_string(d) +
-                             " of tensor map '" + param.name + "' is 0");
-    if (Status s = checkTensorMapBox(param.elementType, param.boxDims,
-                                     param.swizzle);
-        !s.ok())
-      return Status::error("tensor map '" + param.name + "': " + s.message());
-    const KernelTensor *tensor = file.findTensor(param.tensor);
-    if (!tensor)
-      return Status::error("tensor map '" + param.name +
-                           "' views an undeclared tensor '" + param.tensor +
-                           "'");
-    if (tensor->elementType != param.elementType)
-      return Status::error("tensor map '" + param.name + "' of " +
-                           elementTypeName(param.elementType) +
-                           " views tensor '" + tensor->name + "' of " +
-                           elementTypeName(tensor->elementType));
-    if (tensor->rank != param.boxDims.size())
-      return Status::error(
-          "tensor map '" + param.name + "' has a box of rank " +
-          std::to_string(param.boxDims.size()) + " over tensor '" +
-          tensor->name + "' of rank " + std::to_string(tensor->rank));
-    if (!param.mapDims.empty()) {
-      std::vector<bool> seen(tensor->rank, false);
-      bool permutation = param.mapDims.size() == tensor->rank;
-      for (unsigned dim : param.mapDims) {
-        permutation = permutation && dim < tensor->rank && !seen[dim];
-        if (dim < tensor->rank)
-          seen[dim] = true;
-      }
-      if (!permutation)
-        return Status::error("the dims of tensor map '" + param.name +
-                             "' are not an order of the " +
-                             std::to_string(tensor->rank) +
-                             " dimensions of "
-                             "tensor '" +
-                             tensor->name + "'");
-    }
   }
+  return Status::success();
+}
 
+/// Every launch rule (shapes, values, requirements, grid) well formed and
+/// free of cycles.
+static Status checkRules(const KernelFile &file) {
   for (const KernelTensor &tensor : file.tensors)
     for (size_t d = 0; d < tensor.shape.size(); ++d)
       if (tensor.shape[d] != "*")
@@ -384,7 +407,12 @@ Status fa4::runtime::verifyDescription(const KernelFile &file) {
       return s;
   if (Status s = checkRuleCycles(file); !s.ok())
     return s;
+  return Status::success();
+}
 
+/// The metadata keys fa4 knows, or a caller's own ("x-"), with values
+/// on one line.
+static Status checkMetadata(const KernelFile &file) {
   for (const auto &[key, value] : file.metadata) {
     if (Status s = checkToken("metadata key", key); !s.ok())
       return s;
@@ -408,6 +436,14 @@ Status fa4::runtime::verifyDescription(const KernelFile &file) {
                            "' must not contain a newline or start or end "
                            "with whitespace");
   }
+  return Status::success();
+}
+
+Status fa4::runtime::verifyDescription(const KernelFile &file) {
+  for (Status (*check)(const KernelFile &) :
+       {checkLaunch, checkTensors, checkParams, checkRules, checkMetadata})
+    if (Status s = check(file); !s.ok())
+      return s;
   return Status::success();
 }
 
