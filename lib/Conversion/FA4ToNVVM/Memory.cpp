@@ -376,6 +376,217 @@ LogicalResult lowerCoalescedStore(GlobalStoreOp op,
   return success();
 }
 
+/// The storing thread: its index in the warpgroup, its lane, and its first
+/// row and column in the tile (AccFragment.h).
+struct StoreThread {
+  Value inGroup, lane, row, col;
+};
+
+/// One value at a time: a #fa4.rows tile (two values a thread, rows 16w +
+/// l/4 and +8, the same in the four threads of a quad; the first of them
+/// stores) or a run of a 1-d tile (each thread its piece of consecutive
+/// elements, stored as the rows of one column).
+LogicalResult lowerValueStore(GlobalStoreOp op, GlobalStoreOp::Adaptor adaptor,
+                              VectorType type, const StoreThread &thread,
+                              ConversionPatternRewriter &rewriter) {
+  ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+  Type elementType = type.getElementType();
+  int64_t elementBytes = elementType.getIntOrFloatBitWidth() / 8;
+  Value tile = adaptor.getTile();
+  Value inGroup = thread.inGroup, lane = thread.lane, row = thread.row;
+  bool blocked = isa<BlockedLayoutAttr>(op.getLayout());
+  int64_t values = type.getNumElements();
+  Value first = row, leader;
+  int64_t step = kAccHalfRows;
+  if (blocked) {
+    first = LLVM::AddOp::create(
+        b, adaptor.getRow(),
+        LLVM::MulOp::create(b, inGroup, i64Const(b, values)));
+    step = 1;
+  } else {
+    leader = LLVM::ICmpOp::create(
+        b, LLVM::ICmpPredicate::eq,
+        LLVM::URemOp::create(b, lane, i64Const(b, kAccQuadLanes)),
+        i64Const(b, 0));
+  }
+  for (int64_t i = 0; i < values; ++i) {
+    Value r = LLVM::AddOp::create(b, first, i64Const(b, step * i));
+    Value inside = LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::ult, r,
+                                        adaptor.getRowLimit());
+    if (leader)
+      inside = LLVM::AndOp::create(b, leader, inside);
+    Value index = LLVM::AddOp::create(
+        b, LLVM::MulOp::create(b, r, adaptor.getStride()), adaptor.getCol());
+    Value ptr =
+        LLVM::GEPOp::create(b, adaptor.getBase().getType(), elementType,
+                            adaptor.getBase(), ArrayRef<LLVM::GEPArg>{index});
+    auto oneType = VectorType::get({1}, elementType);
+    Value value = LLVM::ShuffleVectorOp::create(
+        b, oneType, tile, tile, ArrayRef<int32_t>{static_cast<int32_t>(i)});
+    if (op.getAdd()) {
+      beginUnder(b, rewriter, op, inside);
+      atomicAdd(b, value, ptr);
+      b.setInsertionPoint(op);
+      continue;
+    }
+    Value mask = LLVM::UndefOp::create(b, VectorType::get({1}, b.getI1Type()));
+    mask = LLVM::InsertElementOp::create(b, mask, inside, i32Const(b, 0));
+    LLVM::MaskedStoreOp::create(b, value, ptr, mask,
+                                b.getI32IntegerAttr(elementBytes));
+  }
+  rewriter.eraseOp(op);
+  return success();
+}
+
+/// An #fa4.acc tile, a pair of a row half's values at a time (AccFragment.h):
+/// each pair by one masked store under its row's test, or, under a column
+/// count, under its own tests.
+LogicalResult lowerAccStore(GlobalStoreOp op, GlobalStoreOp::Adaptor adaptor,
+                            VectorType type, const StoreThread &thread,
+                            ConversionPatternRewriter &rewriter) {
+  ImplicitLocOpBuilder b(op.getLoc(), rewriter);
+  Type elementType = type.getElementType();
+  int64_t elementBytes = elementType.getIntOrFloatBitWidth() / 8;
+  Value tile = adaptor.getTile();
+  Value row = thread.row, col = thread.col;
+  auto pairType = VectorType::get({2}, elementType);
+  auto maskType = VectorType::get({2}, b.getI1Type());
+  int64_t blocks = type.getNumElements() / kAccBlockValues;
+  // Column blocks of 8 past a constant `columns` are not written; any
+  // other count is tested pair by pair, against what is left of the row
+  // from the thread's first column of the tile.
+  Value left;
+  if (Value count = op.getColumns()) {
+    std::optional<int64_t> known = getConstantIntValue(count);
+    if (known && *known % kAccBlockColumns == 0)
+      blocks = std::min(blocks, *known / kAccBlockColumns);
+    else
+      left = LLVM::SubOp::create(b, adaptor.getColumns(),
+                                 LLVM::SubOp::create(b, col, adaptor.getCol()));
+  }
+  // Row half h: whether its row lies inside, and where it starts.
+  Value rowInside[2], rowStart[2];
+  Value threadRow = row, threadCol = col;
+  auto rowHalf = [&](int64_t h) {
+    Value r = LLVM::AddOp::create(b, threadRow, i64Const(b, kAccHalfRows * h));
+    rowInside[h] = LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::ult, r,
+                                        adaptor.getRowLimit());
+    return r;
+  };
+  // The address of the pair of block j in row half h, and the index of
+  // its first value in the tile.
+  auto pairAt = [&](int64_t j, int64_t h) {
+    Value c =
+        LLVM::AddOp::create(b, threadCol, i64Const(b, kAccBlockColumns * j));
+    Value index = LLVM::AddOp::create(b, rowStart[h], c);
+    Value ptr =
+        LLVM::GEPOp::create(b, adaptor.getBase().getType(), elementType,
+                            adaptor.getBase(), ArrayRef<LLVM::GEPArg>{index});
+    int32_t first = static_cast<int32_t>(accValueIndex(j, h, 0));
+    return std::pair{ptr, first};
+  };
+
+  // Under a column count, a pair at a time: under the test of its first
+  // value, the pair whole where its second lies inside too (one vector
+  // store), else the first alone (an odd count's last column). The
+  // branches keep each value's math beside its store (a masked store
+  // whose values' tests differ becomes a branch a value, which crowd a
+  // thread's registers).
+  if (left) {
+    // Whether row half h's pairs start at even element offsets.
+    Value aligned[2];
+    for (int64_t h = 0; h < 2; ++h) {
+      rowStart[h] = LLVM::MulOp::create(b, rowHalf(h), adaptor.getStride());
+      aligned[h] = LLVM::ICmpOp::create(
+          b, LLVM::ICmpPredicate::eq,
+          LLVM::AndOp::create(b, LLVM::AddOp::create(b, rowStart[h], col),
+                              i64Const(b, 1)),
+          i64Const(b, 0));
+    }
+    for (int64_t h = 0; h < 2; ++h)
+      for (int64_t j = 0; j < blocks; ++j) {
+        int64_t c = kAccBlockColumns * j;
+        Value firstInside = LLVM::AndOp::create(
+            b, rowInside[h],
+            LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::sgt, left,
+                                 i64Const(b, c)));
+        beginUnder(b, rewriter, op, firstInside);
+        auto [ptr, first] = pairAt(j, h);
+        Value value =
+            LLVM::ExtractElementOp::create(b, tile, i32Const(b, first));
+        Value whole = LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::sgt, left,
+                                           i64Const(b, c + 1));
+        if (op.getAdd()) {
+          Value second =
+              LLVM::ExtractElementOp::create(b, tile, i32Const(b, first + 1));
+          Value ptr1 = LLVM::GEPOp::create(b, ptr.getType(), elementType, ptr,
+                                           ArrayRef<LLVM::GEPArg>{int32_t(1)});
+          LLVM::AtomicRMWOp::create(b, LLVM::AtomicBinOp::fadd, ptr, value,
+                                    LLVM::AtomicOrdering::monotonic);
+          beginUnder(b, rewriter, &*b.getInsertionPoint(), whole);
+          LLVM::AtomicRMWOp::create(b, LLVM::AtomicBinOp::fadd, ptr1, second,
+                                    LLVM::AtomicOrdering::monotonic);
+        } else {
+          // The pair whole by one vector store where its address allows
+          // (an even element offset; an odd row stride leaves every
+          // other row's pairs odd), else value by value.
+          Value pair = LLVM::ShuffleVectorOp::create(
+              b, pairType, tile, tile, ArrayRef<int32_t>{first, first + 1});
+          Value vector = LLVM::AndOp::create(b, whole, aligned[h]);
+          Value scalars = LLVM::XOrOp::create(
+              b, vector,
+              LLVM::ConstantOp::create(b, b.getI1Type(), b.getBoolAttr(true)));
+          Value second =
+              LLVM::ExtractElementOp::create(b, tile, i32Const(b, first + 1));
+          // The first value's block ends at its branch to what follows.
+          Operation *end = &*b.getInsertionPoint();
+          beginUnder(b, rewriter, end, vector);
+          LLVM::StoreOp::create(b, pair, ptr, 2 * elementBytes);
+          beginUnder(b, rewriter, end, scalars);
+          LLVM::StoreOp::create(b, value, ptr, elementBytes);
+          beginUnder(b, rewriter, &*b.getInsertionPoint(), whole);
+          LLVM::StoreOp::create(
+              b, second,
+              LLVM::GEPOp::create(b, ptr.getType(), elementType, ptr,
+                                  ArrayRef<LLVM::GEPArg>{int32_t(1)}),
+              elementBytes);
+        }
+        b.setInsertionPoint(op);
+      }
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  for (int64_t h = 0; h < 2; ++h) {
+    Value r = rowHalf(h);
+    Value mask;
+    if (!op.getAdd()) {
+      mask = LLVM::UndefOp::create(b, maskType);
+      for (int32_t e = 0; e < 2; ++e)
+        mask = LLVM::InsertElementOp::create(b, mask, rowInside[h],
+                                             i32Const(b, e));
+    }
+    rowStart[h] = LLVM::MulOp::create(b, r, adaptor.getStride());
+    // An atomic add's row half: one block under the row's test.
+    if (op.getAdd())
+      beginUnder(b, rewriter, op, rowInside[h]);
+    for (int64_t j = 0; j < blocks; ++j) {
+      auto [ptr, first] = pairAt(j, h);
+      Value pair = LLVM::ShuffleVectorOp::create(
+          b, pairType, tile, tile, ArrayRef<int32_t>{first, first + 1});
+      if (op.getAdd())
+        atomicAdd(b, pair, ptr);
+      else
+        LLVM::MaskedStoreOp::create(b, pair, ptr, mask,
+                                    b.getI32IntegerAttr(2 * elementBytes));
+    }
+    if (op.getAdd())
+      b.setInsertionPoint(op);
+  }
+  rewriter.eraseOp(op);
+  return success();
+}
+
 struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -388,208 +599,16 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
       return lowerCoalescedStore(op, adaptor, type, rewriter);
     ImplicitLocOpBuilder b(op.getLoc(), rewriter);
     Type i64 = b.getI64Type();
-    Type elementType = type.getElementType();
-    int64_t elementBytes = elementType.getIntOrFloatBitWidth() / 8;
-    Value tile = adaptor.getTile();
-
     // The thread's first row and column in the tile (AccFragment.h).
     auto [inGroup, warp, lane] = warpgroupThread(b, i64);
     auto [row, col] = buildAccThreadOrigin<LLVM::AddOp, LLVM::MulOp,
                                            LLVM::UDivOp, LLVM::URemOp>(
         b, warp, lane, [&](int64_t v) { return i64Const(b, v); },
         adaptor.getRow(), adaptor.getCol());
-
-    // One value at a time: a #fa4.rows tile (two values a thread, rows
-    // 16w + l/4 and +8, the same in the four threads of a quad; the first of
-    // them stores) or a run of a 1-d tile (each thread its piece of
-    // consecutive elements, stored as the rows of one column).
-    bool blocked = isa<BlockedLayoutAttr>(op.getLayout());
-    if (blocked || isa<RowsLayoutAttr>(op.getLayout())) {
-      int64_t values = type.getNumElements();
-      Value first = row, leader;
-      int64_t step = kAccHalfRows;
-      if (blocked) {
-        first = LLVM::AddOp::create(
-            b, adaptor.getRow(),
-            LLVM::MulOp::create(b, inGroup, i64Const(b, values)));
-        step = 1;
-      } else {
-        leader = LLVM::ICmpOp::create(
-            b, LLVM::ICmpPredicate::eq,
-            LLVM::URemOp::create(b, lane, i64Const(b, kAccQuadLanes)),
-            i64Const(b, 0));
-      }
-      for (int64_t i = 0; i < values; ++i) {
-        Value r = LLVM::AddOp::create(b, first, i64Const(b, step * i));
-        Value inside = LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::ult, r,
-                                            adaptor.getRowLimit());
-        if (leader)
-          inside = LLVM::AndOp::create(b, leader, inside);
-        Value index = LLVM::AddOp::create(
-            b, LLVM::MulOp::create(b, r, adaptor.getStride()),
-            adaptor.getCol());
-        Value ptr = LLVM::GEPOp::create(b, adaptor.getBase().getType(),
-                                        elementType, adaptor.getBase(),
-                                        ArrayRef<LLVM::GEPArg>{index});
-        auto oneType = VectorType::get({1}, elementType);
-        Value value = LLVM::ShuffleVectorOp::create(
-            b, oneType, tile, tile, ArrayRef<int32_t>{static_cast<int32_t>(i)});
-        if (op.getAdd()) {
-          beginUnder(b, rewriter, op, inside);
-          atomicAdd(b, value, ptr);
-          b.setInsertionPoint(op);
-          continue;
-        }
-        Value mask =
-            LLVM::UndefOp::create(b, VectorType::get({1}, b.getI1Type()));
-        mask = LLVM::InsertElementOp::create(b, mask, inside, i32Const(b, 0));
-        LLVM::MaskedStoreOp::create(b, value, ptr, mask,
-                                    b.getI32IntegerAttr(elementBytes));
-      }
-      rewriter.eraseOp(op);
-      return success();
-    }
-
-    auto pairType = VectorType::get({2}, elementType);
-    auto maskType = VectorType::get({2}, b.getI1Type());
-    int64_t blocks = type.getNumElements() / kAccBlockValues;
-    // Column blocks of 8 past a constant `columns` are not written; any
-    // other count is tested pair by pair, against what is left of the row
-    // from the thread's first column of the tile.
-    Value left;
-    if (Value count = op.getColumns()) {
-      std::optional<int64_t> known = getConstantIntValue(count);
-      if (known && *known % kAccBlockColumns == 0)
-        blocks = std::min(blocks, *known / kAccBlockColumns);
-      else
-        left =
-            LLVM::SubOp::create(b, adaptor.getColumns(),
-                                LLVM::SubOp::create(b, col, adaptor.getCol()));
-    }
-    // Row half h: whether its row lies inside, and where it starts.
-    Value rowInside[2], rowStart[2];
-    Value threadRow = row, threadCol = col;
-    auto rowHalf = [&](int64_t h) {
-      Value r =
-          LLVM::AddOp::create(b, threadRow, i64Const(b, kAccHalfRows * h));
-      rowInside[h] = LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::ult, r,
-                                          adaptor.getRowLimit());
-      return r;
-    };
-    // The address of the pair of block j in row half h, and the index of
-    // its first value in the tile.
-    auto pairAt = [&](int64_t j, int64_t h) {
-      Value c =
-          LLVM::AddOp::create(b, threadCol, i64Const(b, kAccBlockColumns * j));
-      Value index = LLVM::AddOp::create(b, rowStart[h], c);
-      Value ptr =
-          LLVM::GEPOp::create(b, adaptor.getBase().getType(), elementType,
-                              adaptor.getBase(), ArrayRef<LLVM::GEPArg>{index});
-      int32_t first = static_cast<int32_t>(accValueIndex(j, h, 0));
-      return std::pair{ptr, first};
-    };
-
-    // Under a column count, a pair at a time: under the test of its first
-    // value, the pair whole where its second lies inside too (one vector
-    // store), else the first alone (an odd count's last column). The
-    // branches keep each value's math beside its store (a masked store
-    // whose values' tests differ becomes a branch a value, which crowd a
-    // thread's registers).
-    if (left) {
-      // Whether row half h's pairs start at even element offsets.
-      Value aligned[2];
-      for (int64_t h = 0; h < 2; ++h) {
-        rowStart[h] = LLVM::MulOp::create(b, rowHalf(h), adaptor.getStride());
-        aligned[h] = LLVM::ICmpOp::create(
-            b, LLVM::ICmpPredicate::eq,
-            LLVM::AndOp::create(b, LLVM::AddOp::create(b, rowStart[h], col),
-                                i64Const(b, 1)),
-            i64Const(b, 0));
-      }
-      for (int64_t h = 0; h < 2; ++h)
-        for (int64_t j = 0; j < blocks; ++j) {
-          int64_t c = kAccBlockColumns * j;
-          Value firstInside = LLVM::AndOp::create(
-              b, rowInside[h],
-              LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::sgt, left,
-                                   i64Const(b, c)));
-          beginUnder(b, rewriter, op, firstInside);
-          auto [ptr, first] = pairAt(j, h);
-          Value value =
-              LLVM::ExtractElementOp::create(b, tile, i32Const(b, first));
-          Value whole = LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::sgt, left,
-                                             i64Const(b, c + 1));
-          if (op.getAdd()) {
-            Value second =
-                LLVM::ExtractElementOp::create(b, tile, i32Const(b, first + 1));
-            Value ptr1 =
-                LLVM::GEPOp::create(b, ptr.getType(), elementType, ptr,
-                                    ArrayRef<LLVM::GEPArg>{int32_t(1)});
-            LLVM::AtomicRMWOp::create(b, LLVM::AtomicBinOp::fadd, ptr, value,
-                                      LLVM::AtomicOrdering::monotonic);
-            beginUnder(b, rewriter, &*b.getInsertionPoint(), whole);
-            LLVM::AtomicRMWOp::create(b, LLVM::AtomicBinOp::fadd, ptr1, second,
-                                      LLVM::AtomicOrdering::monotonic);
-          } else {
-            // The pair whole by one vector store where its address allows
-            // (an even element offset; an odd row stride leaves every
-            // other row's pairs odd), else value by value.
-            Value pair = LLVM::ShuffleVectorOp::create(
-                b, pairType, tile, tile, ArrayRef<int32_t>{first, first + 1});
-            Value vector = LLVM::AndOp::create(b, whole, aligned[h]);
-            Value scalars =
-                LLVM::XOrOp::create(b, vector,
-                                    LLVM::ConstantOp::create(
-                                        b, b.getI1Type(), b.getBoolAttr(true)));
-            Value second =
-                LLVM::ExtractElementOp::create(b, tile, i32Const(b, first + 1));
-            // The first value's block ends at its branch to what follows.
-            Operation *end = &*b.getInsertionPoint();
-            beginUnder(b, rewriter, end, vector);
-            LLVM::StoreOp::create(b, pair, ptr, 2 * elementBytes);
-            beginUnder(b, rewriter, end, scalars);
-            LLVM::StoreOp::create(b, value, ptr, elementBytes);
-            beginUnder(b, rewriter, &*b.getInsertionPoint(), whole);
-            LLVM::StoreOp::create(
-                b, second,
-                LLVM::GEPOp::create(b, ptr.getType(), elementType, ptr,
-                                    ArrayRef<LLVM::GEPArg>{int32_t(1)}),
-                elementBytes);
-          }
-          b.setInsertionPoint(op);
-        }
-      rewriter.eraseOp(op);
-      return success();
-    }
-
-    for (int64_t h = 0; h < 2; ++h) {
-      Value r = rowHalf(h);
-      Value mask;
-      if (!op.getAdd()) {
-        mask = LLVM::UndefOp::create(b, maskType);
-        for (int32_t e = 0; e < 2; ++e)
-          mask = LLVM::InsertElementOp::create(b, mask, rowInside[h],
-                                               i32Const(b, e));
-      }
-      rowStart[h] = LLVM::MulOp::create(b, r, adaptor.getStride());
-      // An atomic add's row half: one block under the row's test.
-      if (op.getAdd())
-        beginUnder(b, rewriter, op, rowInside[h]);
-      for (int64_t j = 0; j < blocks; ++j) {
-        auto [ptr, first] = pairAt(j, h);
-        Value pair = LLVM::ShuffleVectorOp::create(
-            b, pairType, tile, tile, ArrayRef<int32_t>{first, first + 1});
-        if (op.getAdd())
-          atomicAdd(b, pair, ptr);
-        else
-          LLVM::MaskedStoreOp::create(b, pair, ptr, mask,
-                                      b.getI32IntegerAttr(2 * elementBytes));
-      }
-      if (op.getAdd())
-        b.setInsertionPoint(op);
-    }
-    rewriter.eraseOp(op);
-    return success();
+    StoreThread thread{inGroup, lane, row, col};
+    if (isa<BlockedLayoutAttr, RowsLayoutAttr>(op.getLayout()))
+      return lowerValueStore(op, adaptor, type, thread, rewriter);
+    return lowerAccStore(op, adaptor, type, thread, rewriter);
   }
 };
 
