@@ -376,9 +376,13 @@ LogicalResult lowerCoalescedStore(GlobalStoreOp op,
   return success();
 }
 
-/// The storing thread: its index in the warpgroup, its lane, and its first
-/// row and column in the tile (AccFragment.h).
-struct StoreThread {
+/// What a thread stores: the tile's values, their element type and size;
+/// and where: its index in the warpgroup, its lane, and its first row and
+/// column in the tile (AccFragment.h).
+struct ThreadStore {
+  Value tile;
+  Type elementType;
+  int64_t elementBytes;
   Value inGroup, lane, row, col;
 };
 
@@ -386,14 +390,14 @@ struct StoreThread {
 /// l/4 and +8, the same in the four threads of a quad; the first of them
 /// stores) or a run of a 1-d tile (each thread its piece of consecutive
 /// elements, stored as the rows of one column).
-LogicalResult lowerValueStore(GlobalStoreOp op, GlobalStoreOp::Adaptor adaptor,
-                              VectorType type, const StoreThread &thread,
+LogicalResult lowerValueStore(ImplicitLocOpBuilder &b, GlobalStoreOp op,
+                              GlobalStoreOp::Adaptor adaptor, VectorType type,
+                              const ThreadStore &store,
                               ConversionPatternRewriter &rewriter) {
-  ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-  Type elementType = type.getElementType();
-  int64_t elementBytes = elementType.getIntOrFloatBitWidth() / 8;
-  Value tile = adaptor.getTile();
-  Value inGroup = thread.inGroup, lane = thread.lane, row = thread.row;
+  Value tile = store.tile, inGroup = store.inGroup, lane = store.lane,
+        row = store.row;
+  Type elementType = store.elementType;
+  int64_t elementBytes = store.elementBytes;
   bool blocked = isa<BlockedLayoutAttr>(op.getLayout());
   int64_t values = type.getNumElements();
   Value first = row, leader;
@@ -441,14 +445,13 @@ LogicalResult lowerValueStore(GlobalStoreOp op, GlobalStoreOp::Adaptor adaptor,
 /// An #fa4.acc tile, a pair of a row half's values at a time (AccFragment.h):
 /// each pair by one masked store under its row's test, or, under a column
 /// count, under its own tests.
-LogicalResult lowerAccStore(GlobalStoreOp op, GlobalStoreOp::Adaptor adaptor,
-                            VectorType type, const StoreThread &thread,
+LogicalResult lowerAccStore(ImplicitLocOpBuilder &b, GlobalStoreOp op,
+                            GlobalStoreOp::Adaptor adaptor, VectorType type,
+                            const ThreadStore &store,
                             ConversionPatternRewriter &rewriter) {
-  ImplicitLocOpBuilder b(op.getLoc(), rewriter);
-  Type elementType = type.getElementType();
-  int64_t elementBytes = elementType.getIntOrFloatBitWidth() / 8;
-  Value tile = adaptor.getTile();
-  Value row = thread.row, col = thread.col;
+  Value tile = store.tile, row = store.row, col = store.col;
+  Type elementType = store.elementType;
+  int64_t elementBytes = store.elementBytes;
   auto pairType = VectorType::get({2}, elementType);
   auto maskType = VectorType::get({2}, b.getI1Type());
   int64_t blocks = type.getNumElements() / kAccBlockValues;
@@ -605,10 +608,17 @@ struct GlobalStoreLowering : public ConvertOpToLLVMPattern<GlobalStoreOp> {
                                            LLVM::UDivOp, LLVM::URemOp>(
         b, warp, lane, [&](int64_t v) { return i64Const(b, v); },
         adaptor.getRow(), adaptor.getCol());
-    StoreThread thread{inGroup, lane, row, col};
+    Type elementType = type.getElementType();
+    ThreadStore store{adaptor.getTile(),
+                      elementType,
+                      elementType.getIntOrFloatBitWidth() / 8,
+                      inGroup,
+                      lane,
+                      row,
+                      col};
     if (isa<BlockedLayoutAttr, RowsLayoutAttr>(op.getLayout()))
-      return lowerValueStore(op, adaptor, type, thread, rewriter);
-    return lowerAccStore(op, adaptor, type, thread, rewriter);
+      return lowerValueStore(b, op, adaptor, type, store, rewriter);
+    return lowerAccStore(b, op, adaptor, type, store, rewriter);
   }
 };
 
