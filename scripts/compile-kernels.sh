@@ -120,15 +120,16 @@ compile_family() {
 }
 
 # The attention backward's kernels (D, dQ, dK/dV) at the head dims it
-# takes, with a window and a softcap (at head dim 64 libfa4 takes the five
-# products below unless deterministic, and in bf16 on short sequences
-# these two persistent, as its table says: at the small sizes, and apart
-# at long ones).
+# takes, with a window and a softcap. --deterministic, because without it
+# libfa4 takes the five products below where its table says (up to 128
+# columns on most launches), and at head dim 64 in bf16 on short sequences
+# these two persistent: at the small sizes, and apart at long ones.
 compile_family backward 3 "64 --deterministic" "64 --dtype f16 --deterministic" \
-  "96" "128" "128 --dtype f16" \
+  "96 --deterministic" "128 --deterministic" "128 --dtype f16 --deterministic" \
   "64 --window 64,0 --deterministic" "64 --softcap 30 --deterministic" \
-  "64 --window 64,0 --softcap 30 --deterministic" "128 --window 64,0" \
-  "128 --softcap 30" "128 --window 64,0 --softcap 30"
+  "64 --window 64,0 --softcap 30 --deterministic" \
+  "128 --window 64,0 --deterministic" "128 --softcap 30 --deterministic" \
+  "128 --window 64,0 --softcap 30 --deterministic"
 SIZES=$long compile_family backward 3 "64 --deterministic"
 # Over 128 columns of head dim, four: D, dQ, dV and dK (one consumer
 # warpgroup over key blocks).
@@ -140,13 +141,14 @@ compile_family backward 3 "64 --seqlens 128" "128 --seqlens 128" \
 compile_family backward 4 "256 --seqlens 128" "192 --head-dim-v 128 --seqlens 128"
 # A head dim of V of its own: 128 and 64 (dK and dV in one program), and
 # DeepSeek's MLA, 192 and 128 (apart).
-compile_family backward 3 "128 --head-dim-v 64"
+compile_family backward 3 "128 --head-dim-v 64 --deterministic"
 compile_family backward 4 "192 --head-dim-v 128"
 # The backward in five products (--fused-dq: D, the main kernel, dQ's
-# postprocess), libfa4's way from 16384 keys without a causal mask.
+# postprocess), libfa4's way where its table says.
 compile_family backward 3 "96 --fused-dq" "128 --fused-dq" \
   "128 --dtype f16 --fused-dq" "128 --window 64,0 --fused-dq" \
-  "128 --softcap 30 --fused-dq" "128 --window 64,0 --softcap 30 --fused-dq"
+  "128 --softcap 30 --fused-dq" "128 --window 64,0 --softcap 30 --fused-dq" \
+  "128 --head-dim-v 64 --fused-dq"
 # At head dim 64, dQ's product split by rows; libfa4's way there (in bf16
 # without a window or softcap from 2048 keys, 4096 with a causal mask).
 compile_family backward 3 "64 --fused-dq" "64 --dtype f16 --fused-dq" \
