@@ -233,7 +233,7 @@ LogicalResult ConfigAttr::verify(
     int64_t qTiles, Target target, ArrayAttr roles, bool persistent,
     int64_t qStages, bool tmaStore, bool debugHangs, bool rebuildDescriptors,
     bool interleaveHeads, bool dynamicSchedule, bool oInQ, int64_t ctasPerSm,
-    bool pinDescriptors) {
+    bool pinDescriptors, bool shortPointers) {
   if (!elementType.isBF16() && !elementType.isF16())
     return emitError() << "element type must be bf16 or f16, got "
                        << elementType;
@@ -495,7 +495,8 @@ ConfigAttr::derive(function_ref<InFlightDiagnostic()> emitError,
       ArrayAttr::get(context, roles), persistent, qStages, request.tmaStore,
       choices.debugHangs.value_or(false), rebuildDescriptors,
       choices.interleaveHeads.value_or(false), dynamicSchedule, oInQ,
-      choices.ctasPerSm.value_or(1), choices.pinDescriptors.value_or(false));
+      choices.ctasPerSm.value_or(1), choices.pinDescriptors.value_or(false),
+      choices.shortPointers.value_or(false));
   if (!config)
     return failure();
   return config;

@@ -167,6 +167,12 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
     one, since its roles share the SM's registers through `setmaxnreg`
     (fa4-warp-specialize refuses more).
 
+    `short_pointers` (false when left out): the kernel's shared-memory
+    pointers are 32 bits wide (the NVPTX data layout's `p3:32:32`, as nvcc
+    and Triton emit them) instead of 64, so address arithmetic takes one
+    register and 32-bit instructions. The target reads it when it
+    translates the kernel to LLVM IR; the rest of the pipeline is the same.
+
     One verifier computes the budgets and rejects impossible plans with the
     numbers: shared memory (Q, K and V stage buffers and the mbarriers, the
     O staging tile of a persistent `tma_store` plan without `o_in_q`,
@@ -204,7 +210,8 @@ def FA4_ConfigAttr : FA4_Attr<"Config", "config"> {
                         DefaultValuedParameter<"bool", "false">:$dynamic_schedule,
                         DefaultValuedParameter<"bool", "false">:$o_in_q,
                         DefaultValuedParameter<"int64_t", "1">:$ctas_per_sm,
-                        DefaultValuedParameter<"bool", "false">:$pin_descriptors);
+                        DefaultValuedParameter<"bool", "false">:$pin_descriptors,
+                        DefaultValuedParameter<"bool", "false">:$short_pointers);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -74,6 +74,11 @@ const std::vector<Plan::Field> &Plan::fields() {
        "for its loads in flight; a kernel with a producer warp runs one "
        "(derived: 1)",
        &Plan::ctasPerSm},
+      {"short-pointers", "sp",
+       "shared-memory addresses of 32 bits, as nvcc and Triton make them, "
+       "instead of LLVM's 64: fewer registers and instructions for address "
+       "arithmetic (derived: off)",
+       nullptr, &Plan::shortPointers},
   };
   return table;
 }

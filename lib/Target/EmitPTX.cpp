@@ -51,8 +51,9 @@ FailureOr<std::string> mlir::fa4::emitPTX(llvm::Module &llvmModule,
                                           Location loc) {
   if (failed(verifyTargetOptions(options, loc)))
     return failure();
+  // The pointer widths of the translation's data layout.
   FailureOr<std::unique_ptr<llvm::TargetMachine>> machine =
-      createNVPTXTargetMachine(options, loc);
+      createNVPTXTargetMachine(options, loc, hasShortPointers(llvmModule));
   if (failed(machine))
     return failure();
   llvmModule.setTargetTriple((*machine)->getTargetTriple());

@@ -7,9 +7,15 @@
 
 #include "NVPTXTargetMachine.h"
 
+#include "FA4/FA4Dialect.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm-c/Target.h"
+#include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
 
@@ -43,9 +49,32 @@ static llvm::CodeGenOptLevel getCodeGenOptLevel(unsigned optLevel) {
   }
 }
 
+/// The NVPTX backend's `nvptx-short-ptr` option, which its TargetMachine
+/// reads when it is built.
+static llvm::cl::opt<bool> *shortPointerOption() {
+  auto &options = llvm::cl::getRegisteredOptions();
+  auto it = options.find("nvptx-short-ptr");
+  return it == options.end() ? nullptr
+                             : static_cast<llvm::cl::opt<bool> *>(it->second);
+}
+
+bool mlir::fa4::plansShortPointers(ModuleOp module) {
+  bool planned = false;
+  module.walk([&](LLVM::LLVMFuncOp function) {
+    if (ConfigAttr config = lookupConfig(function))
+      planned |= config.getShortPointers();
+  });
+  return planned;
+}
+
+bool mlir::fa4::hasShortPointers(const llvm::Module &llvmModule) {
+  return llvmModule.getDataLayout().getPointerSizeInBits(
+             /*shared address space*/ 3) == 32;
+}
+
 FailureOr<std::unique_ptr<llvm::TargetMachine>>
-mlir::fa4::createNVPTXTargetMachine(const TargetOptions &options,
-                                    Location loc) {
+mlir::fa4::createNVPTXTargetMachine(const TargetOptions &options, Location loc,
+                                    bool shortPointers) {
   initializeNVPTXTarget();
   llvm::Triple triple(kNVPTXTriple);
   std::string error;
@@ -54,10 +83,24 @@ mlir::fa4::createNVPTXTargetMachine(const TargetOptions &options,
   if (!target)
     return emitError(loc) << "cannot find the NVPTX target: " << error;
   std::string features = "+ptx" + std::to_string(options.ptxVersion);
+  // LLVM takes the pointer width from a global option when it builds the
+  // machine: set for this machine alone, one machine at a time.
+  llvm::cl::opt<bool> *shortOption = shortPointerOption();
+  if (shortPointers && !shortOption)
+    return emitError(loc) << "this LLVM's NVPTX backend has no "
+                             "'nvptx-short-ptr' option for 32-bit "
+                             "shared-memory pointers";
+  static std::mutex building;
+  std::lock_guard<std::mutex> lock(building);
+  bool previous = shortOption && *shortOption;
+  if (shortOption)
+    shortOption->setValue(shortPointers);
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, options.arch, features, llvm::TargetOptions(),
       /*RM=*/std::nullopt, /*CM=*/std::nullopt,
       getCodeGenOptLevel(options.optLevel)));
+  if (shortOption)
+    shortOption->setValue(previous);
   if (!machine)
     return emitError(loc) << "cannot create the NVPTX target machine for "
                           << options.arch << " with " << features;

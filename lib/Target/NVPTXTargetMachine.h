@@ -20,10 +20,19 @@ inline constexpr StringLiteral kNVPTXTriple = "nvptx64-nvidia-cuda";
 
 /// Build the NVPTX TargetMachine for `options.arch` with the
 /// `+ptx<options.ptxVersion>` feature at `options.optLevel`, initializing the
-/// NVPTX target (and no other) on first use. `options` must have passed
-/// `verifyTargetOptions`; failures are reported at `loc`.
+/// NVPTX target (and no other) on first use; with `shortPointers`, its data
+/// layout makes shared-memory pointers 32 bits wide. `options` must have
+/// passed `verifyTargetOptions`; failures are reported at `loc`.
 FailureOr<std::unique_ptr<llvm::TargetMachine>>
-createNVPTXTargetMachine(const TargetOptions &options, Location loc);
+createNVPTXTargetMachine(const TargetOptions &options, Location loc,
+                         bool shortPointers = false);
+
+/// Whether `module`'s kernels are planned with 32-bit shared-memory
+/// pointers (`#fa4.config`'s `short_pointers`).
+bool plansShortPointers(ModuleOp module);
+
+/// Whether `llvmModule`'s data layout has 32-bit shared-memory pointers.
+bool hasShortPointers(const llvm::Module &llvmModule);
 
 } // namespace mlir::fa4
 

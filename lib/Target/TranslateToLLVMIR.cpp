@@ -110,7 +110,7 @@ mlir::fa4::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
       failed(checkTensorMapArguments(module)))
     return failure();
   FailureOr<std::unique_ptr<llvm::TargetMachine>> machine =
-      createNVPTXTargetMachine(options, loc);
+      createNVPTXTargetMachine(options, loc, plansShortPointers(module));
   if (failed(machine) || failed(lowerNVVMToInlinePTX(module)))
     return failure();
 

@@ -57,6 +57,9 @@ static void printPlan(llvm::raw_ostream &os, Operation *op, ConfigAttr config) {
      << (config.getPinDescriptors()
              ? ", MMA descriptor bases made in the loop (pin_descriptors)"
              : "")
+     << (config.getShortPointers()
+             ? ", 32-bit shared-memory pointers (short_pointers)"
+             : "")
      << "\n";
   SharedMemoryPlan smem = config.getSharedMemoryPlan();
   os << "  shared memory: Q " << smem.q << " B + K " << smem.k << " B + V "

@@ -23,6 +23,8 @@
 // RUN: fa4-opt %s --fa4-attach-config="head-dim=128 persistent=true dynamic-schedule=true" | FileCheck %s --check-prefix=DYNAMIC
 // RUN: not fa4-opt %s --fa4-attach-config="head-dim=128 dynamic-schedule=true" 2>&1 | FileCheck %s --check-prefix=DYNAMIC-ONE-TILE
 // RUN: fa4-opt %s --fa4-attach-config="head-dim=128 persistent=true dynamic-schedule=true" --fa4-print-plan -o /dev/null 2>&1 | FileCheck %s --check-prefix=DYNAMIC-PLAN
+// RUN: fa4-opt %s --fa4-attach-config="head-dim=128 short-pointers=true" | FileCheck %s --check-prefix=SHORT
+// RUN: fa4-opt %s --fa4-attach-config="head-dim=128 short-pointers=true" --fa4-print-plan -o /dev/null 2>&1 | FileCheck %s --check-prefix=SHORT-PLAN
 // RUN: fa4-opt %s --fa4-attach-config="head-dim=64 rebuild-descriptors=false" | FileCheck %s --check-prefix=ONE-ADD
 // RUN: not fa4-opt %s --fa4-attach-config="head-dim=64 rebuild-descriptors=maybe" 2>&1 | FileCheck %s --check-prefix=REBUILD-BAD
 // consumer-warpgroups: one consumer warpgroup per 64-row Q tile, sharing
@@ -52,6 +54,8 @@
 // DYNAMIC-ONE-TILE: error: dynamic_schedule hands out the tiles of a persistent plan, but this plan runs one tile per CTA
 // The schedule pipeline's slots and barriers (48 B) come out of the
 // padding: the total is the static plan's 199680 B.
+// SHORT: short_pointers = true>
+// SHORT-PLAN: schedule: one tile per CTA, 1 Q stage(s), 32-bit shared-memory pointers (short_pointers)
 // DYNAMIC-PLAN: schedule: persistent (dynamic: tiles claimed from a counter, handed on through a schedule pipeline), 2 Q stage(s)
 // DYNAMIC-PLAN-NEXT: shared memory: Q 65536 B + K 65536 B + V 65536 B + schedule slots 16 B + barriers 160 B + alignment 2896 B = 199680 B of 232448 B
 // REBUILD-BAD: plan field rebuild-descriptors takes true, false or derived, not 'maybe'

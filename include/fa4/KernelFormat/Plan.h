@@ -53,6 +53,8 @@ struct Plan {
   /// CTAs an SM runs at once, which share its registers (a kernel without
   /// warp roles).
   std::optional<int64_t> ctasPerSm;
+  /// Shared-memory addresses of 32 bits (LLVM's 64 otherwise).
+  std::optional<bool> shortPointers;
 
   /// One row of the field table.
   struct Field {
