@@ -1,7 +1,9 @@
 //===- NVPTXTargetMachine.cpp - the NVPTX TargetMachine -------------------===//
 //
 // Initializes LLVM's NVPTX target once and builds TargetMachines for the
-// architecture and PTX version a `TargetOptions` names.
+// architecture and PTX version a `TargetOptions` names, with the width of
+// shared-memory pointers a kernel's plan (`short_pointers`) or a translated
+// module's data layout asks for.
 //
 //===----------------------------------------------------------------------===//
 
