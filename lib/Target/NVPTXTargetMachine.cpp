@@ -18,6 +18,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/NVPTXAddrSpace.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
 
@@ -71,7 +72,7 @@ bool mlir::fa4::plansShortPointers(ModuleOp module) {
 
 bool mlir::fa4::hasShortPointers(const llvm::Module &llvmModule) {
   return llvmModule.getDataLayout().getPointerSizeInBits(
-             /*shared address space*/ 3) == 32;
+             llvm::NVPTXAS::ADDRESS_SPACE_SHARED) == 32;
 }
 
 FailureOr<std::unique_ptr<llvm::TargetMachine>>
