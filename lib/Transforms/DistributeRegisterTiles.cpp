@@ -715,6 +715,29 @@ std::optional<RepeatedPlusConstants> repeatedPlusConstants(Value value,
   return lhs;
 }
 
+/// Whether every value of the f32 vector `value` is the same one (a
+/// broadcast scalar, a splat constant, or elementwise math of such): a
+/// per-thread scalar such as a head's ALiBi slope.
+bool isRepeated(Value value, int depth = 0) {
+  if (depth > 8)
+    return false;
+  if (auto broadcast = value.getDefiningOp<vector::BroadcastOp>())
+    return !isa<VectorType>(broadcast.getSource().getType());
+  Operation *op = value.getDefiningOp();
+  if (!op)
+    return false;
+  if (auto constant = dyn_cast<arith::ConstantOp>(op))
+    return isa<SplatElementsAttr>(constant.getValue());
+  if (op->getNumResults() != 1 || op->getNumOperands() == 0 ||
+      !OpTrait::hasElementwiseMappableTraits(op) ||
+      !isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+    return false;
+  return llvm::all_of(op->getOperands(), [&](Value operand) {
+    return operand.getType() == value.getType() &&
+           isRepeated(operand, depth + 1);
+  });
+}
+
 /// The conversions to f32 of i32 vectors that are a repeated scalar plus
 /// small constants (positions: a score's key and query, their distance)
 /// convert the scalar once and add the constants in f32: one conversion a
@@ -722,6 +745,11 @@ std::optional<RepeatedPlusConstants> repeatedPlusConstants(Value value,
 /// rate of f32 arithmetic, on the pipe of the exponentials). Exact while
 /// the scalar and the values lie within 2^24 (sequences of up to 16M
 /// tokens), within one ulp beyond.
+/// A product of such a conversion with a repeated scalar y, y · (x + c)
+/// (ALiBi's slope times a key's distance), becomes fma(c, y, x · y): one
+/// instruction a distinct constant instead of an add and a multiply, and a
+/// value whose sum with a scaled score fuses the score's multiply (s · scale
+/// + y · (x + c) one FMA); within half an ulp of x · y of the product.
 void convertRepeatedScalarsOnce(Operation *root) {
   SmallVector<arith::SIToFPOp> conversions;
   root->walk([&](arith::SIToFPOp op) {
@@ -743,13 +771,31 @@ void convertRepeatedScalarsOnce(Operation *root) {
     Value result = vector::BroadcastOp::create(
         b, type, arith::SIToFPOp::create(b, b.getF32Type(), scalar));
     if (llvm::any_of(parts->constants, [](int64_t c) { return c != 0; })) {
-      SmallVector<float> constants(parts->constants.begin(),
-                                   parts->constants.end());
-      result = arith::AddFOp::create(
-          b, result,
-          arith::ConstantOp::create(
-              b, type,
-              DenseElementsAttr::get(type, llvm::ArrayRef<float>(constants))));
+      SmallVector<float> values(parts->constants.begin(),
+                                parts->constants.end());
+      Value repeated = result;
+      Value constants = arith::ConstantOp::create(
+          b, type, DenseElementsAttr::get(type, llvm::ArrayRef<float>(values)));
+      for (OpOperand &use : llvm::make_early_inc_range(op->getUses())) {
+        auto product = dyn_cast<arith::MulFOp>(use.getOwner());
+        if (!product)
+          continue;
+        Value factor = product->getOperand(1 - use.getOperandNumber());
+        if (!isRepeated(factor))
+          continue;
+        ImplicitLocOpBuilder at(product.getLoc(), product);
+        auto flags = product.getFastmath();
+        Value scaled = arith::MulFOp::create(at, repeated, factor, flags);
+        product.replaceAllUsesWith(
+            math::FmaOp::create(at, constants, factor, scaled, flags)
+                .getResult());
+        product.erase();
+      }
+      if (op->use_empty()) {
+        op.erase();
+        continue;
+      }
+      result = arith::AddFOp::create(b, repeated, constants);
     }
     op.replaceAllUsesWith(result);
     op.erase();

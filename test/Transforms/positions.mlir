@@ -4,8 +4,9 @@
 // conversion to f32 takes that scalar and adds the constants in f32
 // (exact below 2^24) instead of converting each of the 64 values. A vector
 // that is not built that way (one loaded) is converted value by value.
-// Divisions, remainders and shifts of such vectors by one amount are done
-// once for each distinct value.
+// A repeated scalar times such a vector (a slope times the distance) is one
+// FMA a value. Divisions, remainders and shifts of such vectors by one amount
+// are done once for each distinct value.
 // RUN: fa4-opt %s --fa4-distribute-register-tiles | FileCheck %s
 
 !Acc = tensor<64x128xf32, #fa4.acc>
@@ -17,9 +18,14 @@
 // CHECK: %[[ONE:.*]] = arith.sitofp %{{.*}} : i32 to f32
 // CHECK-NEXT: %[[REPEATED:.*]] = vector.broadcast %[[ONE]] : f32 to vector<64xf32>
 // CHECK-NEXT: %[[C:.*]] = arith.constant dense<[0.000000e+00, 1.000000e+00, -8.000000e+00, -7.000000e+00, 8.000000e+00, 9.000000e+00, 0.000000e+00, 1.000000e+00
-// CHECK-NEXT: %[[D:.*]] = arith.addf %[[REPEATED]], %[[C]] : vector<64xf32>
+// The slope times the distance, slope * (x + c), is fma(c, slope, x * slope):
+// one instruction a distinct constant, and a sum the score's add takes.
 // CHECK-NOT: arith.sitofp
-// CHECK: arith.mulf %{{.*}}, %[[D]] : vector<64xf32>
+// CHECK-NOT: arith.addf
+// CHECK: %[[SLOPES:.*]] = vector.broadcast %[[SLOPE]] : f32 to vector<64xf32>
+// CHECK: %[[XY:.*]] = arith.mulf %[[REPEATED]], %[[SLOPES]] : vector<64xf32>
+// CHECK-NEXT: %[[BIAS:.*]] = math.fma %[[C]], %[[SLOPES]], %[[XY]] : vector<64xf32>
+// CHECK-NEXT: arith.addf %[[S]], %[[BIAS]] : vector<64xf32>
 func.func @distance(%s: !Acc, %q0: i32, %k0: i32, %slope: f32) -> !Acc {
   %rows = tile.iota axis 0 : !Index
   %q = tile.splat %q0 : !Index
@@ -32,6 +38,21 @@ func.func @distance(%s: !Acc, %q0: i32, %k0: i32, %slope: f32) -> !Acc {
   %m = tile.splat %slope : !Acc
   %bias = arith.mulf %m, %d : !Acc
   %r = arith.addf %s, %bias : !Acc
+  return %r : !Acc
+}
+
+// A factor that differs between values (a score) multiplies the distance
+// as it is.
+// CHECK-LABEL: func.func @distance_times_score
+// CHECK: %[[D:.*]] = arith.addf %{{.*}}, %{{.*}} : vector<64xf32>
+// CHECK-NEXT: arith.mulf %{{.*}}, %[[D]] fastmath<contract> : vector<64xf32>
+// CHECK-NOT: math.fma
+func.func @distance_times_score(%s: !Acc, %q0: i32) -> !Acc {
+  %rows = tile.iota axis 0 : !Index
+  %q = tile.splat %q0 : !Index
+  %query = arith.addi %rows, %q : !Index
+  %d = arith.sitofp %query : !Index to !Acc
+  %r = arith.mulf %s, %d fastmath<contract> : !Acc
   return %r : !Acc
 }
 
