@@ -617,7 +617,9 @@ def FA4_GlobalLoadOp : FA4_Op<"global_load", [MemoryEffects<[MemRead]>,
     memory) takes `stride` and `rows`, which no vector takes: its element
     (i, j) is the one at `base + (start + i * stride + j) * sizeof(element)`
     when `i < rows` and `j < count`, 0 otherwise (a sequence's last block
-    of rows or columns), each read on its own.
+    of rows or columns). A thread whose values all lie inside, at an
+    address aligned to two elements, reads each of its pairs (two adjacent
+    columns) with one load; any other thread reads value by value.
 
     A `#fa4.coalesced` tile takes `stride` and `rows` likewise, and its
     vectors (`slice = 1`, a value per row of the warpgroup's; `slice = 0`, a

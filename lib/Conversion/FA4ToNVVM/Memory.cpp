@@ -4,7 +4,7 @@
 // a quad's two values of an #fa4.rows tile, or a thread's pieces of an
 // #fa4.coalesced tile, rows past the limit and columns past the count not
 // written), of `fa4.global_load` (a thread's rows or columns of a vector,
-// or its values or pieces of a tile, zeros past its end), of
+// or its values, pairs or pieces of a tile, zeros past its end), of
 // a warpgroup's read of a shared-memory tile into registers and its write
 // there (`fa4.shared_load`, ldmatrix; `fa4.shared_store`, stmatrix), of the
 // TMA-store epilogue
@@ -233,31 +233,93 @@ struct GlobalLoadLowering : public ConvertOpToLLVMPattern<GlobalLoadOp> {
       return loadOrZero(b, adaptor.getBase(), element, inside, index, zero);
     };
     Value result = LLVM::UndefOp::create(b, type);
-    // A tile of the #fa4.acc layout: each of the thread's values, row by row
-    // half and column by column, tested against the rows and columns left.
+    // A tile of the #fa4.acc layout: the thread's pairs of values (two
+    // adjacent columns) of its two rows.
     if (op.getStride()) {
       int64_t blocks = type.getNumElements() / kAccBlockValues;
+      auto lt = [&](Value x, Value y) {
+        return LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::slt, x, y);
+      };
+      Value rowStarts[2];
+      for (int64_t h = 0; h < 2; ++h)
+        rowStarts[h] = LLVM::AddOp::create(
+            b, adaptor.getStart(),
+            LLVM::MulOp::create(
+                b, LLVM::AddOp::create(b, row, i64Const(b, kAccHalfRows * h)),
+                adaptor.getStride()));
+      // A thread whose pairs all lie inside, at an address aligned to a
+      // pair (the second row's is the first's: 8 rows apart), reads each
+      // pair with one load from its rows' addresses; one at an edge or a
+      // misaligned tensor value by value, each tested against the rows
+      // and columns left.
+      int64_t pairBytes = 2 * element.getIntOrFloatBitWidth() / 8;
+      Value firstPair = elementPtr(b, adaptor.getBase(), element,
+                                   LLVM::AddOp::create(b, rowStarts[0], col));
+      Value aligned = LLVM::ICmpOp::create(
+          b, LLVM::ICmpPredicate::eq,
+          LLVM::AndOp::create(b, LLVM::PtrToIntOp::create(b, i64, firstPair),
+                              i64Const(b, pairBytes - 1)),
+          i64Const(b, 0));
+      Value whole = LLVM::AndOp::create(
+          b,
+          lt(LLVM::AddOp::create(b, row, i64Const(b, kAccHalfRows)),
+             adaptor.getRows()),
+          lt(LLVM::AddOp::create(
+                 b, col, i64Const(b, kAccBlockColumns * (blocks - 1) + 1)),
+             adaptor.getCount()));
+      Block *current = rewriter.getInsertionBlock();
+      Block *after = rewriter.splitBlock(current, rewriter.getInsertionPoint());
+      after->addArgument(type, op.getLoc());
+      Block *byPairs = rewriter.createBlock(after);
+      Block *byValues = rewriter.createBlock(after);
+      b.setInsertionPointToEnd(current);
+      LLVM::CondBrOp::create(b, LLVM::AndOp::create(b, whole, aligned), byPairs,
+                             byValues);
+
+      b.setInsertionPointToEnd(byPairs);
+      Value pairs = result;
+      auto pairType = VectorType::get({2}, element);
+      for (int64_t h = 0; h < 2; ++h) {
+        Value rowPtr = elementPtr(b, adaptor.getBase(), element,
+                                  LLVM::AddOp::create(b, rowStarts[h], col));
+        for (int64_t j = 0; j < blocks; ++j) {
+          Value at =
+              j ? LLVM::GEPOp::create(
+                      b, rowPtr.getType(), element, rowPtr,
+                      ArrayRef<LLVM::GEPArg>{int32_t(kAccBlockColumns * j)})
+                      .getResult()
+                : rowPtr;
+          Value pair = LLVM::LoadOp::create(b, pairType, at, pairBytes);
+          for (int64_t e = 0; e < 2; ++e)
+            pairs = LLVM::InsertElementOp::create(
+                b, pairs,
+                LLVM::ExtractElementOp::create(b, pair, i32Const(b, e)),
+                i32Const(b, accValueIndex(j, h, e)));
+        }
+      }
+      LLVM::BrOp::create(b, ValueRange{pairs}, after);
+
+      b.setInsertionPointToEnd(byValues);
+      Value values = result;
       for (int64_t h = 0; h < 2; ++h) {
         Value r = LLVM::AddOp::create(b, row, i64Const(b, kAccHalfRows * h));
-        Value rowInside = LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::slt, r,
-                                               adaptor.getRows());
-        Value rowStart =
-            LLVM::AddOp::create(b, adaptor.getStart(),
-                                LLVM::MulOp::create(b, r, adaptor.getStride()));
+        Value rowInside = lt(r, adaptor.getRows());
         for (int64_t j = 0; j < blocks; ++j)
           for (int64_t e = 0; e < 2; ++e) {
             Value c = LLVM::AddOp::create(
                 b, col, i64Const(b, kAccBlockColumns * j + e));
-            Value inside = LLVM::AndOp::create(
-                b, rowInside,
-                LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::slt, c,
-                                     adaptor.getCount()));
-            result = LLVM::InsertElementOp::create(
-                b, result, loadOne(inside, LLVM::AddOp::create(b, rowStart, c)),
+            Value inside =
+                LLVM::AndOp::create(b, rowInside, lt(c, adaptor.getCount()));
+            values = LLVM::InsertElementOp::create(
+                b, values,
+                loadOne(inside, LLVM::AddOp::create(b, rowStarts[h], c)),
                 i32Const(b, accValueIndex(j, h, e)));
           }
       }
-      rewriter.replaceOp(op, result);
+      LLVM::BrOp::create(b, ValueRange{values}, after);
+
+      rewriter.setInsertionPointToStart(after);
+      rewriter.replaceOp(op, after->getArgument(0));
       return success();
     }
     bool blocked = isa<BlockedLayoutAttr>(op.getLayoutAttr());

@@ -63,21 +63,39 @@ func.func @run(%p: !llvm.ptr<1>, %start: index, %count: index) -> vector<4xf32> 
 // A tile of the #fa4.acc layout (a score bias): value (j, h, e) of the
 // thread, at row 16w + l/4 + 8h and column 2(l%4) + 8j + e, read from
 // start + row * stride + column where the row lies within `rows` and the
-// column within `count`, else 0; one load a value.
+// column within `count`, else 0. A thread whose values all lie inside, its
+// first pair at an address aligned to a pair, reads each pair (e = 0, 1)
+// with one load; any other one load a value.
 // CHECK-LABEL: llvm.func @tile
 func.func @tile(%p: !llvm.ptr<1>, %start: index, %count: index, %stride: index, %rows: index) -> vector<8xbf16> {
+  // CHECK: %[[FIRST:.*]] = llvm.getelementptr %arg0[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, bf16
+  // CHECK-NEXT: %[[ADDRESS:.*]] = llvm.ptrtoint %[[FIRST]] : !llvm.ptr<1> to i64
+  // CHECK: %[[LOW:.*]] = llvm.and %[[ADDRESS]], %{{.*}} : i64
+  // CHECK: %[[ALIGNED:.*]] = llvm.icmp "eq" %[[LOW]], %{{.*}} : i64
+  // CHECK: %[[ROWS:.*]] = llvm.icmp "slt" %{{.*}}, %arg4 : i64
+  // CHECK: %[[COLS:.*]] = llvm.icmp "slt" %{{.*}}, %arg2 : i64
+  // CHECK-NEXT: %[[WHOLE:.*]] = llvm.and %[[ROWS]], %[[COLS]] : i1
+  // CHECK-NEXT: %[[BY_PAIRS:.*]] = llvm.and %[[WHOLE]], %[[ALIGNED]] : i1
+  // CHECK-NEXT: llvm.cond_br %[[BY_PAIRS]], ^[[PAIRS:.*]], ^[[VALUES:.*]]
+  // CHECK: ^[[PAIRS]]:
+  // CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> vector<2xbf16>
+  // CHECK-NOT: llvm.load
+  // CHECK: llvm.br ^[[AFTER:.*]](%{{.*}} : vector<8xbf16>)
+  // CHECK: ^[[VALUES]]:
   // CHECK: %[[ROWIN:.*]] = llvm.icmp "slt" %{{.*}}, %arg4 : i64
-  // CHECK: %[[ROWAT:.*]] = llvm.add %arg1, %{{.*}} : i64
   // CHECK: %[[C:.*]] = llvm.add %{{.*}}, %{{.*}} : i64
   // CHECK-NEXT: %[[COLIN:.*]] = llvm.icmp "slt" %[[C]], %arg2 : i64
   // CHECK-NEXT: %[[IN:.*]] = llvm.and %[[ROWIN]], %[[COLIN]] : i1
-  // CHECK-NEXT: %[[AT:.*]] = llvm.add %[[ROWAT]], %[[C]] : i64
+  // CHECK-NEXT: %[[AT:.*]] = llvm.add %{{.*}}, %[[C]] : i64
   // CHECK: %[[OFF:.*]] = llvm.select %[[IN]], %[[AT]], %{{.*}} : i1, i64
   // CHECK: %[[V:.*]] = llvm.load %{{.*}} : !llvm.ptr<1> -> bf16
   // CHECK-NEXT: %[[S:.*]] = llvm.select %[[IN]], %[[V]], %{{.*}} : i1, bf16
   // CHECK: llvm.insertelement %[[S]], %{{.*}}[%{{.*}} : i32] : vector<8xbf16>
-  // CHECK-COUNT-7: llvm.load
+  // CHECK-COUNT-7: llvm.load %{{.*}} : !llvm.ptr<1> -> bf16
   // CHECK-NOT: llvm.load
+  // CHECK: llvm.br ^[[AFTER]](%{{.*}} : vector<8xbf16>)
+  // CHECK: ^[[AFTER]](%[[RESULT:.*]]: vector<8xbf16>):
+  // CHECK-NEXT: llvm.return %[[RESULT]] : vector<8xbf16>
   %v = fa4.global_load %p[%start] count(%count) stride(%stride) rows(%rows) layout(#fa4.acc) : !llvm.ptr<1> -> vector<8xbf16>
   return %v : vector<8xbf16>
 }
