@@ -31,7 +31,11 @@
 // the softmax scale, causal), document.kernel and bias.kernel their
 // tensors too; head dim 128, bf16.
 //
-//   attention-mods [--out-dir DIR] [--heads H] [--chunk C]
+//   attention-mods [--out-dir DIR] [--heads H] [--chunk C] [--dump-dir DIR]
+//
+// --dump-dir writes each kernel's stages there, as `fa4-run --dump-dir`
+// does: NAME.tile (the program with its mods), NAME.fa4, NAME.llvm-dialect,
+// NAME.llvm-ir, NAME.ptx and NAME.ptxas-report, to see what a mod costs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +49,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -178,7 +183,7 @@ static int fail(int status, const std::string &message) {
 }
 
 int main(int argc, char **argv) {
-  std::string outDir = ".";
+  std::string outDir = ".", dumpDir;
   int64_t heads = 16, chunk = 1024;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -188,9 +193,11 @@ int main(int argc, char **argv) {
       heads = std::atoll(argv[++i]);
     else if (i + 1 < argc && arg == "--chunk")
       chunk = std::atoll(argv[++i]);
+    else if (i + 1 < argc && arg == "--dump-dir")
+      dumpDir = argv[++i];
     else
       return fail(1, "usage: attention-mods [--out-dir DIR] [--heads H] "
-                     "[--chunk C]");
+                     "[--chunk C] [--dump-dir DIR]");
   }
   if (heads < 1 || chunk < 1)
     return fail(1, "--heads and --chunk take positive numbers");
@@ -213,12 +220,18 @@ int main(int argc, char **argv) {
       return fail(2, std::string(name) + " does not build");
     mlir::fa4::TargetOptions target;
     mlir::fa4::CompileArtifacts artifacts;
-    artifacts.keepStages = false;
+    artifacts.keepStages = !dumpDir.empty();
     mlir::FailureOr<fa4::runtime::KernelFile> file =
         mlir::fa4::compileModule(*module, target, artifacts);
     if (mlir::failed(file))
       return fail(2, std::string(name) +
                          " does not compile (see the errors above)");
+    for (const auto &[stage, text] : artifacts.stages) {
+      std::string stagePath = dumpDir + "/" + name + "." + stage;
+      std::ofstream out(stagePath, std::ios::binary);
+      if (!(out << text))
+        return fail(2, "cannot write " + stagePath);
+    }
     std::string path = outDir + "/" + name + ".kernel";
     if (fa4::runtime::Status s = fa4::runtime::writeKernelFile(*file, path);
         !s.ok())
