@@ -169,6 +169,9 @@ static OwningOpRef<ModuleOp> buildAttentionBackwardProgram(
       plan.kvStages = stages;
   if (program && *program != BackwardProgram::Dq && !plan.pinDescriptors)
     plan.pinDescriptors = ::fa4::dsl::attentionBackwardPinDescriptors(options);
+  if (program && !plan.shortPointers)
+    plan.shortPointers =
+        ::fa4::dsl::attentionBackwardShortPointers(options, *program);
   bool pre = key.family == ::fa4::Family::AttentionBackwardPreprocess;
   return buildWithPlan(
       context, key, elementType, plan, !pre && !key.varlen, options,

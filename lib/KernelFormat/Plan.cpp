@@ -77,7 +77,8 @@ const std::vector<Plan::Field> &Plan::fields() {
       {"short-pointers", "sp",
        "shared-memory addresses of 32 bits, as nvcc and Triton make them, "
        "instead of LLVM's 64: fewer registers and instructions for address "
-       "arithmetic (derived: off)",
+       "arithmetic (derived: on in the backward's dQ and dK/dV kernels up "
+       "to head dim 64, off elsewhere)",
        nullptr, &Plan::shortPointers},
   };
   return table;

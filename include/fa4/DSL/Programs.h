@@ -235,6 +235,13 @@ int64_t attentionBackwardKvStages(BackwardProgram program);
 /// 2026-12-05: the dK/dV kernel 6 % faster at head dim 128; the dQ
 /// program, which has registers to spare, 12 % slower, so not there).
 bool attentionBackwardPinDescriptors(const AttentionOptions &options);
+/// Whether a backward program addresses shared memory with 32-bit pointers
+/// (the plan's short_pointers): the dQ and the dK/dV programs up to head
+/// dim 64, whose address arithmetic the 64-bit form doubles (bench/
+/// RESULTS.md, 2026-12-07: 3-8 % faster there; the five products and
+/// head dim 128 level, so left as LLVM makes them).
+bool attentionBackwardShortPointers(const AttentionOptions &options,
+                                    BackwardProgram program);
 
 /// The attention backward's dQ as a tile program, `@attention_bwd_dq(q, k,
 /// v, do, lse, delta, dq, seq_q, seq_k, batch, heads, group,

@@ -134,6 +134,12 @@ bool fa4::dsl::attentionBackwardPinDescriptors(
   return options.headDim >= 96;
 }
 
+bool fa4::dsl::attentionBackwardShortPointers(const AttentionOptions &options,
+                                              BackwardProgram program) {
+  return (program == BackwardProgram::Dq || program == BackwardProgram::DkDv) &&
+         widestColumns(options) <= 64;
+}
+
 namespace {
 /// What the dQ and the dK/dV programs share: Q and dO [B, H, Sq, D] (dO's
 /// last dim Dv), K and V [B, Hkv, Sk, D] with H a multiple of Hkv, LSE and
