@@ -33,9 +33,10 @@
 //
 //   attention-mods [--out-dir DIR] [--heads H] [--chunk C] [--dump-dir DIR]
 //
-// --dump-dir writes each kernel's stages there, as `fa4-run --dump-dir`
-// does: NAME.tile (the program with its mods), NAME.fa4, NAME.llvm-dialect,
-// NAME.llvm-ir, NAME.ptx and NAME.ptxas-report, to see what a mod costs.
+// --dump-dir writes each kernel's stages there, named as `fa4-run
+// --dump-dir` names them: NAME.tile.mlir (the program with its mods),
+// NAME.fa4.mlir, NAME.llvm.mlir, NAME.ll, NAME.ptx and NAME.ptxas.txt, to
+// see what a mod costs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,7 +50,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <string>
 
@@ -226,12 +226,11 @@ int main(int argc, char **argv) {
     if (mlir::failed(file))
       return fail(2, std::string(name) +
                          " does not compile (see the errors above)");
-    for (const auto &[stage, text] : artifacts.stages) {
-      std::string stagePath = dumpDir + "/" + name + "." + stage;
-      std::ofstream out(stagePath, std::ios::binary);
-      if (!(out << text))
-        return fail(2, "cannot write " + stagePath);
-    }
+    if (!dumpDir.empty())
+      if (fa4::runtime::Status s =
+              mlir::fa4::writeCompileStages(artifacts.stages, dumpDir, name);
+          !s.ok())
+        return fail(2, s.message());
     std::string path = outDir + "/" + name + ".kernel";
     if (fa4::runtime::Status s = fa4::runtime::writeKernelFile(*file, path);
         !s.ok())

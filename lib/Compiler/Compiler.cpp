@@ -22,6 +22,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -342,6 +344,38 @@ std::string mlir::fa4::CompileArtifacts::spills() const {
   const std::string &text = report->second;
   size_t first = text.rfind(',', at) + 2;
   return text.substr(first, text.find('\n', at) - first);
+}
+
+::fa4::runtime::Status
+mlir::fa4::writeCompileStages(const std::map<std::string, std::string> &stages,
+                              StringRef dir, StringRef prefix) {
+  using ::fa4::runtime::Status;
+  // Each stage's file: its name's extension says what the text is.
+  static const struct {
+    const char *stage, *extension;
+  } kFiles[] = {{"tile", ".tile.mlir"},
+                {"fa4", ".fa4.mlir"},
+                {"llvm-dialect", ".llvm.mlir"},
+                {"llvm-ir", ".ll"},
+                {"ptx", ".ptx"},
+                {"ptxas-report", ".ptxas.txt"}};
+  if (std::error_code error = llvm::sys::fs::create_directories(dir))
+    return Status::error("cannot create '" + dir.str() +
+                         "': " + error.message());
+  for (const auto &file : kFiles) {
+    auto text = stages.find(file.stage);
+    if (text == stages.end())
+      continue;
+    SmallString<256> path(dir);
+    llvm::sys::path::append(path, prefix + file.extension);
+    std::error_code error;
+    llvm::raw_fd_ostream os(path, error);
+    if (error)
+      return Status::error("cannot write '" + std::string(path) +
+                           "': " + error.message());
+    os << text->second;
+  }
+  return Status::success();
 }
 
 FailureOr<::fa4::runtime::KernelFile>

@@ -11,28 +11,12 @@
 
 #include "fa4/Compiler/Compiler.h"
 
-#include "llvm/Support/FileSystem.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/raw_ostream.h"
-
 
 namespace rt = ::fa4::runtime;
 
 bool fa4::run::hasCompiler() { return true; }
-
-/// Writes `text` to `dir/name`.
-static rt::Status writeFile(const std::string &dir, const std::string &name,
-                            const std::string &text) {
-  llvm::SmallString<256> path(dir);
-  llvm::sys::path::append(path, name);
-  std::error_code error;
-  llvm::raw_fd_ostream os(path, error);
-  if (error)
-    return rt::Status::error("cannot write '" + std::string(path) +
-                             "': " + error.message());
-  os << text;
-  return rt::Status::success();
-}
 
 rt::Expected<fa4::run::CompiledKernel>
 fa4::run::compileShipped(const KernelKey &key, const std::string &dumpDir,
@@ -72,24 +56,11 @@ fa4::run::compileShipped(const KernelKey &key, const std::string &dumpDir,
   }
   if (dumpDir.empty())
     return compiled;
-  if (std::error_code error = llvm::sys::fs::create_directories(dumpDir))
-    return rt::Status::error("cannot create '" + dumpDir +
-                             "': " + error.message());
-  static const struct {
-    const char *stage, *file;
-  } kStages[] = {{"tile", "kernel.tile.mlir"},
-                 {"fa4", "kernel.fa4.mlir"},
-                 {"llvm-dialect", "kernel.llvm.mlir"},
-                 {"llvm-ir", "kernel.ll"},
-                 {"ptx", "kernel.ptx"},
-                 {"ptxas-report", "kernel.ptxas.txt"}};
-  // A kernel from the cache has no stages to write.
-  if (!compiled.fromCache)
-    for (const auto &stage : kStages)
-      if (rt::Status s =
-              writeFile(dumpDir, stage.file, compiled.stages[stage.stage]);
-          !s.ok())
-        return s;
+  // A kernel from the cache has no stages: only its file is written.
+  if (rt::Status s =
+          mlir::fa4::writeCompileStages(compiled.stages, dumpDir, "kernel");
+      !s.ok())
+    return s;
   llvm::SmallString<256> kernelPath(dumpDir);
   llvm::sys::path::append(kernelPath, key.name() + ".kernel");
   if (rt::Status s =

@@ -86,6 +86,14 @@ struct CompileArtifacts {
   std::string spills() const;
 };
 
+/// Writes each stage of `stages` (CompileArtifacts::stages) that it holds to
+/// `dir` as PREFIX.tile.mlir, PREFIX.fa4.mlir, PREFIX.llvm.mlir, PREFIX.ll,
+/// PREFIX.ptx and PREFIX.ptxas.txt, creating `dir`; the error names the
+/// file it could not write.
+::fa4::runtime::Status
+writeCompileStages(const std::map<std::string, std::string> &stages,
+                   StringRef dir, StringRef prefix);
+
 /// Compiles `module` into a kernel file for `options.arch`: a tile program
 /// (its kernels with an `#fa4.config`) through tile-to-fa4 first, an
 /// fa4-level module as it is. Diagnostics go to the context's handlers.
