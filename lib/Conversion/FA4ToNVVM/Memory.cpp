@@ -65,6 +65,11 @@ Value elementPtr(ImplicitLocOpBuilder &b, Value base, Type element,
                              ArrayRef<LLVM::GEPArg>{index});
 }
 
+/// Whether `x < y`, as signed integers.
+Value isLess(ImplicitLocOpBuilder &b, Value x, Value y) {
+  return LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::slt, x, y);
+}
+
 /// The element at `index` from `base` where `inside` holds (of the base
 /// itself, discarded, elsewhere: a valid address), else `zero`.
 Value loadOrZero(ImplicitLocOpBuilder &b, Value base, Type element,
@@ -113,9 +118,7 @@ Value pieceMask(ImplicitLocOpBuilder &b, Value rowInside, Value c,
     if (count)
       inside = LLVM::AndOp::create(
           b, inside,
-          LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::slt,
-                               LLVM::AddOp::create(b, c, i64Const(b, e)),
-                               count));
+          isLess(b, LLVM::AddOp::create(b, c, i64Const(b, e)), count));
     mask = LLVM::InsertElementOp::create(b, mask, inside, i32Const(b, e));
   }
   return mask;
@@ -135,9 +138,7 @@ LogicalResult lowerCoalescedLoad(GlobalLoadOp op, Value base, Value start,
   CoalescedGeometry layout = attr.getGeometry();
   Type element = type.getElementType();
   auto [row, col, warp, lane] = coalescedThread(b, layout);
-  auto lt = [&](Value x, Value y) {
-    return LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::slt, x, y);
-  };
+  auto lt = [&](Value x, Value y) { return isLess(b, x, y); };
   auto zeroOf = [&](Type t) { return LLVM::ZeroOp::create(b, t).getResult(); };
   auto at = [&](Value index) { return elementPtr(b, base, element, index); };
   Value zero = zeroOf(element);
@@ -237,16 +238,16 @@ struct GlobalLoadLowering : public ConvertOpToLLVMPattern<GlobalLoadOp> {
     // adjacent columns) of its two rows.
     if (op.getStride()) {
       int64_t blocks = type.getNumElements() / kAccBlockValues;
-      auto lt = [&](Value x, Value y) {
-        return LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::slt, x, y);
-      };
-      Value rowStarts[2];
-      for (int64_t h = 0; h < 2; ++h)
-        rowStarts[h] = LLVM::AddOp::create(
-            b, adaptor.getStart(),
-            LLVM::MulOp::create(
-                b, LLVM::AddOp::create(b, row, i64Const(b, kAccHalfRows * h)),
-                adaptor.getStride()));
+      // Each of the thread's two rows: where it starts, whether it lies
+      // inside.
+      Value rowStarts[2], rowInside[2];
+      for (int64_t h = 0; h < 2; ++h) {
+        Value r = LLVM::AddOp::create(b, row, i64Const(b, kAccHalfRows * h));
+        rowStarts[h] =
+            LLVM::AddOp::create(b, adaptor.getStart(),
+                                LLVM::MulOp::create(b, r, adaptor.getStride()));
+        rowInside[h] = isLess(b, r, adaptor.getRows());
+      }
       // A thread whose pairs all lie inside, at an address aligned to a
       // pair (the second row's is the first's: 8 rows apart), reads each
       // pair with one load from its rows' addresses; one at an edge or a
@@ -261,12 +262,11 @@ struct GlobalLoadLowering : public ConvertOpToLLVMPattern<GlobalLoadOp> {
                               i64Const(b, pairBytes - 1)),
           i64Const(b, 0));
       Value whole = LLVM::AndOp::create(
-          b,
-          lt(LLVM::AddOp::create(b, row, i64Const(b, kAccHalfRows)),
-             adaptor.getRows()),
-          lt(LLVM::AddOp::create(
-                 b, col, i64Const(b, kAccBlockColumns * (blocks - 1) + 1)),
-             adaptor.getCount()));
+          b, rowInside[1],
+          isLess(b,
+                 LLVM::AddOp::create(
+                     b, col, i64Const(b, kAccBlockColumns * (blocks - 1) + 1)),
+                 adaptor.getCount()));
       Block *current = rewriter.getInsertionBlock();
       Block *after = rewriter.splitBlock(current, rewriter.getInsertionPoint());
       after->addArgument(type, op.getLoc());
@@ -302,14 +302,12 @@ struct GlobalLoadLowering : public ConvertOpToLLVMPattern<GlobalLoadOp> {
       b.setInsertionPointToEnd(byValues);
       Value values = result;
       for (int64_t h = 0; h < 2; ++h) {
-        Value r = LLVM::AddOp::create(b, row, i64Const(b, kAccHalfRows * h));
-        Value rowInside = lt(r, adaptor.getRows());
         for (int64_t j = 0; j < blocks; ++j)
           for (int64_t e = 0; e < 2; ++e) {
             Value c = LLVM::AddOp::create(
                 b, col, i64Const(b, kAccBlockColumns * j + e));
-            Value inside =
-                LLVM::AndOp::create(b, rowInside, lt(c, adaptor.getCount()));
+            Value inside = LLVM::AndOp::create(
+                b, rowInside[h], isLess(b, c, adaptor.getCount()));
             values = LLVM::InsertElementOp::create(
                 b, values,
                 loadOne(inside, LLVM::AddOp::create(b, rowStarts[h], c)),
@@ -336,8 +334,7 @@ struct GlobalLoadLowering : public ConvertOpToLLVMPattern<GlobalLoadOp> {
     for (int64_t i = 0; i < piece; ++i) {
       int64_t step = blocked ? i : rows ? kAccHalfRows * i : colsValueColumn(i);
       Value index = LLVM::AddOp::create(b, first, i64Const(b, step));
-      Value inside = LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::slt, index,
-                                          adaptor.getCount());
+      Value inside = isLess(b, index, adaptor.getCount());
       Value value =
           loadOne(inside, LLVM::AddOp::create(b, adaptor.getStart(), index));
       result = LLVM::InsertElementOp::create(b, result, value, i32Const(b, i));
@@ -409,10 +406,7 @@ LogicalResult lowerCoalescedStore(GlobalStoreOp op,
   auto columnInside = [&](Value inside, Value c) {
     if (!columns)
       return inside;
-    return LLVM::AndOp::create(
-               b, inside,
-               LLVM::ICmpOp::create(b, LLVM::ICmpPredicate::slt, c, columns))
-        .getResult();
+    return LLVM::AndOp::create(b, inside, isLess(b, c, columns)).getResult();
   };
   int64_t perRow = layout.rowValues();
   for (int64_t a = 0, n = type.getNumElements() / perRow; a < n; ++a) {

@@ -63,18 +63,19 @@ func.func @run(%p: !llvm.ptr<1>, %start: index, %count: index) -> vector<4xf32> 
 // A tile of the #fa4.acc layout (a score bias): value (j, h, e) of the
 // thread, at row 16w + l/4 + 8h and column 2(l%4) + 8j + e, read from
 // start + row * stride + column where the row lies within `rows` and the
-// column within `count`, else 0. A thread whose values all lie inside, its
+// column within `count`, else 0; each row tested once. A thread whose values all lie inside, its
 // first pair at an address aligned to a pair, reads each pair (e = 0, 1)
 // with one load; any other one load a value.
 // CHECK-LABEL: llvm.func @tile
 func.func @tile(%p: !llvm.ptr<1>, %start: index, %count: index, %stride: index, %rows: index) -> vector<8xbf16> {
+  // CHECK: %[[ROW0:.*]] = llvm.icmp "slt" %{{.*}}, %arg4 : i64
+  // CHECK: %[[ROW1:.*]] = llvm.icmp "slt" %{{.*}}, %arg4 : i64
   // CHECK: %[[FIRST:.*]] = llvm.getelementptr %arg0[%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, bf16
   // CHECK-NEXT: %[[ADDRESS:.*]] = llvm.ptrtoint %[[FIRST]] : !llvm.ptr<1> to i64
   // CHECK: %[[LOW:.*]] = llvm.and %[[ADDRESS]], %{{.*}} : i64
   // CHECK: %[[ALIGNED:.*]] = llvm.icmp "eq" %[[LOW]], %{{.*}} : i64
-  // CHECK: %[[ROWS:.*]] = llvm.icmp "slt" %{{.*}}, %arg4 : i64
   // CHECK: %[[COLS:.*]] = llvm.icmp "slt" %{{.*}}, %arg2 : i64
-  // CHECK-NEXT: %[[WHOLE:.*]] = llvm.and %[[ROWS]], %[[COLS]] : i1
+  // CHECK-NEXT: %[[WHOLE:.*]] = llvm.and %[[ROW1]], %[[COLS]] : i1
   // CHECK-NEXT: %[[BY_PAIRS:.*]] = llvm.and %[[WHOLE]], %[[ALIGNED]] : i1
   // CHECK-NEXT: llvm.cond_br %[[BY_PAIRS]], ^[[PAIRS:.*]], ^[[VALUES:.*]]
   // CHECK: ^[[PAIRS]]:
@@ -82,10 +83,10 @@ func.func @tile(%p: !llvm.ptr<1>, %start: index, %count: index, %stride: index, 
   // CHECK-NOT: llvm.load
   // CHECK: llvm.br ^[[AFTER:.*]](%{{.*}} : vector<8xbf16>)
   // CHECK: ^[[VALUES]]:
-  // CHECK: %[[ROWIN:.*]] = llvm.icmp "slt" %{{.*}}, %arg4 : i64
+  // CHECK-NOT: %arg4
   // CHECK: %[[C:.*]] = llvm.add %{{.*}}, %{{.*}} : i64
   // CHECK-NEXT: %[[COLIN:.*]] = llvm.icmp "slt" %[[C]], %arg2 : i64
-  // CHECK-NEXT: %[[IN:.*]] = llvm.and %[[ROWIN]], %[[COLIN]] : i1
+  // CHECK-NEXT: %[[IN:.*]] = llvm.and %[[ROW0]], %[[COLIN]] : i1
   // CHECK-NEXT: %[[AT:.*]] = llvm.add %{{.*}}, %[[C]] : i64
   // CHECK: %[[OFF:.*]] = llvm.select %[[IN]], %[[AT]], %{{.*}} : i1, i64
   // CHECK: %[[V:.*]] = llvm.load %{{.*}} : !llvm.ptr<1> -> bf16
