@@ -12,6 +12,7 @@
 #include "FA4/FA4Dialect.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm-c/Target.h"
@@ -61,12 +62,36 @@ static llvm::cl::opt<bool> *shortPointerOption() {
                              : static_cast<llvm::cl::opt<bool> *>(it->second);
 }
 
-bool mlir::fa4::plansShortPointers(ModuleOp module) {
+FailureOr<bool> mlir::fa4::plannedShortPointers(ModuleOp module) {
+  LLVM::LLVMFuncOp first;
   bool planned = false;
-  module.walk([&](LLVM::LLVMFuncOp function) {
-    if (ConfigAttr config = lookupConfig(function))
-      planned |= config.getShortPointers();
-  });
+  WalkResult walk =
+      module.walk([&](LLVM::LLVMFuncOp kernel) {
+        if (!kernel->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
+          return WalkResult::advance();
+        ConfigAttr config = lookupConfig(kernel);
+        bool shortPointers = config && config.getShortPointers();
+        if (!first) {
+          first = kernel;
+          planned = shortPointers;
+          return WalkResult::advance();
+        }
+        if (shortPointers == planned)
+          return WalkResult::advance();
+        auto width = [](bool s) { return s ? "32-bit" : "64-bit"; };
+        InFlightDiagnostic error =
+            kernel.emitError()
+            << "kernel '" << kernel.getSymName() << "' plans "
+            << width(shortPointers) << " shared-memory pointers and kernel '"
+            << first.getSymName() << "' " << width(planned)
+            << " ones (#fa4.config's short_pointers); a module is translated "
+               "with one width: compile them apart";
+        error.attachNote(first.getLoc())
+            << "kernel '" << first.getSymName() << "' is here";
+        return WalkResult::interrupt();
+      });
+  if (walk.wasInterrupted())
+    return failure();
   return planned;
 }
 

@@ -28,8 +28,10 @@ createNVPTXTargetMachine(const TargetOptions &options, Location loc,
                          bool shortPointers = false);
 
 /// Whether `module`'s kernels are planned with 32-bit shared-memory
-/// pointers (`#fa4.config`'s `short_pointers`).
-bool plansShortPointers(ModuleOp module);
+/// pointers (`#fa4.config`'s `short_pointers`; a kernel without a config
+/// with 64-bit ones). A module is translated with one width: kernels that
+/// plan different widths fail with an error naming two of them.
+FailureOr<bool> plannedShortPointers(ModuleOp module);
 
 /// Whether `llvmModule`'s data layout has 32-bit shared-memory pointers.
 bool hasShortPointers(const llvm::Module &llvmModule);

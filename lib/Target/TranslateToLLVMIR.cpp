@@ -109,8 +109,11 @@ mlir::fa4::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
       failed(checkTargetFeatures(module, options)) ||
       failed(checkTensorMapArguments(module)))
     return failure();
+  FailureOr<bool> shortPointers = plannedShortPointers(module);
+  if (failed(shortPointers))
+    return failure();
   FailureOr<std::unique_ptr<llvm::TargetMachine>> machine =
-      createNVPTXTargetMachine(options, loc, plansShortPointers(module));
+      createNVPTXTargetMachine(options, loc, *shortPointers);
   if (failed(machine) || failed(lowerNVVMToInlinePTX(module)))
     return failure();
 
