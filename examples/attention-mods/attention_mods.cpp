@@ -8,7 +8,8 @@
 //
 // - alibi.kernel: ALiBi (Press et al.), each head's scores biased by its
 //   slope times the key's distance, slope_h = 2^(-8 (h + 1) / H) for H
-//   heads (here H = --heads, 16 by default);
+//   heads (here H = --heads, 16 by default): an additive bias, from which
+//   the score MMA starts;
 // - chunked.kernel: chunked attention (Llama 4's local layers), a query
 //   attending only the keys of its own chunk of --chunk tokens (1024): a
 //   mask mod, and the chunks' key range, so that the blocks of keys no
@@ -55,13 +56,14 @@
 
 using namespace fa4::dsl;
 
-/// ALiBi: score + slope_h * (key - query).
-static AttentionScoreMod alibi(int64_t heads) {
-  return [heads](const Tile &score, const AttentionScoreIndices &at) {
-    llvm::ArrayRef<int64_t> shape = score.getShape();
+/// ALiBi: score + slope_h * (key - query), as a bias (the score MMA starts
+/// from it).
+static AttentionScoreBias alibi(int64_t heads) {
+  return [heads](const AttentionScoreIndices &at) {
+    llvm::ArrayRef<int64_t> shape = at.key.getShape();
     Tile h = splat(at.head + 1, shape).to(f32);
     Tile slope = exp2(h * (-8.0 / double(heads)));
-    return score + slope * (at.key - at.query).to(f32);
+    return slope * (at.key - at.query).to(f32);
   };
 }
 
@@ -210,7 +212,7 @@ int main(int argc, char **argv) {
   fa4::KernelKey key;
   key.headDim = 128;
   AttentionMods alibiMods;
-  alibiMods.score = alibi(heads);
+  alibiMods.bias = alibi(heads);
   for (auto [name, mods] :
        {std::pair{"alibi", alibiMods}, std::pair{"chunked", chunked(chunk)},
         std::pair{"document", documents()}, std::pair{"bias", tensorBias()}}) {

@@ -209,6 +209,23 @@ Scalar fa4::dsl::operator/(const Scalar &lhs, ScalarArg rhs) {
   return {lhs.getProgram(), buildScalar(BinaryKind::Div, lhs, rhs)};
 }
 
+/// `lhs op rhs` on a number and a scalar; null after an error.
+static Value buildNumberScalar(BinaryKind kind, const NumberArg &lhs,
+                               const Scalar &rhs) {
+  Program *program = rhs.getProgram();
+  if (!rhs.isValid())
+    return {};
+  Value left =
+      buildNumber(*program, lhs.number, rhs.getValue().getType(), lhs.loc);
+  if (!left)
+    return {};
+  return buildBinary(*program, kind, left, rhs.getValue(), lhs.loc);
+}
+
+Scalar fa4::dsl::operator/(NumberArg lhs, const Scalar &rhs) {
+  return {rhs.getProgram(), buildNumberScalar(BinaryKind::Div, lhs, rhs)};
+}
+
 Bool fa4::dsl::operator<(const Scalar &lhs, ScalarArg rhs) {
   return {lhs.getProgram(), buildScalar(BinaryKind::Lt, lhs, rhs)};
 }

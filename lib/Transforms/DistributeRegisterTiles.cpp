@@ -750,6 +750,8 @@ bool isRepeated(Value value, int depth = 0) {
 /// instruction a distinct constant instead of an add and a multiply, and a
 /// value whose sum with a scaled score fuses the score's multiply (s · scale
 /// + y · (x + c) one FMA); within half an ulp of x · y of the product.
+/// Repeated factors of the product after it join y (y · (x + c) · z:
+/// fma(c, y · z, x · (y · z)), the products reassociated).
 void convertRepeatedScalarsOnce(Operation *root) {
   SmallVector<arith::SIToFPOp> conversions;
   root->walk([&](arith::SIToFPOp op) {
@@ -783,13 +785,34 @@ void convertRepeatedScalarsOnce(Operation *root) {
         Value factor = product->getOperand(1 - use.getOperandNumber());
         if (!isRepeated(factor))
           continue;
-        ImplicitLocOpBuilder at(product.getLoc(), product);
+        // Further repeated factors of the product join y: y · (x + c) · z
+        // becomes fma(c, y · z, x · (y · z)) (a bias divided by the softmax
+        // scale).
+        SmallVector<arith::MulFOp> chain = {product};
+        SmallVector<Value> factors = {factor};
+        while (chain.back()->hasOneUse()) {
+          auto next = dyn_cast<arith::MulFOp>(*chain.back()->user_begin());
+          if (!next)
+            break;
+          Value other = next.getLhs() == chain.back().getResult()
+                            ? next.getRhs()
+                            : next.getLhs();
+          if (!isRepeated(other))
+            break;
+          chain.push_back(next);
+          factors.push_back(other);
+        }
+        arith::MulFOp last = chain.back();
+        ImplicitLocOpBuilder at(last.getLoc(), last);
         auto flags = product.getFastmath();
+        for (Value other : llvm::drop_begin(factors))
+          factor = arith::MulFOp::create(at, factor, other, flags);
         Value scaled = arith::MulFOp::create(at, repeated, factor, flags);
-        product.replaceAllUsesWith(
+        last.replaceAllUsesWith(
             math::FmaOp::create(at, constants, factor, scaled, flags)
                 .getResult());
-        product.erase();
+        for (arith::MulFOp link : llvm::reverse(chain))
+          link.erase();
       }
       if (op->use_empty()) {
         op.erase();

@@ -6,7 +6,8 @@
 // `attention-bwd-postprocess-hd<D>[-f16]`, its main kernels
 // `attention-bwd-(dq|dkdv|dk|dv|main)-hd<D>[...]`, `gemm`, `split-sum` (atomic
 // adds across programs), `attention-chunked` (attention with an author's
-// mask mod and key ranges), `softmax-n<N>[-f16]`, `elementwise-math` (the
+// mask mod and key ranges), `attention-bias[-softcap]` (with an additive
+// bias), `softmax-n<N>[-f16]`, `elementwise-math` (the
 // DSL's exp, log, sqrt, rsqrt, erf and abs), `fill` (a kernel that loads
 // no tile) and `pair-mask` (i32 vectors combined as a column and a row)
 // print the module
@@ -262,6 +263,18 @@ buildChunkedAttention(mlir::MLIRContext *context) {
   return buildAttention(context, options);
 }
 
+/// Attention with an additive bias (ALiBi's slope of 1/4 times the
+/// distance), with a softcap when `softcap`.
+static mlir::OwningOpRef<mlir::ModuleOp>
+buildBiasedAttention(mlir::MLIRContext *context, bool softcap) {
+  AttentionOptions options;
+  options.softcap = softcap;
+  options.mods.bias = [](const AttentionScoreIndices &at) {
+    return (at.key - at.query).to(f32) * 0.25;
+  };
+  return buildAttention(context, options);
+}
+
 /// The options of the attention program `name`
 /// (`attention-hd<D>[-f16][-window][-softcap]`), or nothing for another name.
 static std::optional<AttentionOptions> parseAttention(llvm::StringRef name) {
@@ -287,7 +300,8 @@ int main(int argc, char **argv) {
            "attention-bwd-(preprocess|postprocess|dq|dkdv|dk|dv|main)-hd<D>[-"
            "f16] | "
            "attention-decode[-combine]-hd<D>[-f16][-window][-softcap][-paged<R>"
-           "] | attention-chunked | gemm | split-sum | "
+           "] | attention-chunked | attention-bias[-softcap] | gemm | "
+           "split-sum | "
            "softmax-n<N>[-f16] | elementwise-math | fill | pair-mask | "
            "errors\n";
     return 2;
@@ -311,6 +325,8 @@ int main(int argc, char **argv) {
     module = buildSplitSum(&context);
   } else if (name == "attention-chunked") {
     module = buildChunkedAttention(&context);
+  } else if (name == "attention-bias" || name == "attention-bias-softcap") {
+    module = buildBiasedAttention(&context, name.ends_with("-softcap"));
   } else if (name.consume_front("softmax-n")) {
     SoftmaxOptions options;
     if (name.consume_back("-f16"))

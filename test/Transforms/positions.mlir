@@ -5,7 +5,7 @@
 // (exact below 2^24) instead of converting each of the 64 values. A vector
 // that is not built that way (one loaded) is converted value by value.
 // A repeated scalar times such a vector (a slope times the distance) is one
-// FMA a value. Divisions, remainders and shifts of such vectors by one amount
+// FMA a value, and so is one times it times another. Divisions, remainders and shifts of such vectors by one amount
 // are done once for each distinct value.
 // RUN: fa4-opt %s --fa4-distribute-register-tiles | FileCheck %s
 
@@ -38,6 +38,36 @@ func.func @distance(%s: !Acc, %q0: i32, %k0: i32, %slope: f32) -> !Acc {
   %m = tile.splat %slope : !Acc
   %bias = arith.mulf %m, %d : !Acc
   %r = arith.addf %s, %bias : !Acc
+  return %r : !Acc
+}
+
+// Repeated factors after the slope's product join the slope (a bias divided
+// by the softmax scale, the score MMA's start): fma(c, slope * inverse,
+// x * (slope * inverse)), no multiply a value.
+// CHECK-LABEL: func.func @distance_over_scale
+// CHECK-SAME: (%[[Q0:.*]]: i32, %[[K0:.*]]: i32, %[[SLOPE:.*]]: f32, %[[INVERSE:.*]]: f32)
+// CHECK: %[[ONE:.*]] = arith.sitofp %{{.*}} : i32 to f32
+// CHECK-NEXT: %[[REPEATED:.*]] = vector.broadcast %[[ONE]] : f32 to vector<64xf32>
+// CHECK-NEXT: %[[C:.*]] = arith.constant dense<
+// CHECK-DAG: %[[SLOPES:.*]] = vector.broadcast %[[SLOPE]] : f32 to vector<64xf32>
+// CHECK-DAG: %[[INVERSES:.*]] = vector.broadcast %[[INVERSE]] : f32 to vector<64xf32>
+// CHECK: %[[Y:.*]] = arith.mulf %[[SLOPES]], %[[INVERSES]] fastmath<contract> : vector<64xf32>
+// CHECK-NEXT: %[[XY:.*]] = arith.mulf %[[REPEATED]], %[[Y]] fastmath<contract> : vector<64xf32>
+// CHECK-NEXT: %[[BIAS:.*]] = math.fma %[[C]], %[[Y]], %[[XY]] fastmath<contract> : vector<64xf32>
+// CHECK-NEXT: return %[[BIAS]] : vector<64xf32>
+func.func @distance_over_scale(%q0: i32, %k0: i32, %slope: f32, %inverse: f32) -> !Acc {
+  %rows = tile.iota axis 0 : !Index
+  %q = tile.splat %q0 : !Index
+  %query = arith.addi %rows, %q : !Index
+  %cols = tile.iota axis 1 : !Index
+  %k = tile.splat %k0 : !Index
+  %key = arith.addi %cols, %k : !Index
+  %distance = arith.subi %key, %query : !Index
+  %d = arith.sitofp %distance : !Index to !Acc
+  %m = tile.splat %slope : !Acc
+  %bias = arith.mulf %m, %d fastmath<contract> : !Acc
+  %i = tile.splat %inverse : !Acc
+  %r = arith.mulf %bias, %i fastmath<contract> : !Acc
   return %r : !Acc
 }
 

@@ -95,6 +95,8 @@ Scalar operator+(const Scalar &lhs, ScalarArg rhs);
 Scalar operator-(const Scalar &lhs, ScalarArg rhs);
 Scalar operator*(const Scalar &lhs, ScalarArg rhs);
 Scalar operator/(const Scalar &lhs, ScalarArg rhs);
+// A number over a scalar, e.g. a reciprocal `1.0 / scale`.
+Scalar operator/(NumberArg lhs, const Scalar &rhs);
 Bool operator<(const Scalar &lhs, ScalarArg rhs);
 Bool operator<=(const Scalar &lhs, ScalarArg rhs);
 Bool operator>(const Scalar &lhs, ScalarArg rhs);

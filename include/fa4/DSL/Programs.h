@@ -41,6 +41,13 @@ struct AttentionScoreIndices {
 /// `s + slope * (key - query)`.
 using AttentionScoreMod =
     std::function<Tile(const Tile &score, const AttentionScoreIndices &)>;
+/// An additive score mod: the indices to a bias tile (f32, the block's
+/// shape) added to the scores in the softmax's units, e.g. ALiBi's
+/// `slope * (key - query)`. What a score mod `s + bias` computes, at less
+/// cost: the score MMA starts from the bias (divided by the softmax scale)
+/// instead of zeros, so no add a score is left (after a softcap, which
+/// needs the scores first, it is an add).
+using AttentionScoreBias = std::function<Tile(const AttentionScoreIndices &)>;
 /// A mask mod (`mask_mod`): the indices to an i1 tile, true where the query
 /// attends the key, on top of the causal mask, the window and the
 /// sequences' ends; e.g. a document mask `doc(query) == doc(key)`.
@@ -72,13 +79,15 @@ using AttentionModArguments = std::function<void(Program &)>;
 /// An author's mods of the attention program (FlexAttention's), each
 /// optional.
 struct AttentionMods {
+  /// Added to the scores first, then the score mod, then the mask mod.
+  AttentionScoreBias bias;
   AttentionScoreMod score;
   AttentionMaskMod mask;
   AttentionKeyRange keys;
   AttentionFullKeys fullKeys;
   AttentionModArguments arguments;
 
-  explicit operator bool() const { return score || mask || keys; }
+  explicit operator bool() const { return bias || score || mask || keys; }
 };
 
 /// What varies between attention kernels; the softmax scale and causality

@@ -241,6 +241,16 @@ struct TileArg {
   SourceLoc loc;
 };
 
+/// A number on the left of a scalar operator (`1.0 / scale`), with where
+/// the author wrote it.
+struct NumberArg {
+  template <typename T, EnableIfNumber<T> = 0>
+  NumberArg(T number, SourceLoc loc = SourceLoc::current())
+      : number(static_cast<double>(number)), loc(loc) {}
+  double number;
+  SourceLoc loc;
+};
+
 /// A `Bool` operand of a Boolean operator, with where the author wrote it.
 struct BoolArg {
   BoolArg(const Bool &flag, SourceLoc loc = SourceLoc::current())

@@ -32,6 +32,7 @@
 #include "OnlineSoftmax.h"
 
 #include <limits>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -204,10 +205,15 @@ writeAttention(mlir::MLIRContext *context, int64_t d, int64_t dv, DType type,
   // for it, and log2 e to log2 units after; a mask mod alone reads
   // positions only, and the scores keep the one multiply into log2 units
   // that the softmax step fuses.
-  const bool softmaxUnits = bool(mods.score);
-  Scalar scale;
+  // A bias starts the score MMA, in its units (divided by the scale); after
+  // a softcap it is added in the softmax's.
+  const bool biasInMma = mods.bias && !softcap;
+  const bool softmaxUnits = mods.score || (mods.bias && softcap);
+  Scalar scale, scaleInverse;
   if (softmaxUnits)
     scale = scaleLog2 * (1.0 / kLog2e);
+  if (biasInMma)
+    scaleInverse = kLog2e / scaleLog2;
 
   // Online softmax in base 2 over the key blocks: the running row max (in
   // log2 units), the running row sum, and the unnormalized output.
@@ -215,21 +221,36 @@ writeAttention(mlir::MLIRContext *context, int64_t d, int64_t dv, DType type,
       firstBlock, keys.end, 1,
       {p.full({bm}, -inf, f32), p.zeros({bm}, f32), p.zeros({bm, dvp}, f32)},
       [&](Index j, Tile mI, Tile lI, Tile acc) -> Tiles<3> {
-        Tile s =
-            dot(qTile, trans(loadKV(k, j)), p.zeros({bm, bn}, f32));
+        // The author's mods see each score's query and key position, made
+        // where first needed.
+        std::optional<AttentionScoreIndices> at;
+        auto indices = [&]() -> const AttentionScoreIndices & {
+          if (!at)
+            at = AttentionScoreIndices{b,
+                                       h,
+                                       p.iota({bm, bn}, 0) + m0,
+                                       p.iota({bm, bn}, 1) + j * bn,
+                                       m0,
+                                       j * bn};
+          return *at;
+        };
+        Tile s = dot(qTile, trans(loadKV(k, j)),
+                     biasInMma ? mods.bias(indices()) * scaleInverse
+                               : p.zeros({bm, bn}, f32));
         if (softcap)
           s = tanh(s * capUnit) * capUnitInverse;
-        // The author's mods, on each score's query and key position.
-        if (mods.score || mods.mask) {
+        if (mods.bias || mods.score || mods.mask) {
           if (softmaxUnits)
             s = s * scale;
-          AttentionScoreIndices at{
-              b,  h,     p.iota({bm, bn}, 0) + m0, p.iota({bm, bn}, 1) + j * bn,
-              m0, j * bn};
+          // Built here at the latest, so that a mask's branch uses them
+          // and does not build its own.
+          indices();
+          if (mods.bias && !biasInMma)
+            s = s + mods.bias(indices());
           if (mods.score)
-            s = mods.score(s, at);
+            s = mods.score(s, indices());
           if (mods.mask) {
-            auto masked = [&] { return where(mods.mask(at), s, -inf); };
+            auto masked = [&] { return where(mods.mask(indices()), s, -inf); };
             s = mods.fullKeys
                     ? p.ifElse(j * bn < fullFirst || j * bn + bn > fullEnd,
                                masked, [&] { return s; })
