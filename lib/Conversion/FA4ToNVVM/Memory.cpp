@@ -138,7 +138,6 @@ LogicalResult lowerCoalescedLoad(GlobalLoadOp op, Value base, Value start,
   CoalescedGeometry layout = attr.getGeometry();
   Type element = type.getElementType();
   auto [row, col, warp, lane] = coalescedThread(b, layout);
-  auto lt = [&](Value x, Value y) { return isLess(b, x, y); };
   auto zeroOf = [&](Type t) { return LLVM::ZeroOp::create(b, t).getResult(); };
   auto at = [&](Value index) { return elementPtr(b, base, element, index); };
   Value zero = zeroOf(element);
@@ -149,7 +148,7 @@ LogicalResult lowerCoalescedLoad(GlobalLoadOp op, Value base, Value start,
     Value piece;
     if (op.getPieces()) {
       // 16 bytes or more, at a multiple of 8 elements.
-      Value inside = LLVM::AndOp::create(b, rowInside, lt(c, count));
+      Value inside = LLVM::AndOp::create(b, rowInside, isLess(b, c, count));
       Value offset = LLVM::SelectOp::create(
           b, inside, LLVM::AddOp::create(b, rowStart, c), i64Const(b, 0));
       piece = LLVM::SelectOp::create(
@@ -172,7 +171,7 @@ LogicalResult lowerCoalescedLoad(GlobalLoadOp op, Value base, Value start,
     for (int64_t a = 0; a < type.getNumElements(); ++a) {
       Value r =
           LLVM::AddOp::create(b, row, i64Const(b, a * layout.footprintRows()));
-      values.push_back(loadOrZero(b, base, element, lt(r, count),
+      values.push_back(loadOrZero(b, base, element, isLess(b, r, count),
                                   LLVM::AddOp::create(b, start, r), zero));
     }
   } else {
@@ -183,7 +182,7 @@ LogicalResult lowerCoalescedLoad(GlobalLoadOp op, Value base, Value start,
       if (attr.isTile()) {
         Value r = LLVM::AddOp::create(b, row,
                                       i64Const(b, a * layout.footprintRows()));
-        rowInside = lt(r, rows);
+        rowInside = isLess(b, r, rows);
         rowStart =
             LLVM::AddOp::create(b, start, LLVM::MulOp::create(b, r, stride));
       }
